@@ -1,0 +1,436 @@
+"""Versus balance, measured with bots: `python -m bench.versus_balance --matches 200 [--workers 2]`.
+
+Three suites of seeded 1 v 1 matches, each `--matches` long, on the default versus rules
+(rules/versus/tables.py):
+
+- `competent-vs-lazy`: the competent bot against the lazy bot, seats alternating;
+- `mirror`: competent against competent (each seat's bot has its own seed);
+- `mirror-no-attacks`: the same mirror matches (same seeds) with every attack unit zeroed, so no
+  attack is ever sent: the control for "does receiving attacks hurt?".
+
+Reported (the numbers DESIGN.md asks for): win rates (and by seat in the mirror), draws, average match
+length, the share of matches that end by elimination before the time limit, attacks sent and landed
+per board-minute, the share of each landing kind (garbage, nuisance, gems), deaths per board-minute
+with and without attacks, and in the attack mirror the death rate in the window after a landing against
+the rate outside it. Also the bots' speed: decide() calls per second of CPU time.
+
+Matches run in a multiprocessing pool (`--workers`, default: every core); a progress bar is drawn with
+rich when it is installed. The numbers depend only on the seeds (`--seed`), never on the worker count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import multiprocessing
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+from rules.kick.events import Crush, Death, Eat, EggBroken, Line, RoundClear
+from rules.versus.bots import CompetentBot, make_bot
+from rules.versus.events import Attack, BoardRecord, Landing, Offset, Queued
+from rules.versus.inputs import NEUTRAL
+from rules.versus.match import VersusConfig, VersusMatch
+from rules.versus.tables import FRAME_HZ, VERSUS_RULES, AttackTable, VersusRules
+
+SUITES: tuple[str, ...] = ("competent-vs-lazy", "mirror", "mirror-no-attacks")
+#: After a landing, a board counts as "under attack" for this many frames (deaths there are compared).
+AFTER_LANDING_FRAMES = 15 * FRAME_HZ
+LANDING_KINDS: tuple[str, ...] = ("garbage", "nuisance", "gems")
+FRAMES_PER_MINUTE = 60 * FRAME_HZ
+
+
+def no_attack_rules(rules: VersusRules = VERSUS_RULES) -> VersusRules:
+    """The same rules with every attack unit zeroed: nothing is ever sent."""
+    table = rules.attack
+    zeroed = replace(
+        table,
+        crush=tuple(0 for _ in table.crush),
+        line=0,
+        line_wall=0,
+        eat=0,
+        egg=0,
+        round_clear=0,
+        round_clear_tiers=tuple((points, 0) for points, _ in table.round_clear_tiers),
+        chain_bonus=0,
+    )
+    return replace(rules, attack=zeroed)
+
+
+@dataclass
+class SeatStats:
+    """One seat's numbers in one match."""
+
+    bot: str
+    deaths: int = 0
+    #: Frames this board was in the match (until it went out, or the end).
+    frames: int = 0
+    #: Frames within AFTER_LANDING_FRAMES after a landing on this board, and the deaths in them.
+    exposed_frames: int = 0
+    exposed_deaths: int = 0
+    attacks: int = 0
+    attack_units: int = 0
+    sent_units: int = 0
+    offset_units: int = 0
+    landings: int = 0
+    landed_units: int = 0
+    landing_kinds: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LANDING_KINDS, 0))
+    crushed: int = 0
+    eaten: int = 0
+    eggs: int = 0
+    lines: int = 0
+    clears: int = 0
+    decisions: int = 0
+    searches: int = 0
+    decide_seconds: float = 0.0
+
+
+@dataclass
+class MatchStats:
+    """One match's outcome and per-seat numbers."""
+
+    suite: str
+    index: int
+    seed: int
+    winner: int | None
+    reason: str
+    frames: int
+    scores: tuple[int, ...]
+    seats: list[SeatStats]
+
+
+def match_seed(index: int, base: int) -> int:
+    """The seed of the index-th match of a suite."""
+    return (base + index * 0x9E3779B1) & 0xFFFFFFFF
+
+
+def suite_bots(suite: str, index: int) -> tuple[str, str]:
+    """Who sits where: competent-vs-lazy alternates seats, the mirrors are competent twice."""
+    if suite == "competent-vs-lazy":
+        return ("competent", "lazy") if index % 2 == 0 else ("lazy", "competent")
+    return ("competent", "competent")
+
+
+def play_match(suite: str, index: int, base_seed: int, rules: VersusRules = VERSUS_RULES) -> MatchStats:
+    """Play one seeded match of a suite to its end and count what happened."""
+    seed = match_seed(index, base_seed)
+    names = suite_bots(suite, index)
+    match_rules = no_attack_rules(rules) if suite == "mirror-no-attacks" else rules
+    match = VersusMatch(VersusConfig(rules=match_rules), seed, len(names))
+    bots = [make_bot(name, (seed * 4 + seat + 1) & 0xFFFFFFFF) for seat, name in enumerate(names)]
+    seats = [SeatStats(name) for name in names]
+    exposed_until = [-1] * len(names)
+    clock = time.process_time
+    while not match.finished:
+        frame = match.frame
+        inputs = []
+        for seat, bot in enumerate(bots):
+            if not match.alive[seat]:
+                inputs.append(NEUTRAL)
+                continue
+            started = clock()
+            inputs.append(bot.decide(match.games[seat], frame))
+            stats = seats[seat]
+            stats.decide_seconds += clock() - started
+            stats.decisions += 1
+        for seat in range(len(names)):
+            if match.alive[seat]:
+                seats[seat].frames += 1
+                if frame <= exposed_until[seat]:
+                    seats[seat].exposed_frames += 1
+        for record in match.step(inputs):
+            _count(record, seats, exposed_until, frame)
+    for seat, bot in enumerate(bots):
+        if isinstance(bot, CompetentBot):
+            seats[seat].searches = bot.searches
+    result = match.result
+    assert result is not None
+    return MatchStats(suite, index, seed, result.winner, result.reason, result.frame, result.scores, seats)
+
+
+def _count(record: object, seats: list[SeatStats], exposed_until: list[int], frame: int) -> None:
+    if isinstance(record, BoardRecord):
+        stats = seats[record.seat]
+        event = record.event
+        if isinstance(event, Death):
+            stats.deaths += 1
+            if frame <= exposed_until[record.seat]:
+                stats.exposed_deaths += 1
+        elif isinstance(event, Crush):
+            stats.crushed += len(event.ids)
+        elif isinstance(event, Eat):
+            stats.eaten += 1
+        elif isinstance(event, EggBroken):
+            stats.eggs += 1
+        elif isinstance(event, Line):
+            stats.lines += 1
+        elif isinstance(event, RoundClear):
+            stats.clears += 1
+    elif isinstance(record, Attack):
+        seats[record.seat].attacks += 1
+        seats[record.seat].attack_units += record.units
+    elif isinstance(record, Offset):
+        seats[record.seat].offset_units += record.units
+    elif isinstance(record, Queued):
+        seats[record.source].sent_units += record.units
+    elif isinstance(record, Landing):
+        stats = seats[record.seat]
+        stats.landings += 1
+        stats.landed_units += record.units
+        stats.landing_kinds[record.landing] += 1
+        exposed_until[record.seat] = frame + AFTER_LANDING_FRAMES
+
+
+def _task(args: tuple[str, int, int, VersusRules]) -> MatchStats:
+    return play_match(*args)
+
+
+def with_settings(rules: VersusRules, settings: Sequence[str]) -> VersusRules:
+    """The rules with FIELD=VALUE settings applied (an AttackTable or VersusRules field; a Python literal)."""
+    attack_fields = {f.name for f in dataclasses.fields(AttackTable)}
+    rules_fields = {f.name for f in dataclasses.fields(VersusRules)} - {"attack"}
+    attack_changes: dict[str, object] = {}
+    rules_changes: dict[str, object] = {}
+    for setting in settings:
+        name, sep, text = setting.partition("=")
+        name = name.strip()
+        if not sep:
+            raise ValueError(f"--set: expected FIELD=VALUE, got {setting!r}")
+        value = ast.literal_eval(text.strip())
+        if name in attack_fields:
+            attack_changes[name] = value
+        elif name in rules_fields:
+            rules_changes[name] = value
+        else:
+            raise ValueError(f"--set: unknown field {name!r}; one of {sorted(attack_fields | rules_fields)}")
+    return replace(rules, attack=replace(rules.attack, **attack_changes), **rules_changes)  # type: ignore[arg-type]
+
+
+# ---- the report -------------------------------------------------------------------------------------
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "n/a"
+
+
+def _rate(count: float, frames: float) -> str:
+    return f"{count * FRAMES_PER_MINUTE / frames:.2f}" if frames else "n/a"
+
+
+def report(results: Sequence[MatchStats], time_limit: int) -> list[str]:
+    """The balance report, one line per entry."""
+    lines: list[str] = []
+    by_suite: dict[str, list[MatchStats]] = {}
+    for result in sorted(results, key=lambda r: (SUITES.index(r.suite), r.index)):
+        by_suite.setdefault(result.suite, []).append(result)
+    for suite, matches in by_suite.items():
+        n = len(matches)
+        lines.append(f"== {suite} ({n} matches)")
+        draws = sum(m.winner is None for m in matches)
+        length = sum(m.frames for m in matches) / n / FRAME_HZ
+        early = sum(m.reason == "elimination" and m.frames < time_limit for m in matches)
+        if suite == "competent-vs-lazy":
+            won = sum(m.winner is not None and m.seats[m.winner].bot == "competent" for m in matches)
+            lost = sum(m.winner is not None and m.seats[m.winner].bot == "lazy" for m in matches)
+            lines.append(
+                f"competent wins {won}/{n} ({_pct(won, n)}), lazy wins {lost} ({_pct(lost, n)}), "
+                f"draws {draws} ({_pct(draws, n)})"
+            )
+            for seat in (0, 1):
+                games = [m for m in matches if m.seats[seat].bot == "competent"]
+                wins = sum(m.winner == seat for m in games)
+                lines.append(f"  competent in seat {seat}: {wins}/{len(games)} ({_pct(wins, len(games))})")
+        else:
+            for seat in (0, 1):
+                wins = sum(m.winner == seat for m in matches)
+                lines.append(f"seat {seat} wins {wins}/{n} ({_pct(wins, n)})")
+            lines.append(f"draws {draws} ({_pct(draws, n)})")
+        lines.append(f"average match length {length:.1f} s")
+        lines.append(f"ended by elimination before the time limit: {early}/{n} ({_pct(early, n)})")
+        reasons: dict[str, int] = {}
+        for m in matches:
+            reasons[m.reason] = reasons.get(m.reason, 0) + 1
+        lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
+        for bot in ("competent", "lazy"):
+            seats = [s for m in matches for s in m.seats if s.bot == bot]
+            if not seats:
+                continue
+            frames = sum(s.frames for s in seats)
+            landings = sum(s.landings for s in seats)
+            kinds = {k: sum(s.landing_kinds[k] for s in seats) for k in LANDING_KINDS}
+            lines.append(f"-- {bot} boards ({len(seats)}, {frames / FRAMES_PER_MINUTE:.1f} board-minutes)")
+            lines.append(
+                f"  deaths/min {_rate(sum(s.deaths for s in seats), frames)}; "
+                f"Sno-Bees crushed/min {_rate(sum(s.crushed for s in seats), frames)}, "
+                f"eaten/min {_rate(sum(s.eaten for s in seats), frames)}, "
+                f"eggs broken/min {_rate(sum(s.eggs for s in seats), frames)}, "
+                f"lines {sum(s.lines for s in seats)}, "
+                f"round clears/min {_rate(sum(s.clears for s in seats), frames)}"
+            )
+            lines.append(
+                f"  attacks sent/min {_rate(sum(s.attacks for s in seats), frames)} "
+                f"({_rate(sum(s.attack_units for s in seats), frames)} units/min earned, "
+                f"{_rate(sum(s.offset_units for s in seats), frames)} offset, "
+                f"{_rate(sum(s.sent_units for s in seats), frames)} sent on)"
+            )
+            lines.append(
+                f"  landings received/min {_rate(landings, frames)} "
+                f"({_rate(sum(s.landed_units for s in seats), frames)} units/min); kinds: "
+                + ", ".join(f"{k} {kinds[k]} ({_pct(kinds[k], landings)})" for k in LANDING_KINDS)
+            )
+            exposed = sum(s.exposed_frames for s in seats)
+            exposed_deaths = sum(s.exposed_deaths for s in seats)
+            if landings:
+                rest = frames - exposed
+                rest_deaths = sum(s.deaths for s in seats) - exposed_deaths
+                lines.append(
+                    f"  deaths/min within {AFTER_LANDING_FRAMES // FRAME_HZ} s after a landing "
+                    f"{_rate(exposed_deaths, exposed)} ({exposed_deaths} in "
+                    f"{exposed / FRAMES_PER_MINUTE:.1f} min), otherwise {_rate(rest_deaths, rest)} "
+                    f"({rest_deaths} in {rest / FRAMES_PER_MINUTE:.1f} min)"
+                )
+    mirror = by_suite.get("mirror", [])
+    control = by_suite.get("mirror-no-attacks", [])
+    if mirror and control:
+        frames_a = sum(s.frames for m in mirror for s in m.seats)
+        frames_b = sum(s.frames for m in control for s in m.seats)
+        deaths_a = sum(s.deaths for m in mirror for s in m.seats)
+        deaths_b = sum(s.deaths for m in control for s in m.seats)
+        lines.append("== attacks vs no attacks (competent mirror)")
+        lines.append(
+            f"deaths per board-minute: with attacks {_rate(deaths_a, frames_a)}, "
+            f"without {_rate(deaths_b, frames_b)}"
+        )
+        early_a = sum(m.reason == "elimination" and m.frames < time_limit for m in mirror)
+        early_b = sum(m.reason == "elimination" and m.frames < time_limit for m in control)
+        lines.append(
+            f"eliminations before the limit: with attacks {_pct(early_a, len(mirror))}, "
+            f"without {_pct(early_b, len(control))}"
+        )
+    decisions = sum(s.decisions for m in results for s in m.seats)
+    seconds = sum(s.decide_seconds for m in results for s in m.seats)
+    searches = sum(s.searches for m in results for s in m.seats if s.bot == "competent")
+    competent_calls = sum(s.decisions for m in results for s in m.seats if s.bot == "competent")
+    competent_seconds = sum(s.decide_seconds for m in results for s in m.seats if s.bot == "competent")
+    lazy_calls = decisions - competent_calls
+    lazy_seconds = seconds - competent_seconds
+    lines.append("== bot speed (CPU time inside decide())")
+    if competent_calls:
+        lines.append(
+            f"competent: {competent_calls / competent_seconds:,.0f} decisions/s "
+            f"({1e6 * competent_seconds / competent_calls:.1f} µs per frame on average; a search on "
+            f"{_pct(searches, competent_calls)} of frames, "
+            f"{1e6 * competent_seconds / max(1, searches):.0f} µs per searched frame at most)"
+        )
+    if lazy_calls:
+        lines.append(
+            f"lazy: {lazy_calls / lazy_seconds:,.0f} decisions/s "
+            f"({1e6 * lazy_seconds / lazy_calls:.1f} µs per frame)"
+        )
+    return lines
+
+
+# ---- running -----------------------------------------------------------------------------------------
+
+
+def _progress(total: int) -> tuple[Callable[[], None], Callable[[], None]]:
+    """(advance, close) of a progress bar: rich when installed, else a plain line every 5 %."""
+    try:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    except ImportError:  # pragma: no cover - rich is a project dependency
+        done = [0]
+
+        def advance() -> None:
+            done[0] += 1
+            if done[0] == total or done[0] % max(1, total // 20) == 0:
+                print(f"  {done[0]}/{total} matches", file=sys.stderr, flush=True)
+
+        return advance, lambda: None
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=False,
+    )
+    progress.start()
+    task = progress.add_task("matches", total=total)
+    return (lambda: progress.advance(task)), progress.stop
+
+
+def run(
+    matches: int,
+    workers: int,
+    base_seed: int,
+    suites: Sequence[str] = SUITES,
+    rules: VersusRules = VERSUS_RULES,
+) -> tuple[list[MatchStats], float]:
+    """Play every suite's matches (in a pool when workers > 1); the results and the wall time."""
+    tasks = [(suite, index, base_seed, rules) for index in range(matches) for suite in suites]
+    advance, close = _progress(len(tasks))
+    started = time.perf_counter()
+    results: list[MatchStats] = []
+    try:
+        stream: Iterator[MatchStats]
+        if workers > 1:
+            with multiprocessing.Pool(workers) as pool:
+                for result in pool.imap_unordered(_task, tasks, chunksize=1):
+                    results.append(result)
+                    advance()
+        else:
+            stream = map(_task, tasks)
+            for result in stream:
+                results.append(result)
+                advance()
+    finally:
+        close()
+    return results, time.perf_counter() - started
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the suites and print the report."""
+    parser = argparse.ArgumentParser(prog="python -m bench.versus_balance", description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=200, help="matches per suite (default 200)")
+    parser.add_argument("--workers", type=int, default=multiprocessing.cpu_count(), help="processes")
+    parser.add_argument("--seed", type=lambda s: int(s, 0), default=0x5EED, help="base seed")
+    parser.add_argument("--suite", action="append", choices=SUITES, help="run only these suites")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="try a rules change: an AttackTable or VersusRules field, e.g. --set fuse_frames=120",
+    )
+    args = parser.parse_args(argv)
+    if args.matches < 1 or args.workers < 1:
+        parser.error("--matches and --workers must be at least 1")
+    suites = tuple(args.suite) if args.suite else SUITES
+    try:
+        rules = with_settings(VERSUS_RULES, args.set)
+    except (ValueError, SyntaxError, TypeError) as error:
+        parser.error(str(error))
+    results, wall = run(args.matches, args.workers, args.seed, suites, rules)
+    print(
+        f"versus balance: {args.matches} matches per suite, base seed {args.seed:#x}, "
+        f"{args.workers} worker(s), {wall:.0f} s wall"
+    )
+    if args.set:
+        print("settings: " + ", ".join(args.set))
+    table: AttackTable = rules.attack
+    print(
+        f"rules: lives {rules.lives}, skill {rules.skill}, time limit {rules.time_limit_frames // FRAME_HZ} s; "
+        f"crush {table.crush}, line {table.line}/{table.line_wall}, eat {table.eat}, egg {table.egg}, "
+        f"round clear {table.round_clear}+tiers, chain +{table.chain_bonus}, fuse {table.fuse_frames} frames, "
+        f"cap {table.landing_cap}, garbage ≤{table.garbage_max}, nuisance ≤{table.nuisance_max}, "
+        f"gems {table.gem_count}×{table.gem_step_frames} frames"
+    )
+    for line in report(results, rules.time_limit_frames):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

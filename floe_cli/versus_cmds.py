@@ -1,0 +1,471 @@
+"""`floe match`, `floe verify` and `floe rules`: headless versus matches, replay verification, the compendium.
+
+    floe match --bots competent,lazy --seed 7 --out m.replay   # play bots headless, write the replay
+    floe verify m.replay other.replay                          # re-simulate; exit 1 if any fails
+    floe rules                                                 # the attack table and Pengo's numbers
+
+`register(subparsers)` adds the three subcommands to the `floe` parser; each sets `versus_run`, which
+`run(args)` calls (floe_cli/main.py dispatches to it for the names in COMMANDS). Bots come from
+`rules.versus.bots.make_bot(name, seed)`, imported only when a match needs one; the `random` bot is
+built in here, so matches run before (and without) that module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import inspect
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, TextIO, TypeVar
+
+from rules.kick.game import KickGame
+from rules.kick.geometry import DIRECTIONS
+from rules.versus.events import Attack, BoardRecord, Landing, Offset, Queued, Record, record_plain
+from rules.versus.inputs import KICK_BIT, NEUTRAL, encode_input
+from rules.versus.match import VersusConfig, VersusMatch
+from rules.versus.tables import FRAME_HZ, VersusRules
+
+COMMANDS: tuple[str, ...] = ("match", "verify", "rules")
+#: The built-in bot (the others come from rules.versus.bots).
+BUILTIN_BOTS: tuple[str, ...] = ("random",)
+
+T = TypeVar("T")
+
+
+class SeatBot(Protocol):
+    """Something that plays one seat (rules.versus.bots.Bot's shape): called before every frame."""
+
+    def decide(self, game: KickGame, frame: int) -> int:
+        """The seat's input byte for this frame, from its board."""
+        ...
+
+
+class RandomBot:
+    """Holds a random direction (or none) for a random while and taps kick at random; seeded."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.held = NEUTRAL
+        self.frames_left = 0
+
+    def decide(self, game: KickGame, frame: int) -> int:
+        """The next input byte (the board is not looked at)."""
+        rng = self.rng
+        if self.frames_left <= 0:
+            self.held = encode_input(rng.choice((None, *DIRECTIONS)))
+            self.frames_left = 4 + rng.randrange(40)
+        self.frames_left -= 1
+        return self.held | (KICK_BIT if rng.randrange(12) == 0 else 0)
+
+
+def make_seat_bot(name: str, seed: int) -> SeatBot:
+    """The bot `name` seeded with `seed`: built in (random) or from rules.versus.bots.make_bot."""
+    if name == "random":
+        return RandomBot(seed)
+    try:
+        bots = importlib.import_module("rules.versus.bots")
+    except ModuleNotFoundError as error:
+        if error.name != "rules.versus.bots":
+            raise
+        raise ValueError(f"bot {name!r}: only {', '.join(BUILTIN_BOTS)} exists (rules.versus.bots is not "
+                         f"installed)") from None
+    bot = bots.make_bot(name, seed)
+    if not callable(getattr(bot, "decide", None)):
+        raise ValueError(f"bot {name!r}: make_bot returned {type(bot).__name__}, which has no decide()")
+    return bot  # type: ignore[no-any-return]
+
+
+def seat_seed(seed: int, seat: int) -> int:
+    """A bot's seed: derived from the match seed and its seat, so every seat plays differently."""
+    return (seed * 0x9E3779B1 + (seat + 1) * 0x7F4A7C15) & 0xFFFFFFFF
+
+
+# ---- floe match ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class AttackFlow:
+    """One seat's side of the attack exchange, counted from the log."""
+
+    attacks: int = 0
+    units_earned: int = 0
+    chains: int = 0
+    offset_units: int = 0
+    packets_sent: int = 0
+    units_sent: int = 0
+    packets_received: int = 0
+    units_received: int = 0
+    landings: Counter[str] = field(default_factory=Counter)
+    units_landed: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+
+def attack_flow(records: Iterable[Record], seats: int) -> list[AttackFlow]:
+    """Per seat: attacks and their units, offsets, packets sent and received, landings by kind."""
+    flows = [AttackFlow() for _ in range(seats)]
+    for record in records:
+        if isinstance(record, Attack):
+            flow = flows[record.seat]
+            flow.attacks += 1
+            flow.units_earned += record.units
+            flow.chains += record.chain
+            flow.reasons.update(record.reasons)
+        elif isinstance(record, Offset):
+            flows[record.seat].offset_units += record.units
+        elif isinstance(record, Queued):
+            flows[record.source].packets_sent += 1
+            flows[record.source].units_sent += record.units
+            flows[record.seat].packets_received += 1
+            flows[record.seat].units_received += record.units
+        elif isinstance(record, Landing):
+            flows[record.seat].landings[record.landing] += 1
+            flows[record.seat].units_landed += record.units
+    return flows
+
+
+def _clock(frames: int) -> str:
+    seconds = frames // FRAME_HZ
+    return f"{seconds // 60}:{seconds % 60:02d}.{frames % FRAME_HZ * 100 // FRAME_HZ:02d}"
+
+
+def _record_line(frame: int, record: Record) -> str:
+    plain = record_plain(record)
+    kind = plain.pop("kind")
+    seat = plain.pop("seat", None)
+    where = "" if seat is None else f" s{seat}"
+    fields_text = " ".join(f"{key}={_compact(value)}" for key, value in plain.items())
+    return f"{frame:6d}{where} {kind} {fields_text}".rstrip()
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_compact(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_compact(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def play_match(
+    bots: Sequence[SeatBot],
+    seed: int,
+    names: Sequence[str],
+    config: VersusConfig | None = None,
+    on_frame: Callable[[int, list[Record]], None] | None = None,
+) -> tuple[VersusMatch, list[Record]]:
+    """Run a match to its end with one bot per seat; returns the match and its versus records."""
+    match = VersusMatch(config, seed, names)
+    seats = range(match.seats)
+    kept: list[Record] = []
+    while match.result is None:
+        frame = match.frame
+        games = match.games
+        records = match.step([bots[seat].decide(games[seat], frame) if match.alive[seat] else NEUTRAL
+                              for seat in seats])
+        if on_frame is not None:
+            on_frame(frame, records)
+        kept.extend(r for r in records if not isinstance(r, BoardRecord))
+    return match, kept
+
+
+def _seat_names(bots: list[str], given: str | None) -> list[str]:
+    if given is not None:
+        names = [name.strip() for name in given.split(",")]
+        if len(names) != len(bots):
+            raise ValueError(f"--seats: {len(names)} names for {len(bots)} bots")
+        if any(not name for name in names):
+            raise ValueError("--seats: a seat name is empty")
+        return names
+    seen: Counter[str] = Counter()
+    names = []
+    for bot in bots:
+        seen[bot] += 1
+        names.append(bot if bots.count(bot) == 1 else f"{bot}-{seen[bot]}")
+    return names
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    from protocol.replay_codec import encode_replay
+    from rules.versus.replay import record
+
+    out: TextIO = args.stdout
+    bot_names = [name.strip() for name in args.bots.split(",")]
+    names = _seat_names(bot_names, args.seats)
+    rules = VersusRules()
+    changes: dict[str, int] = {}
+    if args.lives is not None:
+        changes["lives"] = args.lives
+    if args.time_limit is not None:
+        changes["time_limit_frames"] = round(args.time_limit * FRAME_HZ)
+    if changes:
+        from dataclasses import replace
+
+        rules = replace(rules, **changes)  # type: ignore[arg-type]
+    config = VersusConfig(rules=rules, difficulty=args.difficulty)
+    bots = [make_seat_bot(name, seat_seed(args.seed, seat)) for seat, name in enumerate(bot_names)]
+
+    def show(frame: int, records: list[Record]) -> None:
+        for rec in records:
+            print(_record_line(frame, rec), file=out)
+
+    started = time.perf_counter()
+    match, records = play_match(bots, args.seed, names, config, show if args.log else None)
+    elapsed = time.perf_counter() - started
+    result = match.result
+    assert result is not None
+    winner = "none (draw)" if result.winner is None else f"seat {result.winner} ({names[result.winner]})"
+    print(f"match: seed {args.seed} ({args.seed:#x}), {len(names)} seats, {result.frame} frames "
+          f"({_clock(result.frame)}), played in {elapsed:.2f} s", file=out)
+    print(f"result: {result.reason}; winner {winner}", file=out)
+    for seat, name in enumerate(names):
+        game = match.games[seat]
+        print(f"  seat {seat} {name:<14} {result.outcomes[seat]:<9} score {result.scores[seat]:>6}  "
+              f"level {game.level}  lives {game.lives}", file=out)
+    print("attack flow:", file=out)
+    for seat, flow in enumerate(attack_flow(records, len(names))):
+        landed = ", ".join(f"{kind} {count}" for kind, count in sorted(flow.landings.items())) or "none"
+        why = ", ".join(f"{reason} {count}" for reason, count in sorted(flow.reasons.items())) or "none"
+        print(f"  seat {seat}: attacks {flow.attacks} ({flow.units_earned} units, {flow.chains} chained; {why})"
+              f"; offset {flow.offset_units}; sent {flow.packets_sent} packets / {flow.units_sent} units; "
+              f"received {flow.packets_received} / {flow.units_received}; landed {flow.units_landed} units "
+              f"({landed})", file=out)
+    replay = record(match)
+    print(f"log hash: {match.log_hash}", file=out)
+    if args.out is not None:
+        data = encode_replay(replay)
+        Path(args.out).write_bytes(data)
+        print(f"replay: {args.out} ({len(data)} bytes)", file=out)
+    return 0
+
+
+# ---- floe verify ---------------------------------------------------------------------------------------
+
+
+def _progress(items: Sequence[T], enabled: bool) -> Iterator[T]:
+    """Iterate with a tqdm bar when tqdm is importable and stderr is a terminal, else plainly."""
+    if enabled:
+        try:
+            from tqdm import tqdm  # type: ignore[import-not-found, import-untyped, unused-ignore]
+        except ImportError:
+            pass
+        else:
+            yield from tqdm(items, desc="verify", unit="replay", file=sys.stderr)
+            return
+    yield from items
+
+
+def verify_file(path: Path, max_bytes: int, max_frames: int) -> tuple[bool, str]:
+    """Read, decode and verify one replay file: (ok, a one-line description)."""
+    from protocol.replay_codec import ReplayDecodeError, decode_replay
+    from rules.versus.replay import verify
+
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return False, f"rejected: {size} bytes is over the limit of {max_bytes} bytes"
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+        replay = decode_replay(data, max_bytes)
+    except OSError as error:
+        return False, f"cannot read: {error.strerror or error}"
+    except ReplayDecodeError as error:
+        return False, f"rejected: {error}"
+    started = time.perf_counter()
+    verdict = verify(replay, max_frames)
+    elapsed = time.perf_counter() - started
+    if not verdict.ok:
+        return False, verdict.reason
+    result = verdict.result
+    assert result is not None
+    winner = "draw" if result.winner is None else f"winner {replay.seats[result.winner]}"
+    return True, (f"ok: {result.reason}, {winner}, scores {list(result.scores)}, {verdict.frames} frames "
+                  f"({_clock(verdict.frames)}) verified in {elapsed:.2f} s")
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    out: TextIO = args.stdout
+    paths = [Path(p) for p in args.files]
+    failed = 0
+    show_bar = not args.no_progress and sys.stderr.isatty()
+    for index, path in enumerate(_progress(paths, show_bar), start=1):
+        ok, text = verify_file(path, args.max_bytes, args.max_frames)
+        failed += not ok
+        prefix = "" if show_bar else f"[{index}/{len(paths)}] "
+        print(f"{prefix}{path}: {'' if ok else 'FAILED '}{text}", file=out)
+    print(f"verified {len(paths) - failed} of {len(paths)} replays" + (f"; {failed} failed" if failed else ""),
+          file=out)
+    return 1 if failed else 0
+
+
+# ---- floe rules ----------------------------------------------------------------------------------------
+
+
+def _comments(module: ModuleType) -> dict[str, str]:
+    """The documentation comment of each assignment in a module's source, by name ("Class.field" in classes).
+
+    A `#:` comment block right above an assignment documents it; otherwise a trailing `# …` on its line;
+    otherwise it is "" (a name that shares the comment of the block above it). In source order.
+    """
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return {}
+    lines = source.splitlines()
+    found: dict[str, str] = {}
+
+    def note(name: str, line: int) -> None:
+        above: list[str] = []
+        index = line - 2
+        while index >= 0 and lines[index].strip().startswith("#:"):
+            above.insert(0, lines[index].strip()[2:].strip())
+            index -= 1
+        if above:
+            found[name] = " ".join(above)
+            return
+        text = lines[line - 1]
+        found[name] = text.split("#", 1)[1].strip() if "#" in text else ""
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{node.name}.")
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                note(prefix + node.target.id, node.lineno)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        note(prefix + target.id, node.lineno)
+
+    visit(list(ast.parse(source).body), "")
+    return found
+
+
+def _value_text(name: str, value: Any) -> str:
+    if isinstance(value, tuple):
+        text = ", ".join(_value_text("", v) if isinstance(v, tuple) else str(v) for v in value)
+        return f"({text})"
+    text = str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and name.endswith(("_frames", "_frame")):
+        text += f" ({value / FRAME_HZ:g} s)"
+    return text
+
+
+def _dataclass_rows(instance: Any, comments: dict[str, str]) -> list[tuple[str, str, str]]:
+    rows = []
+    owner = type(instance).__name__
+    for f in fields(instance):
+        value = getattr(instance, f.name)
+        if is_dataclass(value):
+            continue
+        rows.append((f.name, _value_text(f.name, value), comments.get(f"{owner}.{f.name}", "")))
+    return rows
+
+
+def _print_rows(out: TextIO, title: str, rows: list[tuple[str, str, str]]) -> None:
+    print(title, file=out)
+    name_width = max(len(r[0]) for r in rows)
+    value_width = min(28, max(len(r[1]) for r in rows))
+    for name, value, comment in rows:
+        print(f"  {name:<{name_width}}  {value:<{value_width}}  {comment}".rstrip(), file=out)
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    from rules.kick import tables as kick_tables
+    from rules.versus import tables as versus_tables
+
+    out: TextIO = args.stdout
+    versus_notes = _comments(versus_tables)
+    rules = versus_tables.VERSUS_RULES
+    print(f"{versus_tables.RULESET_NAME} ruleset version {versus_tables.RULESET_VERSION} "
+          f"(rules/versus/tables.py); frames are 1/{FRAME_HZ} s", file=out)
+    print(file=out)
+    _print_rows(out, "Versus settings (VersusRules)", _dataclass_rows(rules, versus_notes))
+    print(file=out)
+    _print_rows(out, "Attack table (AttackTable)", _dataclass_rows(rules.attack, versus_notes))
+    print(file=out)
+    kick_notes = _comments(kick_tables)
+    rows = []
+    for name in dir(kick_tables):
+        value = getattr(kick_tables, name)
+        if name.isupper() and isinstance(value, int | tuple) and not isinstance(value, bool):
+            rows.append((name, _value_text(name, value), kick_notes.get(name, "")))
+    order = {name: index for index, name in enumerate(kick_notes)}
+    rows.sort(key=lambda row: order.get(row[0], len(order)))
+    _print_rows(out, "Pengo (rules/kick/tables.py)", rows)
+    return 0
+
+
+# ---- wiring --------------------------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    value = int(text, 0)
+    if value < 0 or value > 0xFFFFFFFF:
+        raise argparse.ArgumentTypeError(f"must be 0 to 2**32 - 1, got {text}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `match`, `verify` and `rules` to the `floe` parser's subcommands."""
+    from protocol.replay_codec import MAX_REPLAY_BYTES
+    from rules.versus.replay import MAX_REPLAY_FRAMES
+
+    match = subparsers.add_parser("match", help="run a headless versus match between bots and write its replay")
+    match.add_argument("--bots", default="random,random",
+                       help="comma-separated bots, one per seat (2-4): competent, lazy (rules.versus.bots) "
+                            "or random (built in); default random,random")
+    match.add_argument("--seed", type=_positive_int, default=1, help="match seed, decimal or 0x hex (default 1)")
+    match.add_argument("--seats", default=None, help="comma-separated seat names (default: the bot names)")
+    match.add_argument("--out", default=None, metavar="FILE.replay", help="write the replay (msgpack) here")
+    match.add_argument("--log", action="store_true", help="print every record of the log, frame by frame")
+    match.add_argument("--lives", type=int, default=None, help="lives per seat (default: the ruleset's)")
+    match.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                       help="time limit in seconds (default: the ruleset's)")
+    match.add_argument("--difficulty", default="arcade", help="board difficulty (default arcade)")
+    match.set_defaults(versus_run=_cmd_match)
+
+    verify = subparsers.add_parser("verify", help="re-simulate replays and check their results and log hashes")
+    verify.add_argument("files", nargs="+", metavar="FILE", help="replay files")
+    verify.add_argument("--max-frames", type=int, default=MAX_REPLAY_FRAMES,
+                        help=f"refuse replays longer than this (default {MAX_REPLAY_FRAMES})")
+    verify.add_argument("--max-bytes", type=int, default=MAX_REPLAY_BYTES,
+                        help=f"refuse files larger than this (default {MAX_REPLAY_BYTES})")
+    verify.add_argument("--no-progress", action="store_true", help="no progress bar, one line per file")
+    verify.set_defaults(versus_run=_cmd_verify)
+
+    rules = subparsers.add_parser("rules", help="print the attack table, the versus settings and Pengo's numbers")
+    rules.set_defaults(versus_run=_cmd_rules)
+
+
+def run(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
+    """Run a parsed versus subcommand; returns the exit status (usage errors exit 2 with a message)."""
+    args.stdout = stdout or sys.stdout
+    runner: Callable[[argparse.Namespace], int] = args.versus_run
+    try:
+        return runner(args)
+    except ValueError as error:
+        print(f"floe {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A parser with only the versus subcommands (for `python -m floe_cli.versus_cmds` and the tests)."""
+    parser = argparse.ArgumentParser(prog="floe", description="Versus matches, replays and the rules.")
+    register(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    """Parse and run a versus subcommand."""
+    return run(build_parser().parse_args(argv), stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The wire: message types, the msgpack codec and its validation. Imports rules/ only for types."""

@@ -1,0 +1,230 @@
+"""The actors' records: the player and the enemy slots, as slot classes with plain-data snapshots.
+
+Enemy states keep the arcade's numbers ($332D, PENGO-RULES §4) so the state machine reads like the
+listing; `PHASE_OF_STATE` maps them to the seed API's phases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .geometry import Direction
+
+# Sno-Bee slot states ($332D)
+GONE = 0
+PAUSE = 1
+MOVING = 2
+STUN_MOVING = 3
+STUNNED = 4
+BLINKING = 5
+EATEN = 6
+EATEN_HIDE = 7
+CARRY_SNAP = 9
+CARRIED = 10
+SQUASHED = 11
+SQUASH_SCORE = 12
+SQUASH_HIDE = 13
+HATCH_NEXT = 14
+HATCHING = 15
+VANISHING = 17
+VANISHED = 18
+
+PHASE_OF_STATE: dict[int, str] = {
+    GONE: "gone",
+    PAUSE: "pause",
+    MOVING: "moving",
+    STUN_MOVING: "stunned",
+    STUNNED: "stunned",
+    BLINKING: "stunned",
+    EATEN: "eaten",
+    EATEN_HIDE: "eaten",
+    CARRY_SNAP: "carried",
+    CARRIED: "carried",
+    SQUASHED: "squashed",
+    SQUASH_SCORE: "squashed",
+    SQUASH_HIDE: "squashed",
+    HATCH_NEXT: "gone",
+    HATCHING: "hatching",
+    VANISHING: "vanishing",
+    VANISHED: "vanishing",
+}
+
+#: Modes ($3461): 0 dodge, 1/6/7 roam, 2 eat, 3 hunt-x, 4 hunt-y, 5/8 hunt, 9–16 flee.
+MODE_NAME: dict[int, str] = {
+    0: "dodge",
+    1: "roam",
+    2: "eat",
+    3: "hunt-x",
+    4: "hunt-y",
+    5: "hunt",
+    6: "roam",
+    7: "roam",
+    8: "hunt",
+    9: "flee",
+    10: "flee",
+    11: "flee",
+    12: "flee",
+    13: "flee",
+    14: "flee",
+    15: "flee",
+    16: "flee",
+}
+
+# Pengo's states (+1F)
+P_FROZEN = 0
+P_READY = 1
+P_WALK = 2
+P_PUSH = 3
+P_BREAK = 4
+P_SHAKE = 5
+P_DYING = 6
+
+PLAYER_ACTION: dict[int, str] = {
+    P_FROZEN: "walk",
+    P_READY: "walk",
+    P_WALK: "walk",
+    P_PUSH: "push",
+    P_BREAK: "break",
+    P_SHAKE: "shake",
+    P_DYING: "dying",
+}
+
+NEVER = 1 << 62
+
+
+class Enemy:
+    """One enemy slot. The slot's mind (mode, periods, chews, dead-end data, facing) outlives the
+    enemy in it, as the arcade's slot bytes do (PENGO-RULES §6)."""
+
+    __slots__ = (
+        "slot",
+        "id",
+        "kind",
+        "brain",
+        "px",
+        "py",
+        "dir",
+        "state",
+        "due",
+        "next_move",
+        "mode",
+        "saved_mode",
+        "base_period",
+        "period_num",
+        "period_den",
+        "counter",
+        "chews",
+        "dead_end_count",
+        "dead_end_a",
+        "dead_end_b",
+        "short_pause",
+        "crush_count",
+        "carried_by",
+        "jump",
+        "chewing",
+        "score",
+        "enabled",
+        "from_map",
+        "stun_cause",
+        "egg_index",
+        "dodge_dir",
+        "base_den",
+    )
+
+    def __init__(self, slot: int, kind: str, brain: str, enabled: bool, facing: Direction) -> None:
+        self.slot = slot
+        self.id = ""
+        self.kind = kind
+        self.brain = brain
+        self.px = 0
+        self.py = 0
+        self.dir: Direction = facing
+        self.state = GONE
+        self.due = NEVER
+        self.next_move = NEVER
+        self.mode = 1
+        self.saved_mode = 1
+        self.base_period = 12
+        self.period_num = 12  # +6: the period in force (a fraction num/den for non-arcade speeds)
+        self.period_den = 1
+        self.counter = 0
+        self.chews = 0
+        self.dead_end_count = 0xFF
+        self.dead_end_a = -1
+        self.dead_end_b = -1
+        self.short_pause = False
+        self.crush_count = 0
+        self.carried_by: int | None = None
+        self.jump = 0
+        self.chewing = False
+        self.score = 0
+        self.enabled = enabled
+        self.from_map = False
+        self.stun_cause = ""
+        self.egg_index = -1
+        self.dodge_dir: Direction = facing
+        self.base_den = 1  # base period = base_period / base_den passes per pixel
+
+    @property
+    def wake(self) -> int:
+        """The next pass this slot has something to do."""
+        return self.next_move if self.state in (MOVING, STUN_MOVING) else self.due
+
+    def plain(self) -> list[Any]:
+        return [getattr(self, name) for name in Enemy.__slots__]
+
+    @classmethod
+    def from_plain(cls, data: list[Any]) -> Enemy:
+        enemy = cls.__new__(cls)
+        for name, value in zip(Enemy.__slots__, data, strict=True):
+            setattr(enemy, name, value)
+        return enemy
+
+
+class Player:
+    """The player (Pengo)."""
+
+    __slots__ = (
+        "px",
+        "py",
+        "facing",
+        "moving",
+        "state",
+        "due",
+        "next_move",
+        "jump",
+        "button_seen_released",
+        "shake_side",
+        "shake_tests",
+        "dead",
+        "period_num",
+        "period_den",
+        "counter",
+    )
+
+    def __init__(self) -> None:
+        self.px = 0
+        self.py = 0
+        self.facing: Direction = "down"
+        self.moving = False
+        self.state = P_READY
+        self.due = NEVER
+        self.next_move = NEVER
+        self.jump = 0
+        self.button_seen_released = True
+        self.shake_side: Direction | None = None
+        self.shake_tests: list[int] = []
+        self.dead = False
+        self.period_num = 10
+        self.period_den = 1
+        self.counter = 0
+
+    def plain(self) -> list[Any]:
+        return [list(v) if isinstance(v, list) else v for v in (getattr(self, n) for n in Player.__slots__)]
+
+    @classmethod
+    def from_plain(cls, data: list[Any]) -> Player:
+        player = cls.__new__(cls)
+        for name, value in zip(Player.__slots__, data, strict=True):
+            setattr(player, name, list(value) if isinstance(value, list) else value)
+        return player

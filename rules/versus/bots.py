@@ -1,0 +1,670 @@
+"""Versus bots: one input byte per frame, decided from what a player sees.
+
+A bot reads the live session the way a player reads the screen: the resting blocks
+(`board.grid`, `board.blocks`: material, whether a block is shattering), the visible enemies
+(`game.slots`: position, facing and the visible phase of the slot state — moving, paused, stunned,
+blinking, hatching), the player (position, facing, whether Pengo is walking), the status and the
+egg flash (`clock < flash_until`, the cheap form of `state.egg_flash`). It never reads the random
+stream, a slot's mode or timers, or which blocks hide eggs — except while the eggs flash, when the
+egg blocks are on screen and the bot may remember them (by block, so a kicked egg block is followed).
+
+Every choice a bot makes is drawn from its own `KickRandom`, so a bot is a pure function of its seed
+and what it has seen. Bots decide cheaply between cell centres (they keep holding) and search only
+when Pengo is at, or a few pixels from, a cell centre: the engine reads the stick and the kick button
+only there ($3EF4, $3F85).
+
+The kick is an edge: the engine takes a kick only at a centre sample, and a new kick needs the button
+seen released at an earlier sample, so a bot presses for one frame and releases for at least one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Protocol
+
+from rules.kick.actors import BLINKING, HATCHING, MOVING, P_WALK, PAUSE, STUN_MOVING, STUNNED, Enemy
+from rules.kick.game import KickGame
+from rules.kick.geometry import CELL_PX, DIRECTIONS, OPPOSITE, STEP, Direction
+from rules.kick.rng import KickRandom
+
+from .inputs import NEUTRAL, encode_input
+
+#: The bots make_bot knows.
+BOT_NAMES: tuple[str, ...] = ("lazy", "competent")
+
+#: Plan for the next cell centre once Pengo is this many pixels (or fewer) from it: the engine's turn
+#: assist ($3EA6) then steers toward that centre, and the plan is at most a few frames old when used.
+DECIDE_PX = 3
+#: Frames between two presses of the kick button (one frame pressed, at least one released).
+PRESS_GAP = 3
+#: How far (in cells of walking) the competent bot looks for something to do, and for an ambush cell.
+HORIZON = 14
+AMBUSH_REACH = 8
+
+_BYTES: dict[tuple[Direction | None, bool], int] = {
+    (direction, kick): encode_input(direction, kick)
+    for direction in (None, *DIRECTIONS)
+    for kick in (False, True)
+}
+_STEPS: tuple[tuple[Direction, int, int], ...] = tuple((d, STEP[d].x, STEP[d].y) for d in DIRECTIONS)
+
+
+class Bot(Protocol):
+    """Something that plays one seat: called once before every frame with that seat's board."""
+
+    def decide(self, game: KickGame, frame: int) -> int:
+        """The input byte for this frame."""
+        ...
+
+
+def bot_random(seed: int, salt: int) -> KickRandom:
+    """A KickRandom for a bot; the low byte is made odd, which puts it on a longest cycle."""
+    mixed = (seed * 0x9E37 + salt * 0x3B1 + (seed >> 16) * 0x61) & 0xFFFF
+    return KickRandom(mixed | 1)
+
+
+def _walking(game: KickGame) -> bool:
+    """Is Pengo in play and free to walk (not pushing, breaking, shaking, dead)?"""
+    player = game.player
+    return game.status == "playing" and not player.dead and player.state == P_WALK
+
+
+def _next_centre(game: KickGame) -> tuple[int, int, bool] | None:
+    """The cell centre Pengo decides at next (x, y, at it now), or None while it is too far away."""
+    player = game.player
+    px, py = player.px, player.py
+    if px % CELL_PX == 0 and py % CELL_PX == 0:
+        return px // CELL_PX, py // CELL_PX, True
+    step = STEP[player.facing]
+    offset = (px if step.x else py) % CELL_PX
+    distance = CELL_PX - offset if step.x + step.y > 0 else offset
+    if distance > DECIDE_PX:
+        return None
+    return (px + step.x * distance) // CELL_PX, (py + step.y * distance) // CELL_PX, False
+
+
+class LazyBot:
+    """Wanders: holds a random direction for 0.5–2 s (or until blocked), kicks at random now and then."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = bot_random(seed, 0x1A)
+        self.held: Direction | None = None
+        self.until = 0
+        self.last_press = -PRESS_GAP
+
+    def decide(self, game: KickGame, frame: int) -> int:
+        """Keep wandering; maybe kick."""
+        if game.status != "playing":
+            return NEUTRAL
+        rng = self.rng
+        blocked = False
+        if self.held is not None and _walking(game):
+            player = game.player
+            if player.px % CELL_PX == 0 and player.py % CELL_PX == 0:
+                step = STEP[self.held]
+                blocked = not game.board.tile_free(player.px // CELL_PX + step.x, player.py // CELL_PX + step.y)
+        if frame >= self.until or (blocked and rng.chance(4)):
+            choice = rng.below(6)
+            self.held = None if choice >= 4 else DIRECTIONS[choice]
+            self.until = frame + 30 + rng.below(91)
+        kick = False
+        if frame - self.last_press >= PRESS_GAP and rng.chance(40):
+            kick = True
+            self.last_press = frame
+        return _BYTES[(self.held, kick)]
+
+
+class _Goal:
+    """Something worth doing from a cell: a kick in a direction (or, with kick None, walking onto it)."""
+
+    __slots__ = ("cell", "kick", "value", "why")
+
+    def __init__(self, cell: int, kick: Direction | None, value: float, why: str) -> None:
+        self.cell = cell
+        self.kick = kick
+        self.value = value
+        self.why = why
+
+
+#: Sno-Bee distance of a cell no Sno-Bee can walk to.
+FAR = 99
+#: A cell is safe to walk through when Pengo gets there this many steps before any Sno-Bee could.
+SLACK = 2
+#: ... and safe to stop and kick at with this many.
+KICK_SLACK = 3
+
+
+class CompetentBot:
+    """Lines up slides on Sno-Bees, eats stunned ones, breaks the eggs it saw, avoids contact.
+
+    At a cell centre (or a few pixels before one) it decides, in order: a kick from here that crushes
+    a Sno-Bee (a slideable block next to Pengo with a Sno-Bee on the free run beyond); a border shake
+    when a Sno-Bee walks along the border Pengo stands on; stepping away (toward the most room) when a
+    Sno-Bee could reach Pengo within two steps; otherwise a breadth-first search over the cells Pengo
+    reaches well before any Sno-Bee could (each Sno-Bee's walking distance is a second search) for the
+    best goal nearby — a crush position, a stunned Sno-Bee, a remembered egg block that a kick breaks,
+    a diamond that one push lines up — and failing that an ambush cell: next to a block with a long
+    free run beyond it, a few steps from the nearest Sno-Bee, not at the end of a dead end.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.rng = bot_random(seed, 0xC5)
+        self.held: Direction | None = None
+        self.planned: tuple[int, int] | None = None
+        self.kick_dir: Direction | None = None
+        self.last_press = -PRESS_GAP
+        self.eggs: dict[int, None] = {}
+        self.level = -1
+        self.line_level = -1
+        self._geometry: tuple[int, int] = (0, 0)
+        self._neighbours: list[tuple[tuple[Direction, int], ...]] = []
+        self._adjacent: list[tuple[int, ...]] = []
+        self._jitter = 0
+        #: Searches made (for the bench): one per decision at a centre.
+        self.searches = 0
+
+    # ---- the frame ---------------------------------------------------------------------------------
+
+    def decide(self, game: KickGame, frame: int) -> int:
+        """Hold the plan between centres; plan (and maybe kick) at or just before a centre."""
+        if game.status != "playing":
+            self.planned = None
+            self.kick_dir = None
+            self.held = None
+            return NEUTRAL
+        if game.level != self.level:
+            self.level = game.level
+            self.eggs = {}
+        if game.clock < game.flash_until:
+            self._remember_eggs(game)
+        if not _walking(game):
+            self.planned = None
+            self.kick_dir = None
+            return _BYTES[(self.held, False)]
+        centre = _next_centre(game)
+        if centre is None:
+            return _BYTES[(self.held, False)]
+        x, y, here = centre
+        if self.planned == (x, y):
+            if self.kick_dir is not None and here:
+                return self._press(game, x, y, frame)
+            if not here or game.player.moving:
+                return _BYTES[(self.held, False)]
+            if frame % 4:  # standing at a centre: a full search every fourth frame, a crush check always
+                shot = self._best_shot(game, x, y)
+                if shot is not None:
+                    self._kick(shot)
+                    return self._press(game, x, y, frame)
+                return _BYTES[(self.held, False)]
+        self.planned = (x, y)
+        self._plan(game, x, y)
+        if here and self.kick_dir is not None:
+            return self._press(game, x, y, frame)
+        return _BYTES[(self.held, False)]
+
+    def _press(self, game: KickGame, x: int, y: int, frame: int) -> int:
+        """Press the kick planned at this centre (once the button has been up long enough)."""
+        direction = self.kick_dir
+        assert direction is not None
+        if frame - self.last_press < PRESS_GAP:
+            return _BYTES[(direction, False)]
+        if not self._kick_still_good(game, x, y, direction):
+            self.kick_dir = None
+            self.planned = None
+            return _BYTES[(None, False)]
+        self.last_press = frame
+        self.kick_dir = None
+        self.planned = None
+        self.held = None
+        return _BYTES[(direction, True)]
+
+    def _remember_eggs(self, game: KickGame) -> None:
+        """While the eggs flash they are on screen: note which blocks hold one."""
+        for block in game.board.blocks.values():
+            if block.egg is not None and block.id not in self.eggs:
+                self.eggs[block.id] = None
+
+    # ---- geometry ----------------------------------------------------------------------------------
+
+    def _setup(self, cols: int, rows: int) -> None:
+        if self._geometry == (cols, rows):
+            return
+        self._geometry = (cols, rows)
+        neighbours: list[tuple[tuple[Direction, int], ...]] = []
+        for i in range(cols * rows):
+            x, y = i % cols, i // cols
+            neighbours.append(
+                tuple(
+                    (d, (y + sy) * cols + x + sx)
+                    for d, sx, sy in _STEPS
+                    if 0 <= x + sx < cols and 0 <= y + sy < rows
+                )
+            )
+        self._neighbours = neighbours
+        self._adjacent = [tuple(there for _d, there in around) for around in neighbours]
+
+    # ---- what is on the board ----------------------------------------------------------------------
+
+    @staticmethod
+    def _enemies(game: KickGame) -> tuple[list[Enemy], list[Enemy]]:
+        """(dangerous: paused, moving or hatching; stunned: stunned or blinking) Sno-Bees."""
+        active: list[Enemy] = []
+        stunned: list[Enemy] = []
+        for e in game.slots:
+            state = e.state
+            if state == MOVING or state == PAUSE or state == HATCHING:
+                active.append(e)
+            elif state == STUN_MOVING or state == STUNNED or state == BLINKING:
+                stunned.append(e)
+        return active, stunned
+
+    @staticmethod
+    def _slideable(game: KickGame, x: int, y: int) -> bool:
+        block = game.board.block_at(x, y)
+        return block is not None and block.breaking is None and game.materials[block.material].slides
+
+    def _best_shot(self, game: KickGame, x: int, y: int) -> Direction | None:
+        """The kick from (x, y) that crushes the most Sno-Bees, or None."""
+        targets = [
+            e for e in game.slots if e.state in (MOVING, PAUSE, STUN_MOVING, STUNNED, BLINKING)
+        ]
+        if not targets:
+            return None
+        best: Direction | None = None
+        best_count = 0
+        for d in DIRECTIONS:
+            count = self._crush_count(game, x, y, d, targets)
+            if count > best_count:
+                best, best_count = d, count
+        return best
+
+    def _crush_count(self, game: KickGame, x: int, y: int, d: Direction, targets: list[Enemy]) -> int:
+        """Sno-Bees a kick from (x, y) toward d crushes: the block next to Pengo must slide, and a
+        target must be on the free run beyond it, close enough to the line to be caught on arrival."""
+        board = game.board
+        sx, sy = STEP[d].x, STEP[d].y
+        if not self._slideable(game, x + sx, y + sy):
+            return 0
+        bx, by = x + 2 * sx, y + 2 * sy
+        if not board.tile_free(bx, by):
+            return 0
+        run = 0
+        while board.tile_free(bx + run * sx, by + run * sy):
+            run += 1
+        count = 0
+        for e in targets:
+            ex, ey = e.px, e.py
+            if sx:
+                along, perp, line, start = ex, ey, y * CELL_PX, bx * CELL_PX
+            else:
+                along, perp, line, start = ey, ex, x * CELL_PX, by * CELL_PX
+            delta = (along - start) * (sx + sy)  # pixels along the run from its first cell
+            if delta < -8 or delta > (run - 1) * CELL_PX + 8:
+                continue
+            offset = perp - line
+            if offset == 0:
+                count += 1
+                continue
+            if abs(offset) > 7:
+                continue
+            if e.state != MOVING:
+                count += 1
+                continue
+            # Moving across the line: where it will be when the block gets there (a pixel per ~11
+            # passes for the Sno-Bee, per 3 for the block, plus a frame before the kick).
+            cells = 1 + delta / CELL_PX
+            drift = (13 + cells * 48) / 11
+            es = STEP[e.dir]
+            moving = es.y if sx else es.x
+            if abs(offset + moving * drift) <= 7:
+                count += 1
+        return count
+
+    @staticmethod
+    def _kick_still_good(game: KickGame, x: int, y: int, d: Direction) -> bool:
+        """Re-check a planned kick at the centre it was planned for: a block (or the border) is there."""
+        board = game.board
+        nx, ny = x + STEP[d].x, y + STEP[d].y
+        if not board.inside(nx, ny):
+            return True
+        block = board.block_at(nx, ny)
+        return block is not None and block.breaking is None
+
+    # ---- the plan ----------------------------------------------------------------------------------
+
+    def _plan(self, game: KickGame, x: int, y: int) -> None:
+        """Decide what to do at centre (x, y): set self.held (walk) or self.kick_dir (kick there)."""
+        self.searches += 1
+        board = game.board
+        cols, rows = board.cols, board.rows
+        self._setup(cols, rows)
+        self.kick_dir = None
+        # 1. A crush from here.
+        shot = self._best_shot(game, x, y)
+        if shot is not None:
+            self._kick(shot)
+            return
+        active, stunned = self._enemies(game)
+        hunters = [e for e in active if e.state != HATCHING]
+        start = y * cols + x
+        grid = board.grid
+        bee = self._bee_distance(active, grid, cols, rows)
+        # 2. A shake on Sno-Bees walking along the border Pengo stands on.
+        side = self._shake(game, x, y, hunters, bee, start)
+        if side is not None:
+            self._kick(side)
+            return
+        # 3. A Sno-Bee could be here within two steps: make room.
+        if bee[start] <= SLACK:
+            self.held = self._flee(start, grid, bee)
+            return
+        # 4. The best goal nearby.
+        rng = self.rng
+        dist, parent, order = self._search(start, grid, bee, SLACK)
+        self._jitter = rng.below(64)
+        best: _Goal | None = None
+        best_score = 0.0
+        for goal in self._goals(game, hunters, stunned, dist, bee, cols):
+            score = goal.value - 0.6 * dist[goal.cell] + self._noise(goal.cell)
+            if score > best_score:
+                best, best_score = goal, score
+        if best is not None:
+            if best.cell != start:
+                self.held = self._first_step(start, best.cell, parent)
+                return
+            if best.kick is not None:
+                self._kick(best.kick)
+                return
+        # 5. Nothing to do: wait in ambush.
+        self.held = self._ambush(game, start, order, dist, parent, bee, grid)
+
+    def _noise(self, cell: int) -> float:
+        """A small per-decision tie-breaker for a cell (0 to 0.47), from one draw per search."""
+        return ((cell * 37 + self._jitter) & 15) / 32
+
+    def _kick(self, d: Direction) -> None:
+        self.kick_dir = d
+        self.held = d
+
+    def _bee_distance(self, active: list[Enemy], grid: list[int], cols: int, rows: int) -> list[int]:
+        """Steps each cell is from the nearest Sno-Bee over free cells (FAR: none can walk there)."""
+        size = cols * rows
+        dist = [FAR] * size
+        queue: deque[int] = deque()
+        for e in active:
+            delay = 1 if e.state == HATCHING else 0
+            for cx, cy in {
+                (e.px // CELL_PX, e.py // CELL_PX),
+                ((e.px + CELL_PX - 1) // CELL_PX, (e.py + CELL_PX - 1) // CELL_PX),
+            }:
+                cell = cy * cols + cx
+                if 0 <= cell < size and dist[cell] > delay:
+                    dist[cell] = delay
+                    queue.append(cell)
+        adjacent = self._adjacent
+        while queue:
+            here = queue.popleft()
+            depth = dist[here] + 1
+            for there in adjacent[here]:
+                if dist[there] > depth and not grid[there]:
+                    dist[there] = depth
+                    queue.append(there)
+        return dist
+
+    def _search(
+        self, start: int, grid: list[int], bee: list[int], slack: int, depth0: int = 0
+    ) -> tuple[list[int], list[int], list[int]]:
+        """Breadth-first over free cells Pengo reaches `slack` steps before any Sno-Bee could:
+        (distance, parent) per cell, -1 when unreached, and the cells in the order reached."""
+        size = len(grid)
+        dist = [-1] * size
+        parent = [-1] * size
+        dist[start] = depth0
+        order = [start]
+        adjacent = self._adjacent
+        index = 0
+        while index < len(order):
+            here = order[index]
+            index += 1
+            depth = dist[here] + 1
+            if depth > HORIZON:
+                continue
+            for there in adjacent[here]:
+                if dist[there] < 0 and not grid[there] and bee[there] - depth >= slack:
+                    dist[there] = depth
+                    parent[there] = here
+                    order.append(there)
+        return dist, parent, order
+
+    def _first_step(self, start: int, goal: int, parent: list[int]) -> Direction | None:
+        cell = goal
+        while parent[cell] != start:
+            cell = parent[cell]
+            if cell < 0:
+                return None
+        for d, there in self._neighbours[start]:
+            if there == cell:
+                return d
+        return None
+
+    def _shake(
+        self, game: KickGame, x: int, y: int, hunters: list[Enemy], bee: list[int], start: int
+    ) -> Direction | None:
+        """A border side Pengo stands on with a Sno-Bee walking along it (and no other one close)."""
+        cols, rows = game.board.cols, game.board.rows
+        right, bottom = (cols - 1) * CELL_PX, (rows - 1) * CELL_PX
+        for side, on_side in (("left", x == 0), ("right", x == cols - 1), ("up", y == 0), ("down", y == rows - 1)):
+            if not on_side:
+                continue
+            walkers = 0
+            others_close = False
+            for e in hunters:
+                on_line = (
+                    (side == "left" and e.px == 0)
+                    or (side == "right" and e.px == right)
+                    or (side == "up" and e.py == 0)
+                    or (side == "down" and e.py == bottom)
+                )
+                near = abs(e.px / CELL_PX - x) + abs(e.py / CELL_PX - y)
+                if on_line and e.state == MOVING and 0.9 <= near <= 6:
+                    walkers += 1
+                elif near < 2.5:
+                    others_close = True
+            if walkers and not others_close:
+                return side  # type: ignore[return-value]
+        return None
+
+    def _flee(self, start: int, grid: list[int], bee: list[int]) -> Direction | None:
+        """Step to the free neighbour with the most room Pengo reaches before the Sno-Bees do."""
+        best: Direction | None = None
+        best_score = -1.0
+        for d in self.rng_order():
+            there = self._step(start, d)
+            if there < 0 or grid[there] or bee[there] < 1:
+                continue
+            room = len(self._search(there, grid, bee, 1, 1)[2])
+            score = min(room, 25) + 2 * min(bee[there], 5)
+            if score > best_score:
+                best, best_score = d, score
+        return best
+
+    def _step(self, cell: int, d: Direction) -> int:
+        for direction, there in self._neighbours[cell]:
+            if direction == d:
+                return there
+        return -1
+
+    def rng_order(self) -> tuple[Direction, ...]:
+        """The four directions, rotated by a draw (ties break differently from game to game)."""
+        k = self.rng.below(4)
+        return DIRECTIONS[k:] + DIRECTIONS[:k]
+
+    def _goals(
+        self,
+        game: KickGame,
+        hunters: list[Enemy],
+        stunned: list[Enemy],
+        dist: list[int],
+        bee: list[int],
+        cols: int,
+    ) -> list[_Goal]:
+        board = game.board
+        goals: list[_Goal] = []
+
+        def can_stop(cell: int) -> bool:
+            return dist[cell] >= 0 and bee[cell] - dist[cell] >= KICK_SLACK
+
+        # Crush positions: from each target, back along its row and column to the first block.
+        for e in (*hunters, *stunned):
+            off_x, off_y = e.px % CELL_PX, e.py % CELL_PX
+            if off_x and off_y:
+                continue
+            ex, ey = (e.px + CELL_PX // 2) // CELL_PX, (e.py + CELL_PX // 2) // CELL_PX
+            for d in DIRECTIONS:
+                step = STEP[d]
+                if (step.x and off_y) or (step.y and off_x):
+                    continue  # not on this line
+                if e.state == MOVING and (off_x or off_y) and e.dir != d and e.dir != OPPOSITE[d]:
+                    continue
+                # d points from the target back toward the kicker.
+                cx, cy = ex + step.x, ey + step.y
+                gap = 0
+                while board.tile_free(cx, cy):
+                    cx += step.x
+                    cy += step.y
+                    gap += 1
+                if not self._slideable(game, cx, cy):
+                    continue
+                kx, ky = cx + step.x, cy + step.y
+                if not board.tile_free(kx, ky):
+                    continue
+                cell = ky * cols + kx
+                if not can_stop(cell):
+                    continue
+                value = (9.0 if e.state in (MOVING, PAUSE) else 6.0) - 0.4 * gap
+                goals.append(_Goal(cell, OPPOSITE[d], value, "crush"))
+        # Stunned Sno-Bees to eat.
+        for e in stunned:
+            ex, ey = (e.px + CELL_PX // 2) // CELL_PX, (e.py + CELL_PX // 2) // CELL_PX
+            cell = ey * cols + ex
+            if 0 <= cell < len(dist) and dist[cell] >= 0:
+                if e.state == BLINKING and dist[cell] > 3:
+                    continue
+                goals.append(_Goal(cell, None, 8.0, "eat"))
+        # Egg blocks seen while the eggs flashed: a kick breaks one that cannot slide.
+        for block_id in list(self.eggs):
+            block = board.blocks.get(block_id)
+            if block is None or block.breaking is not None:
+                del self.eggs[block_id]
+                continue
+            if block.motion is not None:
+                continue
+            for d in DIRECTIONS:
+                step = STEP[d]
+                if board.tile_free(block.cx + step.x, block.cy + step.y):
+                    continue
+                px, py = block.cx - step.x, block.cy - step.y
+                if board.tile_free(px, py) and can_stop(py * cols + px):
+                    goals.append(_Goal(py * cols + px, d, 5.0, "egg"))
+        # A diamond that one push lines up (the line pays once a round).
+        if self.line_level != game.level:
+            diamonds = [b for b in board.blocks.values() if b.material == "diamond" and b.motion is None]
+            if len(diamonds) == 3:
+                if _in_line([(b.cx, b.cy) for b in diamonds]):
+                    self.line_level = game.level
+                else:
+                    for b in diamonds:
+                        others = [(o.cx, o.cy) for o in diamonds if o is not b]
+                        for d in DIRECTIONS:
+                            step = STEP[d]
+                            px, py = b.cx - step.x, b.cy - step.y
+                            if not board.tile_free(px, py) or not can_stop(py * cols + px):
+                                continue
+                            sx, sy = b.cx, b.cy
+                            while board.tile_free(sx + step.x, sy + step.y):
+                                sx += step.x
+                                sy += step.y
+                            if (sx, sy) != (b.cx, b.cy) and _in_line([(sx, sy), *others]):
+                                goals.append(_Goal(py * cols + px, d, 14.0, "line"))
+        return goals
+
+    def _ambush(
+        self,
+        game: KickGame,
+        start: int,
+        order: list[int],
+        dist: list[int],
+        parent: list[int],
+        bee: list[int],
+        grid: list[int],
+    ) -> Direction | None:
+        """Head for (or stay at) a cell next to a slideable block with a long free run beyond it, a few
+        steps from the nearest Sno-Bee, with more than one way out."""
+        board = game.board
+        cols, rows = board.cols, board.rows
+        slide = self._slide_map(game)
+        neighbours = self._neighbours
+        best = start
+        best_score = -1e9
+        for cell in order:
+            reach = dist[cell]
+            if reach > AMBUSH_REACH:
+                break
+            x, y = cell % cols, cell // cols
+            lanes = 0
+            exits = 0
+            for d, there in neighbours[cell]:
+                if not grid[there]:
+                    exits += 1
+                    continue
+                if not slide[there]:
+                    continue
+                sx, sy = STEP[d]
+                run = 0
+                bx, by = x + 2 * sx, y + 2 * sy
+                while run < 6 and 0 <= bx < cols and 0 <= by < rows and not grid[by * cols + bx]:
+                    run += 1
+                    bx += sx
+                    by += sy
+                lanes += run
+            near = bee[cell]
+            score = min(lanes, 10) - 0.3 * reach - 0.5 * abs(min(near, 12) - 5) + self._noise(cell)
+            if exits <= 1:
+                score -= 3
+            if score > best_score:
+                best, best_score = cell, score
+        if best == start:
+            return None
+        return self._first_step(start, best, parent)
+
+    @staticmethod
+    def _slide_map(game: KickGame) -> bytearray:
+        """1 for every cell holding a resting, unbroken block that slides when kicked."""
+        board = game.board
+        cols = board.cols
+        slide = bytearray(cols * board.rows)
+        materials = game.materials
+        for block in board.blocks.values():
+            if block.motion is None and block.breaking is None and materials[block.material].slides:
+                slide[block.cy * cols + block.cx] = 1
+        return slide
+
+
+def _in_line(cells: list[tuple[int, int]]) -> bool:
+    """Are the cells side by side in one row or one column?"""
+    xs = sorted(c[0] for c in cells)
+    ys = sorted(c[1] for c in cells)
+    if len(set(ys)) == 1:
+        return all(xs[i] + 1 == xs[i + 1] for i in range(len(xs) - 1))
+    if len(set(xs)) == 1:
+        return all(ys[i] + 1 == ys[i + 1] for i in range(len(ys) - 1))
+    return False
+
+
+def make_bot(name: str, seed: int) -> Bot:
+    """A bot by name ("lazy" or "competent") with its own seeded choices."""
+    if name == "lazy":
+        return LazyBot(seed)
+    if name == "competent":
+        return CompetentBot(seed)
+    raise ValueError(f"bot: unknown bot {name!r}; one of {BOT_NAMES}")

@@ -1,0 +1,24 @@
+"""The canonical event log and its hash.
+
+The log hash is chained per frame: h₋₁ = SHA-256 of b"floe-versus-log", and
+hₖ = SHA-256(hₖ₋₁ ‖ canonical([k, records of frame k])). A chain (rather than one digest over the
+whole log) keeps the running hash a plain string, so it rolls back with a snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from rules.synctest import canonical_encoding
+
+from .events import Record, record_plain
+
+GENESIS_HASH = hashlib.sha256(b"floe-versus-log").hexdigest()
+
+
+def chain_hash(previous: str, frame: int, records: Sequence[Record]) -> str:
+    """The log hash after frame `frame`, given the hash before it."""
+    digest = hashlib.sha256(bytes.fromhex(previous))
+    digest.update(canonical_encoding([frame, [record_plain(r) for r in records]]))
+    return digest.hexdigest()

@@ -1,0 +1,67 @@
+"""Every number of the versus rules in one table; the rules and `floe rules` read it from here.
+
+Frames are 1/60 s (13 of the arcade's main-loop passes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FRAME_HZ = 60
+
+
+@dataclass(frozen=True)
+class AttackTable:
+    """Attack units, the queue and the landings (see ../shared/DESIGN.md, "Versus")."""
+
+    #: Units for crushing 1, 2, 3, 4+ Sno-Bees with one slide.
+    crush: tuple[int, ...] = (1, 2, 4, 6)
+    #: A diamond line, and a line against the wall.
+    line: int = 6
+    line_wall: int = 4
+    #: A stunned Sno-Bee eaten, an egg broken.
+    eat: int = 1
+    egg: int = 1
+    #: A round clear, plus a tier per time bonus (bonus points, extra units), best first.
+    round_clear: int = 4
+    round_clear_tiers: tuple[tuple[int, int], ...] = ((5000, 4), (2000, 3), (1000, 2), (500, 1))
+    #: An attack within this many frames of the sender's previous one adds `chain_bonus`.
+    chain_frames: int = 90
+    chain_bonus: int = 1
+    #: Pending attacks land this many frames after they are sent (the telegraph).
+    fuse_frames: int = 150
+    #: At most this many units land in one landing; the rest waits for the next frame.
+    landing_cap: int = 8
+    #: Landing kinds by the units of one landing: garbage up to here, nuisance up to here, else gems.
+    garbage_max: int = 3
+    nuisance_max: int = 5
+    #: Garbage lands at least this many cells (Chebyshev) from the receiver's player.
+    garbage_min_distance: int = 2
+    #: Counter gems: units − gem_offset gems, each counting down from gem_count, one step per gem_step_frames.
+    gem_offset: int = 3
+    gem_count: int = 5
+    gem_step_frames: int = 120
+    #: Margin time: from this frame on, units × margin_num / margin_den (rounded down, at least 1).
+    margin_from_frame: int = 2 * 60 * FRAME_HZ
+    margin_num: int = 3
+    margin_den: int = 2
+
+
+@dataclass(frozen=True)
+class VersusRules:
+    """A versus ruleset: the attack table plus match-level settings."""
+
+    attack: AttackTable = field(default_factory=AttackTable)
+    #: The time limit in frames (default 3 minutes); at it the highest score wins.
+    time_limit_frames: int = 3 * 60 * FRAME_HZ
+    #: Lives per seat.
+    lives: int = 3
+    #: Pengo's skill DIP for every board.
+    skill: int = 1
+
+
+#: The default ruleset.
+VERSUS_RULES = VersusRules()
+#: The name and version pinned in replays: a rule change that alters outcomes bumps the version.
+RULESET_NAME = "pengo-versus"
+RULESET_VERSION = 1
