@@ -392,7 +392,9 @@ def run(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suites and print the report."""
-    parser = argparse.ArgumentParser(prog="python -m bench.versus_balance", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.versus_balance", description=(__doc__ or "").split("\n")[0]
+    )
     parser.add_argument("--matches", type=int, default=200, help="matches per suite (default 200)")
     parser.add_argument("--workers", type=int, default=multiprocessing.cpu_count(), help="processes")
     parser.add_argument("--seed", type=lambda s: int(s, 0), default=0x5EED, help="base seed")
@@ -421,9 +423,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("settings: " + ", ".join(args.set))
     table: AttackTable = rules.attack
     print(
-        f"rules: lives {rules.lives}, skill {rules.skill}, time limit {rules.time_limit_frames // FRAME_HZ} s; "
+        f"rules: lives {rules.lives}, skill {rules.skill}, "
+        f"time limit {rules.time_limit_frames // FRAME_HZ} s; "
         f"crush {table.crush}, line {table.line}/{table.line_wall}, eat {table.eat}, egg {table.egg}, "
-        f"round clear {table.round_clear}+tiers, chain +{table.chain_bonus}, fuse {table.fuse_frames} frames, "
+        f"round clear {table.round_clear}+tiers, chain +{table.chain_bonus}, "
+        f"fuse {table.fuse_frames} frames, "
         f"cap {table.landing_cap}, garbage ≤{table.garbage_max}, nuisance ≤{table.nuisance_max}, "
         f"gems {table.gem_count}×{table.gem_step_frames} frames"
     )

@@ -232,8 +232,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
     for seat, flow in enumerate(attack_flow(records, len(names))):
         landed = ", ".join(f"{kind} {count}" for kind, count in sorted(flow.landings.items())) or "none"
         why = ", ".join(f"{reason} {count}" for reason, count in sorted(flow.reasons.items())) or "none"
-        print(f"  seat {seat}: attacks {flow.attacks} ({flow.units_earned} units, {flow.chains} chained; {why})"
-              f"; offset {flow.offset_units}; sent {flow.packets_sent} packets / {flow.units_sent} units; "
+        print(f"  seat {seat}: attacks {flow.attacks} ({flow.units_earned} units, {flow.chains} chained; "
+              f"{why}); offset {flow.offset_units}; "
+              f"sent {flow.packets_sent} packets / {flow.units_sent} units; "
               f"received {flow.packets_received} / {flow.units_received}; landed {flow.units_landed} units "
               f"({landed})", file=out)
     replay = record(match)
@@ -299,8 +300,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         failed += not ok
         prefix = "" if show_bar else f"[{index}/{len(paths)}] "
         print(f"{prefix}{path}: {'' if ok else 'FAILED '}{text}", file=out)
-    print(f"verified {len(paths) - failed} of {len(paths)} replays" + (f"; {failed} failed" if failed else ""),
-          file=out)
+    summary = f"verified {len(paths) - failed} of {len(paths)} replays"
+    print(summary + (f"; {failed} failed" if failed else ""), file=out)
     return 1 if failed else 0
 
 
@@ -417,11 +418,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     from protocol.replay_codec import MAX_REPLAY_BYTES
     from rules.versus.replay import MAX_REPLAY_FRAMES
 
-    match = subparsers.add_parser("match", help="run a headless versus match between bots and write its replay")
+    match = subparsers.add_parser("match", help="run a headless versus match between bots; write its replay")
     match.add_argument("--bots", default="random,random",
                        help="comma-separated bots, one per seat (2-4): competent, lazy (rules.versus.bots) "
                             "or random (built in); default random,random")
-    match.add_argument("--seed", type=_positive_int, default=1, help="match seed, decimal or 0x hex (default 1)")
+    match.add_argument("--seed", type=_positive_int, default=1,
+                       help="match seed, decimal or 0x hex (default 1)")
     match.add_argument("--seats", default=None, help="comma-separated seat names (default: the bot names)")
     match.add_argument("--out", default=None, metavar="FILE.replay", help="write the replay (msgpack) here")
     match.add_argument("--log", action="store_true", help="print every record of the log, frame by frame")
@@ -431,7 +433,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     match.add_argument("--difficulty", default="arcade", help="board difficulty (default arcade)")
     match.set_defaults(versus_run=_cmd_match)
 
-    verify = subparsers.add_parser("verify", help="re-simulate replays and check their results and log hashes")
+    verify = subparsers.add_parser("verify", help="re-simulate replays; check their results and log hashes")
     verify.add_argument("files", nargs="+", metavar="FILE", help="replay files")
     verify.add_argument("--max-frames", type=int, default=MAX_REPLAY_FRAMES,
                         help=f"refuse replays longer than this (default {MAX_REPLAY_FRAMES})")
@@ -440,7 +442,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify.add_argument("--no-progress", action="store_true", help="no progress bar, one line per file")
     verify.set_defaults(versus_run=_cmd_verify)
 
-    rules = subparsers.add_parser("rules", help="print the attack table, the versus settings and Pengo's numbers")
+    rules = subparsers.add_parser("rules", help="print the attack table, versus settings and Pengo's numbers")
     rules.set_defaults(versus_run=_cmd_rules)
 
 

@@ -4,16 +4,17 @@
     replay = decode_replay(data)            # raises ReplayDecodeError (a ValueError) for bad bytes
 
 Decoding is bounded: input over `max_bytes` (default 4 MiB) is refused before it is parsed, msgpack's
-own limits (string, array and map lengths) follow from the input's length, and anything that is not a replay's plain data (bin or
-ext values, non-string map keys, trailing bytes, missing or wrongly typed fields) is refused with a
-message naming what is wrong. Whether the rules reproduce the replay is `rules.versus.replay.verify`.
+own limits (string, array and map lengths) follow from the input's length, and anything that is not
+a replay's plain data (bin or ext values, non-string map keys, trailing bytes, missing or wrongly
+typed fields) is refused with a message naming what is wrong. Whether the rules reproduce the replay
+is `rules.versus.replay.verify`'s question.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 
 from rules.versus.replay import Replay
 

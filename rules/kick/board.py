@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from .config import ConfigError, KickGoal, KickMaterial
+from .config import ConfigError, KickGoal, KickMaterial, check_integer, check_number
 from .events import BreakStart, Broken, Crack, KickBoardEvent, SlideStart, SlideStep, SlideStop
 from .geometry import CELL_PX, DIRECTIONS, STEP, Cell, Direction
 from .tables import PENGO_LOOP_HZ
@@ -268,16 +268,10 @@ class KickBoard:
     """A sliding-block board. Pure and deterministic: push, break_block, hatch and tick change it."""
 
     def __init__(self, config: KickBoardConfig) -> None:
-        if isinstance(config.cols, bool) or not isinstance(config.cols, int) or not 1 <= config.cols <= 1000:
-            raise ConfigError(f"cols: must be an integer from 1 to 1000, got {config.cols!r}")
-        if isinstance(config.rows, bool) or not isinstance(config.rows, int) or not 1 <= config.rows <= 1000:
-            raise ConfigError(f"rows: must be an integer from 1 to 1000, got {config.rows!r}")
-        if not 0.1 <= config.slide_speed <= 1000:
-            raise ConfigError(
-                f"slide_speed: must be 0.1 to 1000 cells per second, got {config.slide_speed!r}"
-            )
-        if not 0 <= config.break_seconds <= 30:
-            raise ConfigError(f"break_seconds: must be 0 to 30, got {config.break_seconds!r}")
+        check_integer("cols", config.cols, 1, 1000)
+        check_integer("rows", config.rows, 1, 1000)
+        check_number("slide_speed", config.slide_speed, 0.1, 1000)
+        check_number("break_seconds", config.break_seconds, 0, 30)
         self.cols: int = config.cols
         self.rows: int = config.rows
         self.slide_speed: float = config.slide_speed
@@ -365,15 +359,24 @@ class KickBoard:
         """On the board with nothing resting, shattering or reserved there (sliding blocks ignored)."""
         return 0 <= x < self.cols and 0 <= y < self.rows and not self.grid[y * self.cols + x]
 
-    def passable_for_block(self, x: int, y: int) -> bool:
-        """Can a sliding block enter (x, y): free, or an ice break in its second half ($43A1)."""
+    def passable_for_block(self, x: int, y: int, mover: Block | None = None) -> bool:
+        """Can a block enter (x, y): free, or an ice break in its second half ($43A1).
+
+        A cell that another sliding block covers is not passable either (the arcade has one moving
+        block; with several, blocks must not run through each other).
+        """
         if not (0 <= x < self.cols and 0 <= y < self.rows):
             return False
         block_id = self.grid[y * self.cols + x]
-        if not block_id:
-            return True
-        breaking = self.blocks[block_id].breaking
-        return breaking is not None and breaking.passable is not None and self.now >= breaking.passable
+        if block_id:
+            breaking = self.blocks[block_id].breaking
+            if breaking is None or breaking.passable is None or self.now < breaking.passable:
+                return False
+        if len(self.sliding_blocks) > (0 if mover is None else 1):
+            other = self.sliding(x, y)
+            if other is not None and other is not mover:
+                return False
+        return True
 
     def sliding(self, x: int, y: int) -> Block | None:
         """A sliding block over (x, y): its current cell or the cell it is entering."""
@@ -569,7 +572,10 @@ class KickBoard:
         if motion.stopping:
             step = STEP[motion.dir]
             self._clear_cell(block.cx + step.x, block.cy + step.y, block.id)
-        self._settle(block, block.cx, block.cy)
+        if block.px % CELL_PX == 0 and block.py % CELL_PX == 0:
+            self._settle(block, block.px // CELL_PX, block.py // CELL_PX)
+        else:
+            self._settle(block, block.cx, block.cy)
 
     def _settle(self, block: Block, x: int, y: int) -> None:
         motion = block.motion
@@ -581,6 +587,8 @@ class KickBoard:
         index = y * self.cols + x
         other = self.grid[index]
         if other and other != block.id:
+            if self.blocks[other].breaking is None:
+                raise AssertionError(f"block {block.id} settled on resting block {other}")  # a broken invariant
             self._cancel_break(self.blocks[other])
         self.grid[index] = block.id
         group = self._materials[block.material].group
@@ -645,14 +653,14 @@ class KickBoard:
                     return
             nx, ny = cx + step.x, cy + step.y
             material = self._materials[block.material]
-            if not self.passable_for_block(nx, ny) or (
+            if not self.passable_for_block(nx, ny, block) or (
                 not material.crushes and obstacle is not None and obstacle(nx, ny, block)
             ):
                 self._settle(block, cx, cy)
                 return
             stop = motion.limit is not None and motion.travelled + 1 >= motion.limit
             if not stop:
-                stop = not self.passable_for_block(nx + step.x, ny + step.y) or (
+                stop = not self.passable_for_block(nx + step.x, ny + step.y, block) or (
                     obstacle is not None
                     and not material.crushes
                     and obstacle(nx + step.x, ny + step.y, block)

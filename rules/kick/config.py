@@ -27,7 +27,8 @@ def _fail(name: str, why: str) -> ConfigError:
     return ConfigError(f"{name}: {why}")
 
 
-def _number(name: str, value: object, low: float, high: float) -> float:
+def check_number(name: str, value: object, low: float, high: float) -> float:
+    """A number in [low, high], or ConfigError naming the field."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _fail(name, f"must be a number, got {value!r}")
     if not low <= value <= high:
@@ -35,7 +36,8 @@ def _number(name: str, value: object, low: float, high: float) -> float:
     return float(value)
 
 
-def _integer(name: str, value: object, low: int, high: int) -> int:
+def check_integer(name: str, value: object, low: int, high: int) -> int:
+    """An integer in [low, high] (not a bool), or ConfigError naming the field."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail(name, f"must be an integer, got {value!r}")
     if not low <= value <= high:
@@ -298,10 +300,10 @@ def normalize_config(config: KickConfig) -> KickConfig:
             raise _fail(f"materials[{index}].id", "must be a non-empty string")
         if material.id in materials:
             raise _fail(f"materials[{index}].id", f"duplicate material {material.id!r}")
-        _integer(f"materials[{index}].hits", material.hits, 1, 1000)
+        check_integer(f"materials[{index}].hits", material.hits, 1, 1000)
         if material.max_slide is not None:
-            _integer(f"materials[{index}].max_slide", material.max_slide, 1, 1000)
-        _integer(f"materials[{index}].break_score", material.break_score, 0, 10**9)
+            check_integer(f"materials[{index}].max_slide", material.max_slide, 1, 1000)
+        check_integer(f"materials[{index}].break_score", material.break_score, 0, 10**9)
         materials[material.id] = material
     enemies = {}
     for index, enemy in enumerate(config.enemies):
@@ -309,7 +311,7 @@ def normalize_config(config: KickConfig) -> KickConfig:
             raise _fail(f"enemies[{index}].id", f"must be a unique non-empty string, got {enemy.id!r}")
         if enemy.brain not in BRAINS:
             raise _fail(f"enemies[{index}].brain", f"unknown brain {enemy.brain!r}; one of {BRAINS}")
-        _number(f"enemies[{index}].speed_scale", enemy.speed_scale, 0.01, 100)
+        check_number(f"enemies[{index}].speed_scale", enemy.speed_scale, 0.01, 100)
         enemies[enemy.id] = enemy
     legend = dict(config.legend)
     for ch, entry in legend.items():
@@ -329,13 +331,13 @@ def normalize_config(config: KickConfig) -> KickConfig:
         for attr in ("enemy_speed", "angry_speed"):
             value = getattr(level, attr)
             if value is not None:
-                _number(f"{where}.{attr}", value, 0.01, 1000)
+                check_number(f"{where}.{attr}", value, 0.01, 1000)
         for attr in ("angry_below", "eggs", "active"):
             value = getattr(level, attr)
             if value is not None:
-                _integer(f"{where}.{attr}", value, 0, 1000)
+                check_integer(f"{where}.{attr}", value, 0, 1000)
         if level.period is not None:
-            _integer(f"{where}.period", level.period, 1, 255)
+            check_integer(f"{where}.period", level.period, 1, 255)
     if not config.levels:
         raise _fail("levels", "at least one level is required")
     if config.map is None and config.generator is None and all(lv.map is None for lv in config.levels):
@@ -349,51 +351,51 @@ def normalize_config(config: KickConfig) -> KickConfig:
         for material_id, count in gen.specials:
             if material_id not in materials:
                 raise _fail("generator.specials", f"unknown material {material_id!r}")
-            _integer("generator.specials.count", count, 0, 100)
-        cols = _integer("cols", config.cols, 3, 999)
-        rows = _integer("rows", config.rows, 3, 999)
+            check_integer("generator.specials.count", count, 0, 100)
+        cols = check_integer("cols", config.cols, 3, 999)
+        rows = check_integer("rows", config.rows, 3, 999)
         if cols % 2 == 0:
             raise _fail("cols", f"a generated board needs an odd width, got {cols}")
         if rows % 2 == 0:
             raise _fail("rows", f"a generated board needs an odd height, got {rows}")
     else:
         if config.cols is not None:
-            _integer("cols", config.cols, 1, 1000)
+            check_integer("cols", config.cols, 1, 1000)
         if config.rows is not None:
-            _integer("rows", config.rows, 1, 1000)
-    _number("player.speed", config.player.speed, 0.1, 1000)
-    _number("slide_speed", config.slide_speed, 0.1, 1000)
-    _number("shatter_seconds", config.shatter_seconds, 0, 30)
-    _number("chew_seconds", config.chew_seconds, 0, 30)
-    _number("hatch_seconds", config.hatch_seconds, 0, 60)
-    _number("hatch_pause_seconds", config.hatch_pause_seconds, 0, 60)
-    _number("stun.seconds", config.stun.seconds, 0, 60)
-    _number("stun.blink_seconds", config.stun.blink_seconds, 0, 60)
-    _number("flee_speed", config.flee_speed, 0.1, 1000)
-    _number("dodge_speed", config.dodge_speed, 0.1, 1000)
-    _number("contact", config.contact, 0, 2)
-    _integer("lives", config.lives, 1, 99)
-    _integer("level", config.level, 1, 10_000)
-    _integer("seed", config.seed, 0, 0xFFFF)
+            check_integer("rows", config.rows, 1, 1000)
+    check_number("player.speed", config.player.speed, 0.1, 1000)
+    check_number("slide_speed", config.slide_speed, 0.1, 1000)
+    check_number("shatter_seconds", config.shatter_seconds, 0, 30)
+    check_number("chew_seconds", config.chew_seconds, 0, 30)
+    check_number("hatch_seconds", config.hatch_seconds, 0, 60)
+    check_number("hatch_pause_seconds", config.hatch_pause_seconds, 0, 60)
+    check_number("stun.seconds", config.stun.seconds, 0, 60)
+    check_number("stun.blink_seconds", config.stun.blink_seconds, 0, 60)
+    check_number("flee_speed", config.flee_speed, 0.1, 1000)
+    check_number("dodge_speed", config.dodge_speed, 0.1, 1000)
+    check_number("contact", config.contact, 0, 2)
+    check_integer("lives", config.lives, 1, 99)
+    check_integer("level", config.level, 1, 10_000)
+    check_integer("seed", config.seed, 0, 0xFFFF)
     if not config.crush_scores:
         raise _fail("crush_scores", "at least one score is required")
     for value in config.crush_scores:
-        _integer("crush_scores", value, 0, 10**9)
+        check_integer("crush_scores", value, 0, 10**9)
     for seconds_field in ("draw_seconds", "ready_seconds", "death_seconds", "clear_seconds"):
-        _number(seconds_field, getattr(config, seconds_field), 0, 600)
+        check_number(seconds_field, getattr(config, seconds_field), 0, 600)
     for attr in ("flee_all_seconds", "last_flee_seconds", "wall_shake_seconds"):
         value = getattr(config, attr)
         if value is not None:
-            _number(attr, value, 0, 10_000)
+            check_number(attr, value, 0, 10_000)
     difficulty = config.difficulty
-    _number("difficulty.speed", difficulty.speed, 0.05, 20)
-    _number("difficulty.population", difficulty.population, 0, 20)
-    _integer("difficulty.active", difficulty.active, -100, 100)
-    _number("difficulty.patience", difficulty.patience, 0.05, 20)
+    check_number("difficulty.speed", difficulty.speed, 0.05, 20)
+    check_number("difficulty.population", difficulty.population, 0, 20)
+    check_integer("difficulty.active", difficulty.active, -100, 100)
+    check_number("difficulty.patience", difficulty.patience, 0.05, 20)
     if config.line is not None:
         if config.line.group not in {m.group for m in config.materials if m.group}:
             raise _fail("line.group", f"no material has group {config.line.group!r}")
-        _integer("line.length", config.line.length, 2, 1000)
+        check_integer("line.length", config.line.length, 2, 1000)
     if config.deal not in ("stream", "per-level"):
         raise _fail("deal", f"must be 'stream' or 'per-level', got {config.deal!r}")
     if config.timing not in ("arcade", "seconds"):

@@ -79,6 +79,8 @@ from .events import (
     Shake,
     Stun,
     Vanish,
+    from_plain,
+    to_plain,
 )
 from .geometry import CELL_PX, DIRECTIONS, OPPOSITE, STEP, Cell, Direction
 from .maze import deal_act, pengo_start
@@ -1615,6 +1617,7 @@ class KickGame:
         s["carve"] = [list(c) for c in self.carve]
         s["death_cause"] = getattr(self, "_death_cause", "enemy")
         s["line_stun"] = getattr(self, "_line_stun", True)
+        s["events"] = [to_plain(e) for e in self._events]
         return {
             "s": s,
             "board": self.board.snapshot(),
@@ -1656,6 +1659,7 @@ class KickGame:
         self.board = KickBoard(board_config)
         self.board.restore(snap["board"])
         self._events.clear()
+        self._events.extend(from_plain(e) for e in s["events"])
         self.board._pending = cast(list[KickBoardEvent], self._events)
         self.board.on_stop = self._on_stop
         self.rng.state = snap["rng"]

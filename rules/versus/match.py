@@ -135,8 +135,9 @@ class VersusMatch:
         self.board_levels = [game.level for game in self.games]
         self.result: MatchResult | None = None
         self._just_out: list[int] = []
-        #: Each seat's move list: [frame, input byte] whenever the byte changes (the replay's moves).
-        self.moves: list[list[list[int]]] = [[] for _ in range(count)]
+        #: Each seat's move list, (frame, input byte) whenever the byte changes: the replay's moves.
+        #: Kept as immutable tuples so a snapshot shares them instead of copying.
+        self._moves: list[tuple[tuple[int, int], ...]] = [() for _ in range(count)]
         self._last_input = [NEUTRAL] * count
         #: The chained SHA-256 of the canonical event log so far (see log_hash).
         self.log_hash = GENESIS_HASH
@@ -145,6 +146,11 @@ class VersusMatch:
     def seats(self) -> int:
         """The number of seats."""
         return len(self.names)
+
+    @property
+    def moves(self) -> list[list[list[int]]]:
+        """Each seat's move list as [frame, input byte] pairs (a copy)."""
+        return [[[frame, value] for frame, value in seat] for seat in self._moves]
 
     @property
     def finished(self) -> bool:
@@ -170,7 +176,7 @@ class VersusMatch:
         for seat, value in enumerate(inputs):
             if value != self._last_input[seat]:
                 self._last_input[seat] = value
-                self.moves[seat].append([frame, value])
+                self._moves[seat] = (*self._moves[seat], (frame, value))
         for seat, value in enumerate(inputs):
             if not self.alive[seat]:
                 continue
@@ -450,7 +456,7 @@ class VersusMatch:
             "gems": [[list(g) for g in gems] for gems in self.gems],
             "board_levels": list(self.board_levels),
             "result": None if self.result is None else self.result.plain(),
-            "moves": [len(m) for m in self.moves],
+            "moves": list(self._moves),
             "last_input": list(self._last_input),
             "log_hash": self.log_hash,
         }
@@ -473,7 +479,9 @@ class VersusMatch:
         self.board_levels = list(snap["board_levels"])
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
         self._just_out = []
-        for moves, length in zip(self.moves, snap["moves"], strict=True):
-            del moves[length:]
+        self._moves = [
+            seat if isinstance(seat, tuple) else tuple((frame, value) for frame, value in seat)
+            for seat in snap["moves"]
+        ]
         self._last_input = list(snap["last_input"])
         self.log_hash = snap["log_hash"]

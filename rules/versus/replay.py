@@ -468,8 +468,9 @@ def verify(replay: Replay, max_frames: int = MAX_REPLAY_FRAMES) -> Verdict:
         step = match.step
         for frame in range(replay.final_frame):
             if match.result is not None:
-                return Verdict(False, f"the match ended on frame {match.frame}, before the replay's final "
-                                      f"frame {replay.final_frame}", match.result, match.log_hash, match.frame)
+                reason = (f"the match ended on frame {match.frame}, before the replay's final frame "
+                          f"{replay.final_frame}")
+                return Verdict(False, reason, match.result, match.log_hash, match.frame)
             change = changes.get(frame)
             if change is not None:
                 for seat, value in change:

@@ -109,7 +109,7 @@ def test_golden_replay_bytes_are_canonical(name: str) -> None:
 
 
 def test_first_difference_names_the_line() -> None:
-    """A tampered golden replay (seat 0 forfeits on frame 100) is reported by the first trace line that differs."""
+    """A tampered golden replay (seat 0 forfeits on frame 100) is reported by its first differing line."""
     import dataclasses
 
     from rules.versus.inputs import FORFEIT

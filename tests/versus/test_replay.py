@@ -6,7 +6,7 @@ import dataclasses
 from functools import cache
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from protocol.replay_codec import MAX_REPLAY_BYTES, ReplayDecodeError, decode_replay, encode_replay
@@ -30,7 +30,8 @@ from rules.versus.tables import RULESET_NAME, RULESET_VERSION, AttackTable, Vers
 from .helpers import random_inputs, run
 
 #: Attacks worth more, landing sooner: a short random match then exchanges garbage, nuisance and gems.
-BUSY = VersusConfig(VersusRules(attack=AttackTable(egg=6, crush=(4, 6, 8, 8), eat=2, fuse_frames=40), lives=5))
+BUSY = VersusConfig(VersusRules(attack=AttackTable(egg=6, crush=(4, 6, 8, 8), eat=2, fuse_frames=40),
+                                lives=5))
 #: A seed whose random-input match under BUSY lands all three kinds.
 BUSY_SEED = 6
 
@@ -356,7 +357,7 @@ def _unknown_byte(moves: Moves, final: int) -> Moves:
 
 
 def _bool_byte(moves: Moves, final: int) -> Moves:
-    return [(moves[0][0], True), *moves[1:]]  # type: ignore[list-item]
+    return [(moves[0][0], True), *moves[1:]]
 
 
 def _redundant_move(moves: Moves, final: int) -> Moves:
@@ -424,7 +425,7 @@ def test_oversize_replays_are_rejected_before_simulating() -> None:
 
 
 def test_a_simulation_that_ends_early_or_late_fails() -> None:
-    """A final frame after the real end, or before it, fails: the simulation runs exactly final_frame frames."""
+    """A final frame after the real end, or before it, fails: exactly final_frame frames are simulated."""
     replay = recorded()
     late = verify(dataclasses.replace(replay, final_frame=replay.final_frame + 30))
     assert not late.ok and "ended on frame" in late.reason and late.frames == replay.final_frame
@@ -434,7 +435,7 @@ def test_a_simulation_that_ends_early_or_late_fails() -> None:
 
 
 def test_errors_inside_become_a_failed_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An exception while simulating (or on a nonsense replay) is a failed verdict with its reason, not a crash."""
+    """An exception while simulating (or a nonsense replay) is a failed verdict with its reason."""
     def broken(self: VersusMatch, inputs: Any) -> Any:
         raise RuntimeError("boom")
 
@@ -451,7 +452,7 @@ def test_errors_inside_become_a_failed_verdict(monkeypatch: pytest.MonkeyPatch) 
 def test_busy_config_exercises_every_landing_kind() -> None:
     """The recorded match used by these tests lands garbage, nuisance and gems (so the hash covers them)."""
     match = VersusMatch(BUSY, BUSY_SEED)
-    kinds = set()
+    kinds: set[str] = set()
     for row in random_inputs(BUSY_SEED, 2, 20_000):
         if match.finished:
             break
@@ -459,7 +460,7 @@ def test_busy_config_exercises_every_landing_kind() -> None:
     assert kinds == {"garbage", "nuisance", "gems"}
 
 
-# ---- SyncTest -----------------------------------------------------------------------------------------------
+# ---- SyncTest ---------------------------------------------------------------------------------------------
 
 
 def _plain_step(match: VersusMatch, row: list[int]) -> list[dict[str, Any]]:
@@ -470,6 +471,7 @@ def _plain_step(match: VersusMatch, row: list[int]) -> list[dict[str, Any]]:
 
 #: Windows of the BUSY_SEED match checked by SyncTest: (first frame, last frame, records that must occur).
 SYNC_WINDOWS = [
+    (0, 150, {"level-start"}),  # from the first frame: the boards' first events roll back too
     (1100, 1760, {"attack", "queued", "landing", "gem-count", "gem-thaw"}),  # gems, garbage, the thaw
     (2400, 2500, {"attack", "queued", "landing"}),  # nuisance: an egg hidden in ice
     (3800, 3900, {"seat-out", "match-end"}),  # the end, and frames stepped after it
@@ -482,7 +484,7 @@ def test_synctest_of_a_versus_match_with_rollback_8(first: int, last: int, kinds
     inputs = random_inputs(BUSY_SEED, 2, last)
 
     def make() -> VersusMatch:
-        # Frames before the window are stepped here (frame 0 too: see the xfail test below).
+        # Frames before the window are stepped here.
         match = VersusMatch(BUSY, BUSY_SEED)
         for row in inputs[:first]:
             match.step(row)
@@ -495,9 +497,6 @@ def test_synctest_of_a_versus_match_with_rollback_8(first: int, last: int, kinds
     assert kinds <= {r["kind"] for row in window for r in _plain_step(straight, row)}
 
 
-@pytest.mark.xfail(strict=True, reason="match.py bug: the boards' constructor events (level-start) are "
-                                       "logged on frame 0 but not in the snapshot, so a rollback to frame 0 "
-                                       "re-logs frame 0 without them and the log hash diverges")
 def test_a_rollback_to_frame_0_keeps_the_log_hash() -> None:
     """Restoring the frame-0 snapshot and re-stepping frame 0 gives the same records and log hash."""
     match = VersusMatch(seed=3)
