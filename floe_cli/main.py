@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from rules.kick.config import ConfigError
 
+from . import versus_cmds
 from .controls import HOLD_SECONDS
 from .games import PRESETS, GameChoice, make_game, parse_seed
 from .players import PLAYER_KINDS
@@ -48,12 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--script", default=None,
                       help='non-interactive: keys l r u d (move), k (kick), . (none), e.g. "llll kk dd"')
     play.add_argument("--frames-per-key", type=int, default=8, help="frames per script key (default 8)")
-    try:
-        from . import versus_cmds
-
-        versus_cmds.register(commands)
-    except ImportError:  # the versus side (rules.versus, protocol) is missing or not installed
-        pass
+    versus_cmds.register(commands)
     return parser
 
 
@@ -67,8 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "versus_run", None) is not None:
-        from . import versus_cmds
-
         return versus_cmds.run(args)
     choice = GameChoice(args.preset, args.seed, args.level, args.skill)
     try:

@@ -246,6 +246,7 @@ class KickConfig:
     death_seconds: float = 2.1
     clear_seconds: float = 2.7
     difficulty: KickDifficulty = field(default_factory=KickDifficulty)
+    #: The seed: its low 16 bits start the arcade's stream; a per-level deal mixes all 32 bits.
     seed: int = 1
     invulnerable: bool = False
     #: "arcade": durations run on the global pass counter's ticks as the listing times them (Pengo);
@@ -376,7 +377,7 @@ def normalize_config(config: KickConfig) -> KickConfig:
     check_number("contact", config.contact, 0, 2)
     check_integer("lives", config.lives, 1, 99)
     check_integer("level", config.level, 1, 10_000)
-    check_integer("seed", config.seed, 0, 0xFFFF)
+    check_integer("seed", config.seed, 0, 0xFFFFFFFF)
     if not config.crush_scores:
         raise _fail("crush_scores", "at least one score is required")
     for value in config.crush_scores:

@@ -15,13 +15,19 @@ _MIX_MUL = 40503
 _MIX_ADD = 0x6F4B
 
 
+def mix_seed(seed: int, salt: int) -> int:
+    """A 16-bit seed in the ROM seed's class, mixed from a 32-bit seed and a salt."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 0xFFFFFFFF:
+        raise ValueError(f"seed: must be an integer from 0 to 2**32 - 1, got {seed!r}")
+    mixed = ((seed ^ (seed >> 16)) & 0xFFFF) * _MIX_MUL + (seed >> 16) + salt * _MIX_ADD
+    mixed ^= mixed >> 7
+    mixed = (mixed * _MIX_MUL + _MIX_ADD + (seed & 0xFFFF)) & 0xFFFF
+    mixed ^= mixed >> 5
+    return (mixed & 0xFFFC) | 0x0002
+
+
 def level_deal_seed(seed: int, level: int) -> int:
-    """The 16-bit seed that level `level` (1-based) is dealt from, for a match seed."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed: must be an integer, got {seed!r}")
+    """The 16-bit seed that level `level` (1-based) is dealt from, for a 32-bit match seed."""
     if isinstance(level, bool) or not isinstance(level, int) or level < 1:
         raise ValueError(f"level: must be a positive integer, got {level!r}")
-    mixed = (seed & 0xFFFF) * _MIX_MUL + level * _MIX_ADD
-    mixed ^= mixed >> 7
-    mixed = (mixed * _MIX_MUL + _MIX_ADD) & 0xFFFF
-    return (mixed & 0xFFFC) | 0x0002
+    return mix_seed(seed, level)

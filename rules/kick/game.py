@@ -247,7 +247,7 @@ class KickGame:
         self._special_materials = (
             {m for m, _ in self.config.generator.specials} if self.config.generator else set()
         )
-        self.rng = KickRandom(self.config.seed or 1)
+        self.rng = KickRandom((self.config.seed & 0xFFFF) or 1)
         self._events: list[KickEvent] = []
         self.reset()
 
@@ -270,7 +270,7 @@ class KickGame:
     def reset(self) -> None:
         """Start a new game at the configured level."""
         config = self.config
-        self.rng.state = config.seed or 1
+        self.rng.state = (config.seed & 0xFFFF) or 1
         self._events.clear()
         self.score = 0
         self.lives = config.lives

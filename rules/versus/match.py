@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules.kick.config import KickConfig, KickDifficultyName, KickMaterial
+from rules.kick.deal import mix_seed
 from rules.kick.events import Crush, EggBroken, KickEvent, Line, RoundClear
 from rules.kick.events import Eat as EatEvent
 from rules.kick.game import KickGame
@@ -51,6 +52,8 @@ from .tables import VERSUS_RULES, VersusRules
 COUNTER_GEM = KickMaterial(
     "counter-gem", slides=False, breaks_when_blocked=False, enemy_breakable=False, holds_eggs=False
 )
+#: The salt of the garbage stream's seed (levels use salts 1, 2, …).
+GARBAGE_SALT = 0
 MIN_SEATS = 2
 MAX_SEATS = 4
 OUTCOMES = ("won", "lost", "drawn", "forfeited")
@@ -74,7 +77,9 @@ class VersusConfig:
                 seed=seed & 0xFFFF, lives=self.rules.lives, skill=self.rules.skill, difficulty=self.difficulty
             )
         )
-        return replace(base, deal="per-level", materials=(*base.materials, COUNTER_GEM), name="pengo-versus")
+        return replace(
+            base, seed=seed, deal="per-level", materials=(*base.materials, COUNTER_GEM), name="pengo-versus"
+        )
 
 
 @dataclass(frozen=True)
@@ -129,8 +134,8 @@ class VersusMatch:
         self.pending: list[list[list[int]]] = [[] for _ in range(count)]
         self.next_packet = 1
         self.last_attack: list[int | None] = [None] * count
-        garbage_seed = ((seed >> 16) ^ seed ^ 0x5A5A) & 0xFFFF
-        self.garbage = [KickRandom((garbage_seed & 0xFFFC) | 2) for _ in range(count)]
+        garbage_seed = mix_seed(seed, GARBAGE_SALT)
+        self.garbage = [KickRandom(garbage_seed) for _ in range(count)]
         self.gems: list[list[list[int]]] = [[] for _ in range(count)]
         self.board_levels = [game.level for game in self.games]
         self.result: MatchResult | None = None

@@ -93,7 +93,8 @@ def test_kick_preset_names() -> None:
     ({"cols": 0, "rows": 0}, "cols"),
     ({"slide_speed": -1.0}, "slide_speed"),
     ({"lives": 0}, "lives"),
-    ({"seed": 70000}, "seed"),
+    ({"seed": -1}, "seed"),
+    ({"seed": 2**32}, "seed"),
 ])
 def test_config_validation_names_the_field(changes: dict[str, object], field: str) -> None:
     """Out-of-range config values raise ValueError naming the field, and no game is made."""
