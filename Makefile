@@ -19,6 +19,11 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/pytest
 
+# The match server on http://127.0.0.1:8000 with the embedded store. `python -m server.cli serve` is
+# `floe serve` until floe_cli wires in server/cli.py's subcommand.
+serve: $(STAMP)
+	$(BIN)/python -m server.cli serve --host 127.0.0.1 --port 8000
+
 bench: $(STAMP)
 	$(BIN)/python -m bench.kick_speed
 

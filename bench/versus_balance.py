@@ -40,6 +40,14 @@ SUITES: tuple[str, ...] = ("competent-vs-lazy", "mirror", "mirror-no-attacks")
 #: After a landing, a board counts as "under attack" for this many frames (deaths there are compared).
 AFTER_LANDING_FRAMES = 15 * FRAME_HZ
 LANDING_KINDS: tuple[str, ...] = ("garbage", "nuisance", "gems")
+#: Acts grouped for the deaths-by-act breakdown: (label, first level, last level).
+ACT_GROUPS: tuple[tuple[str, int, int], ...] = (("act 1", 1, 1), ("act 2", 2, 2), ("act 3", 3, 3),
+                                                 ("act 4", 4, 4), ("act 5+", 5, 1 << 30))
+
+
+def act_group(level: int) -> int:
+    """The ACT_GROUPS index of a level."""
+    return next(i for i, (_, low, high) in enumerate(ACT_GROUPS) if low <= level <= high)
 FRAMES_PER_MINUTE = 60 * FRAME_HZ
 
 
@@ -86,6 +94,9 @@ class SeatStats:
     decisions: int = 0
     searches: int = 0
     decide_seconds: float = 0.0
+    #: Frames and deaths by act group (ACT_GROUPS), to compare boards at the same difficulty.
+    group_frames: list[int] = field(default_factory=lambda: [0] * len(ACT_GROUPS))
+    group_deaths: list[int] = field(default_factory=lambda: [0] * len(ACT_GROUPS))
 
 
 @dataclass
@@ -136,13 +147,20 @@ def play_match(suite: str, index: int, base_seed: int, rules: VersusRules = VERS
             stats = seats[seat]
             stats.decide_seconds += clock() - started
             stats.decisions += 1
+        groups = []
         for seat in range(len(names)):
+            group = act_group(match.games[seat].level)
+            groups.append(group)
             if match.alive[seat]:
-                seats[seat].frames += 1
+                stats = seats[seat]
+                stats.frames += 1
+                stats.group_frames[group] += 1
                 if frame <= exposed_until[seat]:
-                    seats[seat].exposed_frames += 1
+                    stats.exposed_frames += 1
         for record in match.step(inputs):
             _count(record, seats, exposed_until, frame)
+            if isinstance(record, BoardRecord) and isinstance(record.event, Death):
+                seats[record.seat].group_deaths[groups[record.seat]] += 1
     for seat, bot in enumerate(bots):
         if isinstance(bot, CompetentBot):
             seats[seat].searches = bot.searches
@@ -220,6 +238,19 @@ def _rate(count: float, frames: float) -> str:
     return f"{count * FRAMES_PER_MINUTE / frames:.2f}" if frames else "n/a"
 
 
+def _won_by_bigger_sender(matches: Sequence[MatchStats]) -> tuple[int, int]:
+    """(matches won by the seat that sent more units, matches with a winner and unequal sending)."""
+    bigger = decided = 0
+    for m in matches:
+        if m.winner is None or len(m.seats) != 2:
+            continue
+        mine, theirs = m.seats[m.winner].sent_units, m.seats[1 - m.winner].sent_units
+        if mine != theirs:
+            decided += 1
+            bigger += mine > theirs
+    return bigger, decided
+
+
 def report(results: Sequence[MatchStats], time_limit: int) -> list[str]:
     """The balance report, one line per entry."""
     lines: list[str] = []
@@ -254,6 +285,11 @@ def report(results: Sequence[MatchStats], time_limit: int) -> list[str]:
         for m in matches:
             reasons[m.reason] = reasons.get(m.reason, 0) + 1
         lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
+        if suite != "mirror-no-attacks":
+            bigger, decided = _won_by_bigger_sender(matches)
+            lines.append(
+                f"won by the seat that sent more attack units: {bigger}/{decided} ({_pct(bigger, decided)})"
+            )
         for bot in ("competent", "lazy"):
             seats = [s for m in matches for s in m.seats if s.bot == bot]
             if not seats:
@@ -281,6 +317,13 @@ def report(results: Sequence[MatchStats], time_limit: int) -> list[str]:
                 f"({_rate(sum(s.landed_units for s in seats), frames)} units/min); kinds: "
                 + ", ".join(f"{k} {kinds[k]} ({_pct(kinds[k], landings)})" for k in LANDING_KINDS)
             )
+            parts = []
+            for i, (label, _low, _high) in enumerate(ACT_GROUPS):
+                group_frames = sum(s.group_frames[i] for s in seats)
+                group_deaths = sum(s.group_deaths[i] for s in seats)
+                minutes = group_frames / FRAMES_PER_MINUTE
+                parts.append(f"{label} {_rate(group_deaths, group_frames)} ({minutes:.0f} min)")
+            lines.append("  deaths/min by act: " + ", ".join(parts))
             exposed = sum(s.exposed_frames for s in seats)
             exposed_deaths = sum(s.exposed_deaths for s in seats)
             if landings:

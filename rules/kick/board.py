@@ -588,7 +588,9 @@ class KickBoard:
         other = self.grid[index]
         if other and other != block.id:
             if self.blocks[other].breaking is None:
-                raise AssertionError(f"block {block.id} settled on resting block {other}")  # a broken invariant
+                raise AssertionError(
+                    f"block {block.id} settled on resting block {other}"
+                )  # a broken invariant
             self._cancel_break(self.blocks[other])
         self.grid[index] = block.id
         group = self._materials[block.material].group

@@ -357,6 +357,7 @@ class KickGame:
         self.hold_round = False
         self.flash_until = 0
         self.life_start = self.clock
+        self._death_cause = "enemy"
         self.last_enemy_told = False
         self.hurry_told = 0
         self.bonus = None
@@ -1200,7 +1201,6 @@ class KickGame:
                     duration = (LINE_WALL_VBLANKS if along_wall else LINE_VBLANKS) * VBLANK_PASSES
                 else:
                     duration = passes_for_seconds(line.pause_seconds)
-                self._line_stun = line.stun
                 self._begin_status("bonus", duration)
 
     def _end_line(self) -> None:
@@ -1615,8 +1615,7 @@ class KickGame:
         s["crush_ids"] = [[k, list(v)] for k, v in self.crush_ids.items()]
         s["start_cell"] = list(self.start_cell)
         s["carve"] = [list(c) for c in self.carve]
-        s["death_cause"] = getattr(self, "_death_cause", "enemy")
-        s["line_stun"] = getattr(self, "_line_stun", True)
+        s["death_cause"] = self._death_cause
         s["events"] = [to_plain(e) for e in self._events]
         return {
             "s": s,
@@ -1641,7 +1640,6 @@ class KickGame:
         self.start_cell = Cell(*s["start_cell"])
         self.carve = tuple(Cell(*c) for c in s["carve"])
         self._death_cause = s["death_cause"]
-        self._line_stun = s["line_stun"]
         level = self.row(self.level)
         self._resolve_level(level, self.act_of(self.level))
         self._map_enemy_cells = self._map_enemies_of(level)

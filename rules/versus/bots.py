@@ -132,6 +132,11 @@ FAR = 99
 SLACK = 2
 #: ... and safe to stop and kick at with this many.
 KICK_SLACK = 3
+#: Fleeing, the free cells Pengo can reach ahead of the Sno-Bees count up to this many.
+ROOM = 12
+#: Near Sno-Bees, each free cell in the 5 × 5 square around a cell is worth this much (open floor
+#: leaves ways out; corridors and dead ends are where Pengo gets caught).
+OPEN_WEIGHT = 0.2
 
 
 class CompetentBot:
@@ -160,8 +165,12 @@ class CompetentBot:
         self._neighbours: list[tuple[tuple[Direction, int], ...]] = []
         self._adjacent: list[tuple[int, ...]] = []
         self._jitter = 0
+        self._open: list[int] = []
+        self._open_grid: list[int] = []
         #: Searches made (for the bench): one per decision at a centre.
         self.searches = 0
+        #: What the last search decided (crush, shake, flee, a goal's kind, ambush): for reading logs.
+        self.intent = ""
 
     # ---- the frame ---------------------------------------------------------------------------------
 
@@ -342,20 +351,24 @@ class CompetentBot:
         # 1. A crush from here.
         shot = self._best_shot(game, x, y)
         if shot is not None:
+            self.intent = "crush"
             self._kick(shot)
             return
         active, stunned = self._enemies(game)
         hunters = [e for e in active if e.state != HATCHING]
         start = y * cols + x
         grid = board.grid
+        self._open = self._openness(grid, cols, rows)
         bee = self._bee_distance(active, grid, cols, rows)
         # 2. A shake on Sno-Bees walking along the border Pengo stands on.
         side = self._shake(game, x, y, hunters, bee, start)
         if side is not None:
+            self.intent = "shake"
             self._kick(side)
             return
         # 3. A Sno-Bee could be here within two steps: make room.
         if bee[start] <= SLACK:
+            self.intent = "flee"
             self.held = self._flee(start, grid, bee)
             return
         # 4. The best goal nearby.
@@ -365,10 +378,14 @@ class CompetentBot:
         best: _Goal | None = None
         best_score = 0.0
         for goal in self._goals(game, hunters, stunned, dist, bee, cols):
-            score = goal.value - 0.6 * dist[goal.cell] + self._noise(goal.cell)
+            cell = goal.cell
+            score = goal.value - 0.6 * dist[cell] + self._noise(cell)
+            if bee[cell] < 8:
+                score += OPEN_WEIGHT * (self._open[cell] - 12)
             if score > best_score:
                 best, best_score = goal, score
         if best is not None:
+            self.intent = best.why
             if best.cell != start:
                 self.held = self._first_step(start, best.cell, parent)
                 return
@@ -376,7 +393,32 @@ class CompetentBot:
                 self._kick(best.kick)
                 return
         # 5. Nothing to do: wait in ambush.
+        self.intent = "ambush"
         self.held = self._ambush(game, start, order, dist, parent, bee, grid)
+
+    def _openness(self, grid: list[int], cols: int, rows: int) -> list[int]:
+        """Free cells in the 5 × 5 square around each cell (corridors score low, open floor high);
+        recomputed only when the resting blocks changed."""
+        if self._open_grid == grid:
+            return self._open
+        width = cols + 1
+        total = [0] * (width * (rows + 1))  # a summed-area table of free cells
+        for y in range(rows):
+            row = 0
+            base = y * cols
+            for x in range(cols):
+                row += not grid[base + x]
+                total[(y + 1) * width + x + 1] = total[y * width + x + 1] + row
+        out = [0] * (cols * rows)
+        for y in range(rows):
+            y0, y1 = max(0, y - 2), min(rows, y + 3)
+            for x in range(cols):
+                x0, x1 = max(0, x - 2), min(cols, x + 3)
+                out[y * cols + x] = (
+                    total[y1 * width + x1] - total[y0 * width + x1] - total[y1 * width + x0] + total[y0 * width + x0]
+                )
+        self._open_grid = list(grid)
+        return out
 
     def _noise(self, cell: int) -> float:
         """A small per-decision tie-breaker for a cell (0 to 0.47), from one draw per search."""
@@ -387,16 +429,19 @@ class CompetentBot:
         self.held = d
 
     def _bee_distance(self, active: list[Enemy], grid: list[int], cols: int, rows: int) -> list[int]:
-        """Steps each cell is from the nearest Sno-Bee over free cells (FAR: none can walk there)."""
+        """Steps each cell is from the nearest Sno-Bee over free cells (FAR: none can walk there).
+
+        A Sno-Bee between two centres counts from both; a hatching one from its egg block, a step late.
+        """
         size = cols * rows
         dist = [FAR] * size
         queue: deque[int] = deque()
         for e in active:
             delay = 1 if e.state == HATCHING else 0
-            for cx, cy in {
+            for cx, cy in (
                 (e.px // CELL_PX, e.py // CELL_PX),
                 ((e.px + CELL_PX - 1) // CELL_PX, (e.py + CELL_PX - 1) // CELL_PX),
-            }:
+            ):
                 cell = cy * cols + cx
                 if 0 <= cell < size and dist[cell] > delay:
                     dist[cell] = delay
@@ -466,7 +511,7 @@ class CompetentBot:
                     or (side == "down" and e.py == bottom)
                 )
                 near = abs(e.px / CELL_PX - x) + abs(e.py / CELL_PX - y)
-                if on_line and e.state == MOVING and 0.9 <= near <= 6:
+                if on_line and e.state == MOVING and 1.6 <= near <= 6:
                     walkers += 1
                 elif near < 2.5:
                     others_close = True
@@ -483,7 +528,7 @@ class CompetentBot:
             if there < 0 or grid[there] or bee[there] < 1:
                 continue
             room = len(self._search(there, grid, bee, 1, 1)[2])
-            score = min(room, 25) + 2 * min(bee[there], 5)
+            score = min(room, ROOM) + 4 * min(bee[there] - 1, 4) + 2 * OPEN_WEIGHT * self._open[there]
             if score > best_score:
                 best, best_score = d, score
         return best
@@ -631,6 +676,8 @@ class CompetentBot:
             score = min(lanes, 10) - 0.3 * reach - 0.5 * abs(min(near, 12) - 5) + self._noise(cell)
             if exits <= 1:
                 score -= 3
+            if near < 8:
+                score += OPEN_WEIGHT * (self._open[cell] - 12)
             if score > best_score:
                 best, best_score = cell, score
         if best == start:

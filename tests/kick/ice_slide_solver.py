@@ -34,7 +34,9 @@ class SearchLimitExceeded(RuntimeError):
     """The search visited more states than its bound allowed."""
 
 
-def solve(room_map: tuple[str, ...] | list[str], max_states: int = MAX_STATES) -> list[tuple[str, ...]] | None:
+def solve(
+    room_map: tuple[str, ...] | list[str], max_states: int = MAX_STATES
+) -> list[tuple[str, ...]] | None:
     """Return the kicks of a shortest solution of room_map, or None when it has none.
 
     Each kick is ``("x,y", direction)``: the column and row (0 at the top left) of the block kicked, and the

@@ -1,7 +1,8 @@
-"""Tests of the Ice Slide rooms (well formed, growing, solvable) and of the breadth-first solver behind them."""
+"""Tests of the Ice Slide rooms (well formed, growing, solvable) and of the breadth-first solver."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import pytest
@@ -19,15 +20,58 @@ ROOM_IDS = [room.name for room in ICE_SLIDE_ROOMS]
 
 
 @cache
-def min_kicks(index: int) -> int:
-    """The number of kicks of the solver's shortest solution of room index (-1 when unsolvable)."""
+def solution(index: int) -> tuple[tuple[str, ...], ...] | None:
+    """The solver's shortest solution of room index (solved once per test session)."""
     kicks = solve(ICE_SLIDE_ROOMS[index].map)
+    return None if kicks is None else tuple(kicks)
+
+
+def min_kicks(index: int) -> int:
+    """The number of kicks of the shortest solution of room index (-1 when unsolvable)."""
+    kicks = solution(index)
     return -1 if kicks is None else len(kicks)
 
 
-def cells(room: IceSlideRoom, chars: str) -> list[tuple[int, int]]:
-    """The (x, y) cells of room holding any of chars."""
-    return [(x, y) for y, row in enumerate(room.map) for x, ch in enumerate(row) if ch in chars]
+def cells(room_map: Sequence[str], chars: str) -> list[tuple[int, int]]:
+    """The (x, y) cells of room_map holding any of chars."""
+    return [(x, y) for y, row in enumerate(room_map) for x, ch in enumerate(row) if ch in chars]
+
+
+def replay(room_map: tuple[str, ...], kicks: Sequence[tuple[str, ...]]) -> bool:
+    """Play kicks on room_map by the rules (ice fixed, enemies ignored); True when every goal ends covered."""
+    grid = [list(row) for row in room_map]
+    width, height = len(grid[0]), len(grid)
+    steps = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+    player = cells(room_map, "P")[0]
+    goals = cells(room_map, "*")
+    for x, y in cells(room_map, "*Pws"):
+        grid[y][x] = "."
+
+    def free(x: int, y: int) -> bool:
+        """Is (x, y) on the map and empty floor?"""
+        return 0 <= x < width and 0 <= y < height and grid[y][x] == "."
+
+    for cell, direction in kicks:
+        bx, by = (int(part) for part in cell.split(","))
+        dx, dy = steps[direction]
+        stand = (bx - dx, by - dy)
+        seen, todo = {player}, [player]
+        while todo:
+            x, y = todo.pop()
+            for sx, sy in steps.values():
+                if free(x + sx, y + sy) and (x + sx, y + sy) not in seen:
+                    seen.add((x + sx, y + sy))
+                    todo.append((x + sx, y + sy))
+        block = grid[by][bx]
+        if stand not in seen or block not in "GC" or not free(bx + dx, by + dy):
+            return False
+        grid[by][bx] = "."
+        x, y = bx + dx, by + dy
+        while block == "G" and free(x + dx, y + dy):
+            x, y = x + dx, y + dy
+        grid[y][x] = block
+        player = stand
+    return all(grid[y][x] == "G" for x, y in goals)
 
 
 def area(room: IceSlideRoom) -> int:
@@ -48,8 +92,8 @@ def test_room_is_well_formed(room: IceSlideRoom) -> None:
     assert isinstance(room.map, tuple) and room.map
     widths = {len(row) for row in room.map}
     assert len(widths) == 1, f"unequal row widths {sorted(widths)}"
-    assert len(cells(room, "P")) == 1
-    gems, goals = len(cells(room, "G")), len(cells(room, "*"))
+    assert len(cells(room.map, "P")) == 1
+    gems, goals = len(cells(room.map, "G")), len(cells(room.map, "*"))
     assert gems == goals >= 1
     assert set("".join(room.map)) <= LEGEND
 
@@ -57,14 +101,14 @@ def test_room_is_well_formed(room: IceSlideRoom) -> None:
 @pytest.mark.parametrize("room", ICE_SLIDE_ROOMS, ids=ROOM_IDS)
 def test_room_has_obstacles(room: IceSlideRoom) -> None:
     """A room has at least one obstacle besides its gems, so no room is an empty field."""
-    assert cells(room, "#IRCE")
+    assert cells(room.map, "#IRCE")
 
 
 @pytest.mark.parametrize("room", ICE_SLIDE_ROOMS, ids=ROOM_IDS)
 def test_enemies_start_at_least_three_cells_from_the_player(room: IceSlideRoom) -> None:
-    """Every walrus and seal starts at least three cells (Manhattan and Chebyshev) from the player."""
-    (px, py) = cells(room, "P")[0]
-    for x, y in cells(room, "ws"):
+    """Every walrus and seal starts at least three rows or columns away from the player."""
+    (px, py) = cells(room.map, "P")[0]
+    for x, y in cells(room.map, "ws"):
         assert max(abs(x - px), abs(y - py)) >= 3, (x, y)
 
 
@@ -92,8 +136,10 @@ def test_sizes_grow() -> None:
 
 @pytest.mark.parametrize("index", range(len(ICE_SLIDE_ROOMS)), ids=ROOM_IDS)
 def test_room_is_solvable(index: int) -> None:
-    """The solver finds a solution of every room, treating ice as fixed and ignoring enemies."""
-    assert min_kicks(index) >= 1
+    """The solver finds a solution of every room, and replaying its kicks by the rules clears the room."""
+    kicks = solution(index)
+    assert kicks is not None
+    assert replay(ICE_SLIDE_ROOMS[index].map, kicks)
 
 
 def test_minimum_kicks_grow() -> None:
@@ -120,6 +166,8 @@ def test_solver_finds_a_shortest_two_kick_solution() -> None:
     )
     kicks = solve(room)
     assert kicks is not None and len(kicks) == 2
+    assert replay(room, kicks)
+    assert not replay(room, kicks[:1])
 
 
 def test_solver_reports_a_cornered_gem_unsolvable() -> None:
@@ -140,7 +188,7 @@ def test_solver_reports_a_goal_without_stopper_unsolvable() -> None:
 
 
 def test_solver_treats_ice_as_fixed_and_enemies_as_floor() -> None:
-    """Ice stops a gem like steel, and a walrus standing in the way neither blocks the player nor the slide."""
+    """Ice stops a gem like steel, and a walrus in the way blocks neither the player nor the slide."""
     assert solve(("PG.*Iw",)) == [("1,0", "right")]
     assert solve(("PG.*Rw",)) == [("1,0", "right")]
     assert solve(("PGw*E.",)) == [("1,0", "right")]

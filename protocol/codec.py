@@ -1,0 +1,142 @@
+"""The one msgpack codec: messages to bytes, and bytes to messages or a typed `ProtocolError`.
+
+    data = encode(Input(frame=12, input=0x03))
+    message = decode_client(data)           # raises ProtocolError(code, message) for anything else
+
+Decoding checks, in order: the size (before parsing), msgpack itself (no bin or ext values, string
+map keys, no trailing bytes), a map with a string `kind`, a known kind, and the fields (exact types,
+ranges, lengths, no unknown or missing ones). Every failure is a `ProtocolError` carrying an
+`ErrorCode`; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+import msgpack  # type: ignore[import-untyped]
+from pydantic import TypeAdapter, ValidationError
+
+from .errors import ErrorCode
+from .limits import MAX_CLIENT_MESSAGE_BYTES, MAX_SERVER_MESSAGE_BYTES
+from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Error, Message, ServerMessage
+
+__all__ = ["ProtocolError", "decode_client", "decode_server", "encode", "encode_plain", "error_message"]
+
+M = TypeVar("M")
+
+
+class ProtocolError(ValueError):
+    """Bytes that are not a valid message: `code` says which rule they broke, `kind` what they claimed."""
+
+    def __init__(self, code: ErrorCode, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.kind = kind
+
+    def to_message(self) -> Error:
+        """The error message the peer is sent."""
+        return Error(code=self.code.value, message=self.message, ref=self.kind)
+
+
+def error_message(code: ErrorCode, message: str, ref: str | None = None, fatal: bool = False) -> Error:
+    """An `error` message with a code from the closed vocabulary."""
+    return Error(code=code.value, message=message, ref=ref, fatal=fatal)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def to_plain(message: Message) -> dict[str, Any]:
+    """The wire map of a message: `kind` first, then its fields."""
+    plain: dict[str, Any] = {"kind": message.KIND}
+    for name in _field_names(type(message)):
+        plain[name] = getattr(message, name)
+    return plain
+
+
+def encode_plain(plain: dict[str, Any]) -> bytes:
+    """msgpack bytes of a wire map (the stream builds maps directly and encodes each once)."""
+    packed = msgpack.packb(plain, use_bin_type=True)
+    assert isinstance(packed, bytes)
+    return packed
+
+
+def encode(message: Message) -> bytes:
+    """The message as msgpack bytes."""
+    return encode_plain(to_plain(message))
+
+
+def _adapter(cls: type[M]) -> TypeAdapter[M]:
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+    return adapter
+
+
+def _unpack(data: bytes | bytearray | memoryview, max_bytes: int) -> tuple[str, dict[str, Any]]:
+    size = len(data)
+    if size > max_bytes:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {size} bytes is over the limit of {max_bytes}")
+    if size == 0:
+        raise ProtocolError(ErrorCode.MALFORMED, "empty message")
+    try:
+        plain = msgpack.unpackb(
+            data, raw=False, use_list=True, strict_map_key=True, max_bin_len=0, max_ext_len=0, timestamp=0
+        )
+    except Exception as error:  # noqa: BLE001 - msgpack raises several unrelated types for bad bytes
+        raise ProtocolError(ErrorCode.MALFORMED, f"not msgpack: {type(error).__name__}: {error}") from None
+    if not isinstance(plain, dict):
+        raise ProtocolError(ErrorCode.MALFORMED, f"expected a map, got {type(plain).__name__}")
+    kind = plain.pop("kind", None)
+    if not isinstance(kind, str):
+        raise ProtocolError(ErrorCode.MALFORMED, "the map has no string `kind`")
+    return kind, plain
+
+
+def _validate(cls: type[M], kind: str, plain: dict[str, Any]) -> M:
+    try:
+        return _adapter(cls).validate_python(plain)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or kind
+        raise ProtocolError(ErrorCode.MALFORMED, f"{kind}.{where}: {first['msg']}", kind) from None
+    except Exception as error:  # noqa: BLE001 - validation must turn every failure into a typed error
+        raise ProtocolError(ErrorCode.MALFORMED, f"{kind}: {type(error).__name__}", kind) from None
+
+
+def decode_client(
+    data: bytes | bytearray | memoryview, max_bytes: int = MAX_CLIENT_MESSAGE_BYTES
+) -> ClientMessage:
+    """A client's message from its bytes; raises ProtocolError (never anything else)."""
+    kind, plain = _unpack(data, max_bytes)
+    cls = CLIENT_MESSAGES.get(kind)
+    if cls is None:
+        shown = kind if len(kind) <= 32 else kind[:29] + "..."
+        raise ProtocolError(ErrorCode.UNKNOWN_KIND, f"unknown message kind {shown!r}")
+    return _validate(cls, kind, plain)
+
+
+def decode_server(
+    data: bytes | bytearray | memoryview, max_bytes: int = MAX_SERVER_MESSAGE_BYTES, validate: bool = True
+) -> ServerMessage:
+    """A server's message from its bytes; raises ProtocolError. `validate=False` trusts the fields."""
+    kind, plain = _unpack(data, max_bytes)
+    cls = SERVER_MESSAGES.get(kind)
+    if cls is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_KIND, f"unknown message kind {kind[:32]!r}")
+    if not validate:
+        try:
+            return cls(**plain)
+        except TypeError as error:
+            raise ProtocolError(ErrorCode.MALFORMED, f"{kind}: {error}", kind) from None
+    return _validate(cls, kind, plain)

@@ -1,0 +1,90 @@
+"""The closed vocabulary of errors: every refusal the server sends carries one of these codes."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ErrorCode(enum.StrEnum):
+    """Why a message (or an HTTP request) was refused. The wire carries the value."""
+
+    MALFORMED = "malformed"
+    """Not a msgpack map with a string `kind`, a text frame, or fields of the wrong type or range."""
+
+    TOO_LARGE = "too-large"
+    """The frame or request body is over the size limit; it was not parsed."""
+
+    UNKNOWN_KIND = "unknown-kind"
+    """The `kind` names no message this protocol version has."""
+
+    VERSION = "version"
+    """The `hello` names another protocol version."""
+
+    HELLO_FIRST = "hello-first"
+    """A message other than `hello` arrived before the handshake."""
+
+    DUPLICATE_HELLO = "duplicate-hello"
+    """A second `hello` on one connection."""
+
+    AUTH = "auth"
+    """The token is missing, malformed, forged or expired."""
+
+    NOT_SEATED = "not-seated"
+    """The token holds no seat in that match (a token drives only its own seat)."""
+
+    NO_SUCH_MATCH = "no-such-match"
+    """No live match or room has that id."""
+
+    ALREADY_JOINED = "already-joined"
+    """The connection already plays or watches a match."""
+
+    NOT_JOINED = "not-joined"
+    """An input or a leave from a connection that has joined no match."""
+
+    READ_ONLY = "read-only"
+    """A spectator sent an input: spectators only read."""
+
+    BAD_INPUT = "bad-input"
+    """The input byte is not a seat input (see rules/versus/inputs.py); nothing changed."""
+
+    FRAME_AHEAD = "frame-ahead"
+    """The input is stamped further ahead of the server's frame than the bound allows; it was dropped."""
+
+    SEAT_OUT = "seat-out"
+    """The seat has forfeited or left; it takes no more inputs."""
+
+    NOT_STARTED = "not-started"
+    """The match is still waiting for its players; inputs are refused until it starts."""
+
+    MATCH_OVER = "match-over"
+    """The match has ended (or was cancelled)."""
+
+    ROOM_FULL = "room-full"
+    """Every seat of the room is taken."""
+
+    RATE_LIMITED = "rate-limited"
+    """Messages came faster than the connection's token bucket allows; the excess was dropped."""
+
+    SLOW_CONSUMER = "slow-consumer"
+    """The client read the stream too slowly and its send queue overflowed; it is disconnected."""
+
+    REPLACED = "replaced"
+    """The same seat connected again elsewhere; this older connection is closed."""
+
+    ORIGIN = "origin"
+    """The websocket upgrade came from an origin that is not allowed."""
+
+    NOT_FOUND = "not-found"
+    """No such replay or resource (HTTP)."""
+
+    BAD_REPLAY = "bad-replay"
+    """The uploaded bytes are not a replay (HTTP verify)."""
+
+    BUSY = "busy"
+    """Too many verifications are running; try again later (HTTP verify)."""
+
+    TIMEOUT = "timeout"
+    """The verification ran past its time bound (HTTP verify)."""
+
+    INTERNAL = "internal"
+    """A bug on the server's side; the match and the process go on."""

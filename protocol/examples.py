@@ -1,0 +1,124 @@
+"""One example of every message: protocol/README.md shows them and the tests round-trip each one.
+
+A kind added to messages.py without an example here fails tests/protocol/test_exhaustive.py.
+"""
+
+from __future__ import annotations
+
+from .messages import (
+    Error,
+    Frame,
+    Hello,
+    Input,
+    InputLate,
+    Join,
+    Joined,
+    Keyframe,
+    Leave,
+    Message,
+    Over,
+    Ping,
+    Pong,
+    Resync,
+    Rewind,
+    Status,
+    Watch,
+    Welcome,
+)
+
+_TOKEN = "v1.eyJnIjoiZ19hYmMiLCJuIjoiYW5uIiwiZSI6MTcwMDAwMDAwMH0.c2lnbmF0dXJl"
+_ACTORS = [
+    [[96, 128, "left", "walk"], [["sno-bee-1", 48, 16, "moving", "down"]], []],
+    [[96, 112, "up", "push"], [], [[41, 96, 88]]],
+]
+_EVENTS = [{"kind": "hatch", "id": "sno-bee-2", "at": [1, 9], "seat": 1}]
+_VIEW = {
+    "frame": 240,
+    "time_left": 10560,
+    "seats": [
+        {
+            "name": "ann",
+            "alive": True,
+            "forfeited": False,
+            "status": "playing",
+            "level": 1,
+            "score": 400,
+            "lives": 3,
+            "cols": 13,
+            "rows": 15,
+            "blocks": [[5, 5, 1, "ice", 80, 16], [9, 8, 2, "diamond", 128, 32]],
+            "player": [96, 128, "left", "walk"],
+            "enemies": [["sno-bee-1", 48, 16, "moving", "down"]],
+            "pending": [[2, 1, 3, 270]],
+            "gems": [],
+        }
+    ],
+}
+
+#: kind → an example message of that kind.
+EXAMPLES: dict[str, Message] = {
+    message.KIND: message
+    for message in (
+        Hello(version=1, token=_TOKEN, client="web-0.1"),
+        Join(match="Wqzulj7f0Nw", since=None),
+        Watch(match="Wqzulj7f0Nw", since=0),
+        Input(frame=1234, input=0x0B),
+        Ping(id=7, t=51230),
+        Leave(),
+        Welcome(
+            version=1,
+            guest="g_abc",
+            name="ann",
+            frame_rate=60,
+            input_delay=2,
+            rollback_window=8,
+            max_ahead=120,
+            max_message_bytes=2048,
+            rate_per_second=120,
+            rate_burst=240,
+        ),
+        Joined(
+            match="Wqzulj7f0Nw",
+            role="player",
+            seat=0,
+            seats=["ann", "competent-bot"],
+            bots=[None, "competent"],
+            seed=3141592653,
+            config={
+                "rules": {"time_limit_frames": 10800, "lives": 3, "skill": 1, "attack": {"...": "..."}},
+                "difficulty": "arcade",
+            },
+            ruleset="pengo-versus",
+            ruleset_version=1,
+            state="waiting",
+            head=0,
+            keyframe_every=60,
+        ),
+        Status(match="Wqzulj7f0Nw", state="running", connected=[True, True]),
+        Frame(n=245, frame=239, events=_EVENTS, actors=_ACTORS, inputs=[0x03, 0x00], confirmed=238),
+        Rewind(n=246, frame=236),
+        Keyframe(n=250, frame=240, view=_VIEW, checksum="9f2c" + "0" * 60),
+        Resync(
+            n=612,
+            frame=240,
+            view=_VIEW,
+            checksum="9f2c" + "0" * 60,
+            frames=[{"frame": 240, "events": [], "actors": _ACTORS, "inputs": [0, 4]}],
+            confirmed=241,
+        ),
+        Over(
+            n=10843,
+            result={
+                "winner": 0,
+                "outcomes": ["won", "lost"],
+                "reason": "time",
+                "frame": 10800,
+                "scores": [5200, 3100],
+            },
+            replay="Wqzulj7f0Nw",
+        ),
+        Pong(id=7, t=51230, frame=1231),
+        InputLate(frame=1180, applied=1223),
+        Error(code="read-only", message="spectators cannot send inputs", ref="input", fatal=False),
+    )
+}

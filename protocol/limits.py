@@ -1,0 +1,24 @@
+"""The protocol's bounds: sizes and rates a client must stay within (the server may be configured tighter).
+
+Every number a client needs is repeated in the `welcome` message, so a client reads them from there;
+these are the defaults and the hard field bounds that the codec enforces.
+"""
+
+from __future__ import annotations
+
+#: Largest client frame the server parses (bytes). A client message is a few dozen bytes; a token
+#: is the biggest field.
+MAX_CLIENT_MESSAGE_BYTES = 2048
+#: Largest server frame a client should accept (a resync carries a keyframe and up to a few seconds
+#: of frames).
+MAX_SERVER_MESSAGE_BYTES = 4 * 1024 * 1024
+#: Token bucket per connection: messages per second refilled, and the bucket's size (the burst).
+#: One input per frame at 60 frames/s plus pings fits with room to spare.
+RATE_PER_SECOND = 120
+RATE_BURST = 240
+#: Longest token, match id and client name.
+MAX_TOKEN_CHARS = 512
+MAX_ID_CHARS = 64
+MAX_NAME_CHARS = 32
+#: Frame numbers and ping ids are non-negative and below 2**31.
+MAX_FRAME = 2**31 - 1

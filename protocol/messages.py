@@ -1,0 +1,256 @@
+"""Every message of the websocket protocol, as a frozen dataclass; `protocol/README.md` documents each.
+
+On the wire a message is a msgpack map: `kind` (the class's `KIND`) plus the dataclass's fields by
+name. The client's messages are validated strictly (exact types, bounded ranges and lengths, no
+unknown fields); the server's are trusted by the server and validated by clients that want to.
+
+Stream messages (`frame`, `rewind`, `keyframe`, `over`) carry `n`, their number in the stream the
+connection follows: numbers are consecutive, so a gap is visible, and a client that reconnects says
+the last number it saw (`since`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar, Literal, get_args
+
+from pydantic import ConfigDict, Field, StrictInt, StrictStr
+
+from .limits import MAX_FRAME, MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TOKEN_CHARS
+
+#: Unknown fields are refused rather than ignored: a typo must not pass silently.
+STRICT = ConfigDict(extra="forbid")
+
+FrameNumber = Annotated[StrictInt, Field(ge=0, le=MAX_FRAME)]
+StreamNumber = Annotated[StrictInt, Field(ge=0, le=2**62)]
+MatchId = Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)]
+Token = Annotated[StrictStr, Field(min_length=1, max_length=MAX_TOKEN_CHARS)]
+InputByte = Annotated[StrictInt, Field(ge=0, le=255)]
+Role = Literal["player", "spectator"]
+MatchState = Literal["waiting", "running", "over", "cancelled"]
+
+
+# ---- client → server -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """The first message of every connection: the protocol version, and the guest token of a player."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "hello"
+    version: StrictInt
+    token: Token | None = None
+    client: Annotated[StrictStr, Field(max_length=MAX_NAME_CHARS)] = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Play a match: take the seat the token holds in it. `since` is the last stream number seen."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "join"
+    match: MatchId
+    since: StreamNumber | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """Spectate a match (read-only, confirmed frames only). `since` is the last stream number seen."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "watch"
+    match: MatchId
+    since: StreamNumber | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """The seat's input byte for match frame `frame`; frames after it hold the direction, kick dropped."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "input"
+    frame: FrameNumber
+    input: InputByte
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """Clock sync: the server answers `pong` at once with its frame; `t` is echoed (client milliseconds)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "ping"
+    id: FrameNumber
+    t: FrameNumber
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """Leave the match for good: a player forfeits (or cancels a room not yet started); a spectator stops."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "leave"
+
+
+ClientMessage = Hello | Join | Watch | Input | Ping | Leave
+
+
+# ---- server → client -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """The answer to `hello`: who the token is, and every number a client needs (rates, delay, window)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "welcome"
+    version: int
+    guest: str | None
+    name: str | None
+    frame_rate: int
+    input_delay: int
+    rollback_window: int
+    max_ahead: int
+    max_message_bytes: int
+    rate_per_second: int
+    rate_burst: int
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """The answer to `join` or `watch`: the match's seats, seed and config, and where its stream stands."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "joined"
+    match: str
+    role: Role
+    seat: int | None
+    seats: list[str]
+    bots: list[str | None]
+    seed: int
+    config: dict[str, Any]
+    ruleset: str
+    ruleset_version: int
+    state: MatchState
+    head: int
+    keyframe_every: int
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The match's state changed (started, a seat connected or dropped, ended, cancelled)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "status"
+    match: str
+    state: MatchState
+    connected: list[bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Stream record `n`: one simulated frame's events, actor positions (arcade pixels) and inputs.
+
+    Frames below `confirmed` are final. A player's stream may later rewind a frame (`rewind`);
+    a spectator's never does.
+    """
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "frame"
+    n: int
+    frame: int
+    events: list[dict[str, Any]]
+    actors: list[Any]
+    inputs: list[int]
+    confirmed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rewind:
+    """Stream record `n` (players only): forget frames ≥ `frame`; their corrected records follow."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "rewind"
+    n: int
+    frame: int
+
+
+@dataclass(frozen=True, slots=True)
+class Keyframe:
+    """Stream record `n`: a view of the boards at the start of confirmed frame `frame`, with its checksum."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "keyframe"
+    n: int
+    frame: int
+    view: dict[str, Any]
+    checksum: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """Start again from here: a keyframe and every frame after it; the stream continues at `n` + 1."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "resync"
+    n: int
+    frame: int
+    view: dict[str, Any]
+    checksum: str
+    frames: list[dict[str, Any]]
+    confirmed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Over:
+    """Stream record `n`, the last: the match's result, and the id of its replay (None if cancelled)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "over"
+    n: int
+    result: dict[str, Any] | None
+    replay: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    """The answer to `ping`: the match frame the server was on when it answered (-1 before the start)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "pong"
+    id: int
+    t: int
+    frame: int
+
+
+@dataclass(frozen=True, slots=True)
+class InputLate:
+    """An input stamped for a frame that can no longer change was applied at frame `applied` instead."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "input-late"
+    frame: int
+    applied: int
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """A refusal: what was wrong (`code`, see protocol/errors.py) and the kind of message it answers."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "error"
+    code: str
+    message: str
+    ref: str | None = None
+    #: Fatal errors are followed by the server closing the connection.
+    fatal: bool = field(default=False)
+
+
+ServerMessage = (
+    Welcome | Joined | Status | Frame | Rewind | Keyframe | Resync | Over | Pong | InputLate | Error
+)
+Message = ClientMessage | ServerMessage
+
+#: Message classes by kind, one registry per direction (the codec and the tests read these).
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {cls.KIND: cls for cls in get_args(ClientMessage)}
+SERVER_MESSAGES: dict[str, type[ServerMessage]] = {cls.KIND: cls for cls in get_args(ServerMessage)}

@@ -1,0 +1,66 @@
+"""The FastAPI application: the hub and the verifier live for the app's lifespan.
+
+    app = create_app(ServerConfig())        # the embedded in-memory store unless one is given
+
+`server/embed.py` runs it under uvicorn in the current event loop (tests, bench); `floe serve`
+runs it from the command line (server/cli.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from protocol.codec import error_message, to_plain
+from protocol.errors import ErrorCode
+
+from .config import ServerConfig
+from .dispatch import Dispatcher
+from .http_api import ApiError, build_router
+from .hub import Hub
+from .store import MemoryStore, Store
+from .verify import Verifier
+from .ws import install_denial_filter, serve_socket
+
+
+def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
+    """The app with its hub (reachable as `app.state.hub` for tests and stats)."""
+    config = config or ServerConfig()
+    install_denial_filter()
+    hub = Hub(config, store if store is not None else MemoryStore(config.store_capacity))
+    verifier = Verifier(config)
+    dispatcher = Dispatcher(hub)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await hub.start()
+        try:
+            yield
+        finally:
+            await hub.stop()
+            verifier.close()
+
+    app = FastAPI(title="floe", lifespan=lifespan)
+    app.state.hub = hub
+    app.include_router(build_router(hub, verifier))
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return error.response()
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0] if error.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        body = to_plain(error_message(ErrorCode.MALFORMED, f"{where}: {first.get('msg', 'invalid request')}"))
+        return JSONResponse(body, status_code=422)
+
+    @app.websocket("/ws")
+    async def websocket(websocket: WebSocket) -> None:
+        await serve_socket(websocket, hub, dispatcher)
+
+    return app

@@ -1,0 +1,218 @@
+"""A bot that plays over the websocket like any client: the tests' and the benchmark's player.
+
+It speaks the protocol through `protocol.client.ClientSession`, keeps a local copy of the match
+(`MatchMirror`: a VersusMatch stepped with the inputs of each confirmed frame, which the stream
+carries), lets a bot (rules/versus/bots.py, via server/bots.py) decide from its own board there, and
+sends one input per frame it hears, stamped `input_delay` frames ahead of the server's estimated
+frame. The mirror also checks the stream: its own events must equal each confirmed frame's events.
+
+Latency can be injected: `latency(stamp) -> frames` holds each input until the server is that many
+frames past the input's own frame, so it arrives late on purpose and the server must roll back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import websockets
+
+from protocol.client import ClientSession
+from protocol.messages import Frame, Joined, Over, Resync, Rewind, ServerMessage
+from rules.versus.events import record_plain
+from rules.versus.match import VersusMatch
+from rules.versus.replay import config_from_plain
+
+from .bots import SeatBot, make_seat_bot
+
+#: Seconds between clock-sync pings.
+PING_EVERY = 0.25
+
+
+class MatchMirror:
+    """A local VersusMatch that follows the confirmed frames of the stream."""
+
+    def __init__(self, joined: Joined) -> None:
+        self.match = VersusMatch(config_from_plain(joined.config), joined.seed, joined.seats)
+        self._inputs: dict[int, tuple[list[int], list[dict[str, Any]]]] = {}
+        self.confirmed = 0
+        self.mismatches = 0
+        self.synced = True
+
+    def feed(self, message: ServerMessage) -> None:
+        """Take a stream message's frames (the newest version of a frame wins)."""
+        match message:
+            case Frame():
+                self._inputs[message.frame] = (message.inputs, message.events)
+                self.confirmed = max(self.confirmed, message.confirmed)
+            case Rewind():
+                for frame in [f for f in self._inputs if f >= message.frame]:
+                    del self._inputs[frame]
+            case Resync():
+                # A resync starts from a keyframe (a view, not a state): a mirror behind it cannot follow.
+                if message.frame > self.match.frame:
+                    self.synced = False
+                for body in message.frames:
+                    self._inputs[body["frame"]] = (body["inputs"], body["events"])
+                self.confirmed = max(self.confirmed, message.confirmed)
+            case _:
+                pass
+
+    def advance(self) -> int:
+        """Step every confirmed frame whose inputs are known; returns how many were stepped."""
+        stepped = 0
+        match = self.match
+        while self.synced and match.result is None and match.frame < self.confirmed:
+            entry = self._inputs.pop(match.frame, None)
+            if entry is None:
+                break
+            inputs, events = entry
+            records = match.step(inputs)
+            if [record_plain(r) for r in records] != events:
+                self.mismatches += 1
+            stepped += 1
+        return stepped
+
+
+@dataclass
+class BotRun:
+    """What a bot client did: its session (the stream as received), inputs sent, and its mirror."""
+
+    session: ClientSession
+    seat: int | None = None
+    sent: list[tuple[int, int]] = field(default_factory=list)
+    mirror: MatchMirror | None = None
+    messages: int = 0
+    bytes_received: int = 0
+
+
+async def http_json(
+    url: str, method: str = "GET", body: dict[str, Any] | None = None, token: str | None = None
+) -> Any:
+    """A small JSON request (in a thread: urllib blocks)."""
+
+    def call() -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(url, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - our own server's URL
+            return json.loads(response.read())
+
+    return await asyncio.to_thread(call)
+
+
+async def http_bytes(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int, bytes]:
+    """A raw request: the status and the body (error statuses included)."""
+
+    def call() -> tuple[int, bytes]:
+        request = urllib.request.Request(url, data=body, method=method)
+        if body is not None:
+            request.add_header("Content-Type", "application/msgpack")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 - our own server's URL
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    return await asyncio.to_thread(call)
+
+
+async def new_guest(http_url: str, name: str) -> tuple[str, str]:
+    """A guest id and token from the server."""
+    answer = await http_json(f"{http_url}/api/guests", "POST", {"name": name})
+    return answer["guest"], answer["token"]
+
+
+async def play(
+    ws_url: str,
+    token: str,
+    match_id: str,
+    bot: str = "competent",
+    seed: int = 1,
+    *,
+    latency: Callable[[int], int] | None = None,
+    validate: bool = True,
+    keep_log: bool = True,
+    stop: Callable[[BotRun], bool] | None = None,
+    max_size: int = 2**22,
+) -> BotRun:
+    """Play the seat `token` holds in `match_id` until the match is over (or `stop(run)` says so)."""
+    session = ClientSession(token, client=f"bot-{bot}", validate=validate, keep_log=keep_log)
+    run = BotRun(session)
+    player: SeatBot | None = None
+    held: list[tuple[int, bytes]] = []  # (release frame, input bytes), in stamp order
+    async with websockets.connect(ws_url, max_size=max_size, compression=None) as ws:
+        await ws.send(session.hello())
+        await ws.send(session.join(match_id))
+
+        async def pinger() -> None:
+            while True:
+                await ws.send(session.ping(time.monotonic()))
+                await asyncio.sleep(PING_EVERY)
+
+        ping_task = asyncio.create_task(pinger())
+        try:
+            async for data in ws:
+                assert isinstance(data, bytes)
+                now = time.monotonic()
+                run.messages += 1
+                run.bytes_received += len(data)
+                heard_frame = False
+                for message in session.receive(data, now):
+                    if isinstance(message, Joined) and run.mirror is None:
+                        run.seat = message.seat
+                        run.mirror = MatchMirror(message)
+                        player = make_seat_bot(bot, seed)
+                    elif run.mirror is not None:
+                        run.mirror.feed(message)
+                    heard_frame = heard_frame or isinstance(message, Frame | Resync)
+                    if isinstance(message, Over):
+                        return run
+                mirror = run.mirror
+                if mirror is None or player is None or run.seat is None:
+                    continue
+                stepped = mirror.advance()
+                value = None
+                for _ in range(stepped):
+                    value = player.decide(mirror.match.games[run.seat], mirror.match.frame)
+                if heard_frame and mirror.match.result is None:
+                    stamp = session.stamp(now)
+                    if stamp is not None:
+                        if value is None:
+                            value = player.decide(mirror.match.games[run.seat], mirror.match.frame)
+                        payload = session.input_at(stamp, value)
+                        run.sent.append((stamp, value))
+                        release = stamp + (latency(stamp) if latency is not None else -(10**9))
+                        held.append((max(release, held[-1][0]) if held else release, payload))
+                estimate = session.server_frame(now)
+                while held and (latency is None or (estimate is not None and estimate >= held[0][0])):
+                    await ws.send(held.pop(0)[1])
+                if stop is not None and stop(run):
+                    return run
+        finally:
+            ping_task.cancel()
+    return run
+
+
+async def watch(
+    ws_url: str, match_id: str, *, validate: bool = True, keep_log: bool = True, max_size: int = 2**22
+) -> ClientSession:
+    """Spectate `match_id` until it is over; returns the session holding the confirmed log."""
+    session = ClientSession(None, client="spectator", validate=validate, keep_log=keep_log)
+    async with websockets.connect(ws_url, max_size=max_size, compression=None) as ws:
+        await ws.send(session.hello())
+        await ws.send(session.watch(match_id))
+        async for data in ws:
+            assert isinstance(data, bytes)
+            session.receive(data, time.monotonic())
+            if session.over is not None:
+                break
+    return session

@@ -1,0 +1,89 @@
+"""`floe serve`: the match server on one process with the embedded store (the lead wires it into floe_cli).
+
+    floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…]
+
+`register(subparsers)` adds the subcommand; `run(args)` serves until interrupted and returns the exit
+status. The token secret comes from FLOE_SECRET (else a per-process one); allowed websocket origins
+from FLOE_ORIGINS (comma-separated; "*" allows any).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+from dataclasses import replace
+from typing import Any
+
+from .config import ServerConfig
+
+ORIGINS_ENV = "FLOE_ORIGINS"
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `serve` to an argparse subparsers object."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="run the match server (HTTP API and websockets)",
+        description="Run the floe match server with the embedded in-memory store.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        default=None,
+        help="Redis URL for a shared store (not available yet: a later issue)",
+    )
+    parser.set_defaults(run=run)
+    return parser
+
+
+def config_from_env(host: str, port: int) -> ServerConfig:
+    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS."""
+    config = ServerConfig()
+    origins = list(config.allowed_origins)
+    origins += [f"http://{host}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
+    extra = os.environ.get(ORIGINS_ENV)
+    if extra:
+        origins += [origin.strip().rstrip("/") for origin in extra.split(",") if origin.strip()]
+    return replace(config, allowed_origins=tuple(dict.fromkeys(origins)))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted."""
+    if args.redis:
+        print(
+            "floe serve: the Redis store is not available yet; run without --redis for the embedded store",
+            file=sys.stderr,
+        )
+        return 2
+    import uvicorn
+
+    from .app import create_app
+    from .embed import uvicorn_config
+    from .logs import setup_logging
+
+    setup_logging()
+    config = config_from_env(args.host, args.port)
+    server = uvicorn.Server(
+        uvicorn_config(create_app(config), args.host, args.port, config, log_level="info")
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(server.serve())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m server.cli serve …` until the lead wires `serve` into floe_cli."""
+    parser = argparse.ArgumentParser(prog="floe")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The server's settings, in one frozen dataclass: defaults for `floe serve`, overrides for tests."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+
+from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND
+from rules.versus.match import VersusConfig
+from rules.versus.tables import FRAME_HZ, VERSUS_RULES
+
+from .runner import RunnerSettings
+
+#: The environment variable holding the token secret (any string); without it each process makes one.
+SECRET_ENV = "FLOE_SECRET"
+
+DEFAULT_ORIGINS = (
+    "http://localhost:8000",
+    "http://127.0.0.1:8000",
+    "http://localhost",
+    "http://127.0.0.1",
+    "http://[::1]:8000",
+)
+
+
+def secret_from_env() -> bytes:
+    """The token secret: FLOE_SECRET when set, else 32 random bytes (tokens then die with the process)."""
+    value = os.environ.get(SECRET_ENV)
+    return value.encode("utf-8") if value else secrets.token_bytes(32)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything the server can be told; tests shorten the times and raise the frame rate."""
+
+    #: Frames per second of the match loop (60 is the game; tests run faster).
+    frame_rate: int = FRAME_HZ
+    runner: RunnerSettings = field(default_factory=RunnerSettings)
+    #: Frames ahead that clients stamp inputs (told in `welcome`).
+    input_delay: int = 2
+    #: The versus rules every match is played with (its time limit included).
+    match_config: VersusConfig = field(default_factory=VersusConfig)
+    #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
+    history: int = 600
+    #: Messages queued per connection before it counts as too slow and is dropped.
+    send_queue: int = 512
+    #: Seconds a dropped player may take to come back before the seat forfeits.
+    reconnect_grace: float = 30.0
+    #: Seconds a room waits for its players before it is cancelled.
+    room_timeout: float = 300.0
+    #: Seconds a finished match stays listed for late reconnects before it is forgotten.
+    linger: float = 30.0
+    #: At most this many frames simulated per match in one tick when the loop fell behind; past it the
+    #: schedule slips (logged) instead of stepping a burst that would make every later tick late too.
+    max_catch_up: int = 8
+    max_message_bytes: int = MAX_CLIENT_MESSAGE_BYTES
+    #: The websocket layer's own hard limit (uvicorn closes the socket past it, code 1009); frames
+    #: between max_message_bytes and it get a typed `too-large` error and the connection lives on.
+    ws_max_bytes: int = 64 * 1024
+    rate_per_second: float = RATE_PER_SECOND
+    rate_burst: float = RATE_BURST
+    #: Refused messages (errors) after which a connection is closed as hostile.
+    max_strikes: int = 1000
+    allowed_origins: tuple[str, ...] = DEFAULT_ORIGINS
+    #: Live matches (rooms included) one process holds at most.
+    max_matches: int = 2000
+    #: Replay verification: body bound, frame bound, concurrency, wall-time bound, pool kind.
+    verify_max_bytes: int = 1024 * 1024
+    verify_max_frames: int = 10 * 60 * FRAME_HZ
+    verify_concurrency: int = 2
+    verify_timeout: float = 30.0
+    verify_pool: str = "process"
+    #: Tokens: the HMAC secret and their lifetime.
+    secret: bytes = field(default_factory=secret_from_env, repr=False)
+    token_ttl: float = 7 * 24 * 3600.0
+    #: Replays and match records kept by the in-memory store (oldest evicted first).
+    store_capacity: int = 10_000
+
+    def with_time_limit(self, seconds: float) -> ServerConfig:
+        """The same config with matches limited to `seconds` of frames (tests use a few seconds)."""
+        frames = max(1, round(seconds * FRAME_HZ))
+        rules = replace(VERSUS_RULES, time_limit_frames=frames)
+        return replace(self, match_config=replace(self.match_config, rules=rules))

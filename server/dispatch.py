@@ -1,0 +1,125 @@
+"""What each valid client message does. One handler per kind; `assert_never` makes a new kind that is
+not handled here a type error, and tests/server/test_dispatch.py makes it a test failure too.
+
+Handlers never await: they bind connections, tell the runner inputs, and queue answers.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import assert_never
+
+from protocol.codec import error_message
+from protocol.errors import ErrorCode
+from protocol.messages import ClientMessage, Hello, Input, InputLate, Join, Leave, Ping, Pong, Watch, Welcome
+from protocol.version import PROTOCOL_VERSION
+
+from .connection import Connection
+from .hub import Hub
+from .runner import InputRefused
+from .tokens import TokenError
+
+
+class Dispatcher:
+    """Routes a connection's messages to the hub and its matches."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.config = hub.config
+
+    def handle(self, conn: Connection, message: ClientMessage, now: float) -> None:
+        """Act on one validated message (the protocol session already checked shape and handshake)."""
+        match message:
+            case Hello():
+                self._hello(conn, message)
+            case Join():
+                self._join(conn, message, now)
+            case Watch():
+                self._watch(conn, message)
+            case Input():
+                self._input(conn, message)
+            case Ping():
+                frame = conn.match.current_frame() if conn.match is not None else -1
+                conn.send(Pong(id=message.id, t=message.t, frame=frame))
+            case Leave():
+                self._leave(conn, now)
+            case _:
+                assert_never(message)
+
+    def _hello(self, conn: Connection, message: Hello) -> None:
+        guest = None
+        if message.token is not None:
+            try:
+                guest = self.hub.signer.verify(message.token, time.time())  # expiry is wall-clock time
+            except TokenError as error:
+                conn.send(
+                    error_message(
+                        ErrorCode.AUTH, f"token refused: {error}; continuing as a spectator", "hello"
+                    )
+                )
+        conn.guest = guest
+        config = self.config
+        conn.send(
+            Welcome(
+                version=PROTOCOL_VERSION,
+                guest=guest.id if guest else None,
+                name=guest.name if guest else None,
+                frame_rate=config.frame_rate,
+                input_delay=config.input_delay,
+                rollback_window=config.runner.rollback_window,
+                max_ahead=config.runner.max_ahead,
+                max_message_bytes=config.max_message_bytes,
+                rate_per_second=int(config.rate_per_second),
+                rate_burst=int(config.rate_burst),
+            )
+        )
+
+    def _join(self, conn: Connection, message: Join, now: float) -> None:
+        if conn.match is not None:
+            conn.send(
+                error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "join")
+            )
+            return
+        if conn.guest is None:
+            conn.send(error_message(ErrorCode.AUTH, "playing needs a guest token in hello", "join"))
+            return
+        live = self.hub.matches.get(message.match)
+        if live is None:
+            conn.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "join"))
+            return
+        seat = live.seat_of(conn.guest.id)
+        if seat is None:
+            conn.send(error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match", "join"))
+            return
+        live.attach_player(conn, seat, message.since, now)
+
+    def _watch(self, conn: Connection, message: Watch) -> None:
+        if conn.match is not None:
+            conn.send(
+                error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "watch")
+            )
+            return
+        live = self.hub.matches.get(message.match)
+        if live is None:
+            conn.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "watch"))
+            return
+        live.attach_spectator(conn, message.since)
+
+    def _input(self, conn: Connection, message: Input) -> None:
+        if conn.match is None:
+            conn.send(error_message(ErrorCode.NOT_JOINED, "join a match before sending inputs", "input"))
+            return
+        if conn.spectator or conn.seat is None:
+            conn.send(error_message(ErrorCode.READ_ONLY, "spectators cannot send inputs", "input"))
+            return
+        outcome = conn.match.tell_input(conn.seat, message.frame, message.input)
+        if isinstance(outcome, InputRefused):
+            conn.send(error_message(ErrorCode(outcome.code), outcome.reason, "input"))
+        elif outcome.late:
+            conn.send(InputLate(frame=outcome.frame, applied=outcome.applied))
+
+    def _leave(self, conn: Connection, now: float) -> None:
+        if conn.match is None:
+            conn.send(error_message(ErrorCode.NOT_JOINED, "this connection follows no match", "leave"))
+            return
+        conn.match.leave(conn, now)

@@ -1,0 +1,149 @@
+"""The HTTP API: guests, rooms, bot matches, the live list, replays, verification, health.
+
+Every refusal is the protocol's `error` message as JSON (`{"kind": "error", "code": …, "message": …}`)
+with a fitting status; protocol/README.md lists the endpoints.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from protocol.codec import error_message, to_plain
+from protocol.errors import ErrorCode
+
+from .hub import Hub, HubError
+from .tokens import Guest, TokenError
+from .verify import Verifier, VerifyError
+
+MSGPACK = "application/msgpack"
+
+
+class ApiError(Exception):
+    """Answered as a typed error body with `status`."""
+
+    def __init__(self, code: ErrorCode, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def response(self) -> JSONResponse:
+        """The JSON error response."""
+        return JSONResponse(to_plain(error_message(self.code, self.message)), status_code=self.status)
+
+
+class GuestRequest(BaseModel):
+    """`POST /api/guests` body (optional)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str | None, Field(max_length=64)] = None
+
+
+class BotRequest(BaseModel):
+    """`POST /api/bot-matches` body."""
+
+    model_config = ConfigDict(extra="forbid")
+    bot: Annotated[str, Field(max_length=32)] = "competent"
+
+
+def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
+    """The routes, closed over one hub and verifier."""
+    router = APIRouter()
+
+    def guest_of(authorization: str | None) -> Guest:
+        if authorization is None or not authorization.startswith("Bearer "):
+            raise ApiError(ErrorCode.AUTH, "send the guest token as 'Authorization: Bearer <token>'", 401)
+        try:
+            return hub.signer.verify(authorization.removeprefix("Bearer ").strip(), time.time())
+        except TokenError as error:
+            raise ApiError(ErrorCode.AUTH, f"token refused: {error}", 401) from None
+
+    def lobby(call: Any) -> Any:
+        try:
+            return call()
+        except HubError as error:
+            raise ApiError(error.code, error.message, error.status) from None
+
+    @router.post("/api/guests")
+    async def new_guest(body: GuestRequest | None = None) -> dict[str, str]:
+        """A guest identity and its signed token."""
+        guest, token = hub.signer.new_guest(body.name if body else None, time.time())
+        return {"guest": guest.id, "name": guest.name, "token": token}
+
+    @router.post("/api/rooms")
+    async def new_room(authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+        """A custom room; share its id, a second player joins it."""
+        guest = guest_of(authorization)
+        live = lobby(lambda: hub.create_room(guest))
+        return {"match": live.id, "seat": 0}
+
+    @router.post("/api/rooms/{match_id}/join")
+    async def join_room(
+        match_id: str, authorization: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Take the free seat of a room."""
+        guest = guest_of(authorization)
+        live, seat = lobby(lambda: hub.join_room(match_id, guest))
+        return {"match": live.id, "seat": seat}
+
+    @router.post("/api/bot-matches")
+    async def new_bot_match(
+        body: BotRequest, authorization: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Play against a server-side bot ("competent" or "lazy"); it starts when you connect."""
+        guest = guest_of(authorization)
+        live = lobby(lambda: hub.create_bot_match(guest, body.bot))
+        return {"match": live.id, "seat": 0}
+
+    @router.get("/api/matches")
+    async def live_matches() -> dict[str, Any]:
+        """Matches to watch: waiting and running ones."""
+        return {"matches": hub.live_list()}
+
+    @router.get("/api/matches/{match_id}")
+    async def match_record(match_id: str) -> dict[str, Any]:
+        """A live match's summary, or a finished match's record."""
+        live = hub.matches.get(match_id)
+        if live is not None:
+            return {"live": True, **live.summary(), "result": live.result}
+        record = await hub.store.get_match(match_id)
+        if record is None:
+            raise ApiError(ErrorCode.NOT_FOUND, f"no match {match_id!r}", 404)
+        return {"live": False, **record.plain()}
+
+    @router.get("/api/replays/{replay_id}")
+    async def replay(replay_id: str) -> Response:
+        """A finished match's replay, msgpack (protocol/replay_codec.py)."""
+        data = await hub.store.get_replay(replay_id)
+        if data is None:
+            raise ApiError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
+        return Response(content=data, media_type=MSGPACK)
+
+    @router.post("/api/replays/verify")
+    async def verify_replay(request: Request) -> dict[str, Any]:
+        """Re-simulate an uploaded replay (msgpack body) and compare its result and log hash."""
+        limit = hub.config.verify_max_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise ApiError(ErrorCode.TOO_LARGE, f"body of {declared} bytes is over the limit of {limit}", 413)
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise ApiError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
+        try:
+            return await verifier.verify(bytes(body))
+        except VerifyError as error:
+            raise ApiError(error.code, error.message, error.status) from None
+
+    @router.get("/health")
+    async def health() -> dict[str, Any]:
+        """Liveness and the loop's numbers."""
+        return {"ok": True, **hub.stats()}
+
+    return router

@@ -1,0 +1,192 @@
+"""The hub: every live match of this process, the one clock that advances them, rooms and bot matches.
+
+One `FrameClock` task calls `_on_tick`, which ticks every match in turn; it never awaits. A match
+whose tick raises is cancelled (its players get an `internal` error) and the others go on. Writes to
+the store happen in background tasks, so a slow store never stalls the loop; each finished match is
+written once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from protocol.codec import error_message
+from protocol.errors import ErrorCode
+
+from .bots import BOT_NAMES
+from .clock import FrameClock
+from .config import ServerConfig
+from .live import Finished, LiveMatch, Seat
+from .logs import log_event
+from .store import Store
+from .tokens import Guest, TokenSigner
+
+log = logging.getLogger("floe.hub")
+
+
+class HubError(Exception):
+    """A lobby request that cannot be done: `code` is the ErrorCode, `status` the HTTP status to answer."""
+
+    def __init__(self, code: ErrorCode, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+class Hub:
+    """Holds the matches of one process and runs their clock."""
+
+    def __init__(self, config: ServerConfig, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.signer = TokenSigner(config.secret, config.token_ttl)
+        self.matches: dict[str, LiveMatch] = {}
+        self.clock = FrameClock(config.frame_rate, self._on_tick)
+        self.connections = 0
+        self.finished = 0
+        self.crashed = 0
+        self.frames_simulated = 0
+        self._clock_task: asyncio.Task[None] | None = None
+        self._writes: set[asyncio.Task[None]] = set()
+
+    # ---- lifecycle -----------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        """The loop's monotonic clock (the schedule's and the grace periods' time)."""
+        return asyncio.get_running_loop().time()
+
+    async def start(self) -> None:
+        """Start the clock."""
+        self._clock_task = asyncio.create_task(self.clock.run(), name="floe-clock")
+        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.frame_rate)
+
+    async def stop(self) -> None:
+        """Stop the clock, close the matches' connections, finish pending store writes."""
+        if self._clock_task is not None:
+            self._clock_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._clock_task
+        for live in self.matches.values():
+            live.close_all()
+        if self._writes:
+            await asyncio.wait(self._writes, timeout=5)
+        await self.store.close()
+
+    # ---- the loop --------------------------------------------------------------------------------------
+
+    def _on_tick(self, tick: int) -> None:
+        now = self.now()
+        for live in list(self.matches.values()):
+            before = live.runner.match.frame if live.runner is not None else 0
+            try:
+                live.tick(tick, now)
+            except Exception:  # noqa: BLE001 - one match's bug must not stop the others
+                self.crashed += 1
+                log_event(log, logging.ERROR, "match.crashed", exc_info=True, match=live.id, tick=tick)
+                self._fail(live, now)
+            if live.runner is not None:
+                self.frames_simulated += max(0, live.runner.match.frame - before)
+            if live.ended_at is not None and now - live.ended_at > self.config.linger:
+                live.close_all()
+                del self.matches[live.id]
+
+    def _fail(self, live: LiveMatch, now: float) -> None:
+        error = error_message(ErrorCode.INTERNAL, "the match failed on the server and was cancelled")
+        for conn in list(live.players.subscribers) + list(live.spectators.subscribers):
+            conn.send(error)
+        try:
+            live.cancel(now, "internal error")
+        except Exception:  # noqa: BLE001 - a match that cannot even cancel is dropped
+            log_event(log, logging.ERROR, "match.cancel-failed", exc_info=True, match=live.id)
+            live.close_all()
+            self.matches.pop(live.id, None)
+
+    def _finished(self, finished: Finished) -> None:
+        self.finished += 1
+        task = asyncio.get_running_loop().create_task(self._write(finished))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def _write(self, finished: Finished) -> None:
+        try:
+            if finished.replay is not None and finished.record.replay is not None:
+                await self.store.put_replay(finished.record.replay, finished.replay)
+            await self.store.put_match(finished.record)
+        except Exception:  # noqa: BLE001 - a store failure is logged; the match already ended
+            log_event(log, logging.ERROR, "store.write-failed", exc_info=True, match=finished.record.id)
+
+    # ---- rooms -----------------------------------------------------------------------------------------
+
+    def _new_match(self, seats: list[Seat]) -> LiveMatch:
+        if len(self.matches) >= self.config.max_matches:
+            raise HubError(ErrorCode.BUSY, "this server holds as many matches as it can", 503)
+        live = LiveMatch(self.config, seats, self.now(), self._finished, created_wall=time.time())
+        self.matches[live.id] = live
+        return live
+
+    def create_room(self, guest: Guest) -> LiveMatch:
+        """A room of two seats; the guest holds the first, the second waits for whoever gets the id."""
+        live = self._new_match([Seat(guest.name, guest=guest.id), Seat("open")])
+        log_event(log, logging.INFO, "room.create", match=live.id, guest=guest.id)
+        return live
+
+    def join_room(self, match_id: str, guest: Guest) -> tuple[LiveMatch, int]:
+        """Take a free seat of a waiting room (or the seat the guest already holds)."""
+        live = self.matches.get(match_id)
+        if live is None:
+            raise HubError(ErrorCode.NO_SUCH_MATCH, f"no room {match_id!r}", 404)
+        seat = live.take_seat(guest.id, guest.name)
+        if seat is None:
+            if live.state != "waiting":
+                raise HubError(ErrorCode.MATCH_OVER, "the room has already started or ended", 409)
+            raise HubError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
+        log_event(log, logging.INFO, "room.join", match=live.id, guest=guest.id, seat=seat)
+        return live, seat
+
+    def create_bot_match(self, guest: Guest, bot: str) -> LiveMatch:
+        """A match against a server-side bot; it starts when the guest connects."""
+        if bot not in BOT_NAMES:
+            raise HubError(ErrorCode.MALFORMED, f"bot must be one of {BOT_NAMES}, got {bot!r}", 422)
+        live = self._new_match([Seat(guest.name, guest=guest.id), Seat(f"{bot}-bot", bot=bot)])
+        log_event(log, logging.INFO, "room.bot", match=live.id, guest=guest.id, bot=bot)
+        return live
+
+    def create_bot_duel(self, first: str, second: str) -> LiveMatch:
+        """A match of two server-side bots (starts at once; used to watch bots and by the SyncTest tests)."""
+        for bot in (first, second):
+            if bot not in BOT_NAMES:
+                raise HubError(ErrorCode.MALFORMED, f"bot must be one of {BOT_NAMES}, got {bot!r}", 422)
+        return self._new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)])
+
+    # ---- reading -----------------------------------------------------------------------------------------
+
+    def live_list(self) -> list[dict[str, Any]]:
+        """Matches waiting or running, newest first."""
+        entries = [live.summary() for live in self.matches.values() if live.state in ("waiting", "running")]
+        return sorted(entries, key=lambda entry: entry["created"], reverse=True)
+
+    def stats(self) -> dict[str, Any]:
+        """Numbers for /health and the benchmark."""
+        running = [live for live in self.matches.values() if live.state == "running"]
+        return {
+            "matches": len(self.matches),
+            "running": len(running),
+            "connections": self.connections,
+            "finished": self.finished,
+            "crashed": self.crashed,
+            "tick": self.clock.tick,
+            "missed_ticks": self.clock.missed,
+            "frames_simulated": self.frames_simulated,
+            "lateness_ms": {
+                "p50": round(self.clock.percentile(0.50) * 1000, 3),
+                "p99": round(self.clock.percentile(0.99) * 1000, 3),
+                "max": round(self.clock.percentile(1.0) * 1000, 3),
+                "samples": len(self.clock.lateness),
+            },
+            "loop_busy_seconds": round(self.clock.busy, 3),
+        }

@@ -1,0 +1,438 @@
+"""LiveMatch: one room or match as the server holds it — seats, connections, the runner, two streams.
+
+The runner decides what happens; this class decides who hears it. Players follow the speculative
+stream (frames as simulated, `rewind` when a late input changed the past); spectators follow the
+confirmed stream (frames that never change, `window` frames behind). Both carry keyframes. It
+never awaits: the hub's clock calls `tick`, the socket handlers call the rest, and every send is a
+`put_nowait` into a connection's queue.
+
+Seats: a room starts when every seat is taken (by a guest or a bot) and every guest has connected
+once. A player who drops holds nothing while away (`hold_neutral`); back within the grace period
+they resume the seat, after it the seat forfeits through the match's own step.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.codec import error_message
+from protocol.errors import ErrorCode
+from protocol.messages import Frame, Joined, Keyframe, MatchState, Over, Resync, Rewind, Status
+from protocol.replay_codec import encode_replay
+from rules.versus.match import VersusMatch
+from rules.versus.replay import config_plain
+from rules.versus.replay import record as record_replay
+from rules.versus.tables import RULESET_NAME, RULESET_VERSION
+
+from .bots import SeatBot, make_seat_bot
+from .config import ServerConfig
+from .connection import CLOSE_POLICY, Connection
+from .logs import log_event
+from .runner import Advance, FrameRecord, InputApplied, InputRefused, KeyframeRecord, MatchRunner
+from .store import MatchRecord
+from .stream import Stream
+
+log = logging.getLogger("floe.match")
+
+
+@dataclass
+class Seat:
+    """One seat: who holds it (a guest id, or a bot), and the player's connection while connected."""
+
+    name: str
+    guest: str | None = None
+    bot: str | None = None
+    connection: Connection | None = None
+    connected_once: bool = False
+    dropped_at: float | None = None
+
+    @property
+    def taken(self) -> bool:
+        """Held by a guest or a bot."""
+        return self.guest is not None or self.bot is not None
+
+    @property
+    def present(self) -> bool:
+        """A bot, or a guest whose connection is open."""
+        return self.bot is not None or self.connection is not None
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What a match leaves behind: its record, and its replay's bytes (None when cancelled)."""
+
+    record: MatchRecord
+    replay: bytes | None
+
+
+class LiveMatch:
+    """A room, then a running match, then (briefly) a finished one."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        seats: list[Seat],
+        now: float,
+        on_finished: Callable[[Finished], None],
+        match_id: str | None = None,
+        seed: int | None = None,
+        created_wall: float = 0.0,
+    ) -> None:
+        self.id = match_id or secrets.token_urlsafe(8)
+        self.config = config
+        self.seats = seats
+        self.seed = secrets.randbelow(2**32) if seed is None else seed
+        self.created = now
+        #: Wall-clock creation time (unix seconds), for listings and records.
+        self.created_wall = created_wall
+        self.state: MatchState = "waiting"
+        self.players: Stream[Connection] = Stream(config.history)
+        self.spectators: Stream[Connection] = Stream(config.history)
+        self.runner: MatchRunner | None = None
+        self.start_tick = 0
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+        self.result: dict[str, Any] | None = None
+        self._on_finished = on_finished
+        self._watchers: set[Connection] = set()
+        #: The newest confirmed keyframe and the confirmed frames after it: what a resync sends.
+        self._keyframe: KeyframeRecord | None = None
+        self._since_keyframe: list[FrameRecord] = []
+        #: Each stream's final `over` message, re-sent after a resync.
+        self._over: dict[Stream[Connection], bytes] = {}
+
+    # ---- who is here ---------------------------------------------------------------------------------
+
+    def seat_of(self, guest_id: str) -> int | None:
+        """The seat a guest holds here, or None."""
+        return next((index for index, seat in enumerate(self.seats) if seat.guest == guest_id), None)
+
+    def take_seat(self, guest_id: str, name: str) -> int | None:
+        """Give a guest the first free seat of a waiting room (their own if they hold one); None if full."""
+        held = self.seat_of(guest_id)
+        if held is not None:
+            return held
+        if self.state != "waiting":
+            return None
+        for index, seat in enumerate(self.seats):
+            if not seat.taken:
+                seat.guest, seat.name = guest_id, name
+                return index
+        return None
+
+    def joined_message(self, role: str, seat: int | None) -> Joined:
+        """What a player or spectator is told on joining."""
+        stream = self.spectators if role == "spectator" else self.players
+        return Joined(
+            match=self.id,
+            role="spectator" if role == "spectator" else "player",
+            seat=seat,
+            seats=[s.name for s in self.seats],
+            bots=[s.bot for s in self.seats],
+            seed=self.seed,
+            config=config_plain(self.config.match_config),
+            ruleset=RULESET_NAME,
+            ruleset_version=RULESET_VERSION,
+            state=self.state,
+            head=stream.head,
+            keyframe_every=self.config.runner.keyframe_every,
+        )
+
+    def attach_player(self, conn: Connection, seat: int, since: int | None, now: float) -> None:
+        """Bind a connection to its seat (replacing an older one), catch it up, start when all are here."""
+        place = self.seats[seat]
+        old = place.connection
+        if old is not None and old is not conn:
+            self.players.subscribers.discard(old)
+            old.match, old.seat = None, None
+            old.close(
+                CLOSE_POLICY,
+                error_message(ErrorCode.REPLACED, "this seat connected again elsewhere", fatal=True),
+            )
+        place.connection, place.connected_once, place.dropped_at = conn, True, None
+        conn.match, conn.seat, conn.spectator = self, seat, False
+        conn.send(self.joined_message("player", seat))
+        self._catch_up(conn, self.players, since, speculative=True)
+        self.players.subscribers.add(conn)
+        log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=conn.peer)
+        self._broadcast_status()
+
+    def attach_spectator(self, conn: Connection, since: int | None) -> None:
+        """Subscribe a spectator to the confirmed stream and catch it up."""
+        conn.match, conn.seat, conn.spectator = self, None, True
+        conn.send(self.joined_message("spectator", None))
+        self._catch_up(conn, self.spectators, since, speculative=False)
+        self.spectators.subscribers.add(conn)
+        self._watchers.add(conn)
+
+    def detach(self, conn: Connection, now: float) -> None:
+        """A connection went away (or left): a player's seat holds nothing and its grace period starts."""
+        self.players.subscribers.discard(conn)
+        self.spectators.subscribers.discard(conn)
+        self._watchers.discard(conn)
+        if conn.seat is not None and conn.match is self:
+            seat = self.seats[conn.seat]
+            if seat.connection is conn:
+                seat.connection, seat.dropped_at = None, now
+                if self.runner is not None and self.state == "running":
+                    self.runner.hold_neutral(conn.seat)
+                log_event(log, logging.INFO, "match.drop", match=self.id, seat=conn.seat)
+                self._broadcast_status()
+        conn.match, conn.seat = None, None
+
+    def leave(self, conn: Connection, now: float) -> None:
+        """Leave for good: a player forfeits (a room not started is cancelled); a spectator stops."""
+        seat = conn.seat
+        if seat is not None and not conn.spectator:
+            if self.state == "running" and self.runner is not None:
+                self.runner.forfeit(seat)
+                log_event(log, logging.INFO, "match.forfeit", match=self.id, seat=seat, why="left")
+            elif self.state == "waiting":
+                self.cancel(now, "a player left")
+        self.detach(conn, now)
+
+    def viewers(self) -> int:
+        """Open connections following this match (players and spectators)."""
+        return len(self.players.subscribers) + len(self.spectators.subscribers)
+
+    # ---- the clock -----------------------------------------------------------------------------------
+
+    def tick(self, tick: int, now: float) -> None:
+        """Advance to the schedule's frame, publish what happened, and enforce the grace periods."""
+        if self.state == "waiting":
+            if all(s.taken and (s.bot is not None or s.connected_once) for s in self.seats):
+                self._start(tick, now)
+            elif now - self.created > self.config.room_timeout:
+                self.cancel(now, "the room timed out")
+            return
+        if self.state != "running" or self.runner is None:
+            return
+        for index, seat in enumerate(self.seats):
+            if seat.dropped_at is not None and now - seat.dropped_at > self.config.reconnect_grace:
+                seat.dropped_at = None
+                self.runner.forfeit(index)
+                log_event(log, logging.INFO, "match.forfeit", match=self.id, seat=index, why="grace expired")
+        target = tick - self.start_tick
+        behind = target - self.runner.now
+        if behind > self.config.max_catch_up:
+            # The loop fell behind: simulate a bounded burst and let this match's schedule slip.
+            self.start_tick += behind - self.config.max_catch_up
+            target = tick - self.start_tick
+        self._publish(self.runner.advance(target), now)
+
+    def _start(self, tick: int, now: float) -> None:
+        bots: dict[int, SeatBot] = {
+            index: make_seat_bot(seat.bot, self.seed ^ (index + 1) * 0x9E3779B1)
+            for index, seat in enumerate(self.seats)
+            if seat.bot is not None
+        }
+        match = VersusMatch(self.config.match_config, self.seed, [seat.name for seat in self.seats])
+        self.runner = MatchRunner(match, self.config.runner, bots)
+        self.start_tick = tick
+        self.started_at = now
+        self.state = "running"
+        for index, seat in enumerate(self.seats):
+            if seat.bot is None and seat.connection is None:
+                seat.dropped_at = seat.dropped_at or now
+                self.runner.hold_neutral(index)
+        log_event(
+            log,
+            logging.INFO,
+            "match.start",
+            match=self.id,
+            seed=self.seed,
+            seats=[s.name for s in self.seats],
+            bots=[s.bot for s in self.seats],
+        )
+        self._broadcast_status()
+        self._publish(self.runner.advance(0), now)
+
+    # ---- publishing ----------------------------------------------------------------------------------
+
+    def _publish(self, out: Advance, now: float) -> None:
+        runner = self.runner
+        assert runner is not None
+        confirmed = runner.confirmed
+        if out.rewind_to is not None:
+            self.players.publish(_rewind(out.rewind_to))
+        for record in out.frames:
+            self.players.publish(_frame(record, confirmed))
+        for item in out.confirmed:
+            if isinstance(item, KeyframeRecord):
+                self._keyframe, self._since_keyframe = item, []
+                self.players.publish(_keyframe(item))
+                self.spectators.publish(_keyframe(item))
+            else:
+                self._since_keyframe.append(item)
+                self.spectators.publish(_frame(item, item.frame + 1))
+        if out.result is not None:
+            self._finish(now)
+
+    def _catch_up(
+        self, conn: Connection, stream: Stream[Connection], since: int | None, speculative: bool
+    ) -> None:
+        """Send what the connection missed: the history after `since`, else a resync from a keyframe."""
+        if since is not None:
+            missed = stream.since(since)
+            if missed is not None:
+                for data in missed:
+                    conn.send_bytes(data)
+                return
+        keyframe = self._keyframe
+        if keyframe is None or self.runner is None:
+            return  # not started: the stream begins with keyframe 0 when it does
+        frames = [record.body() for record in self._since_keyframe]
+        if speculative:
+            frames += [record.body() for record in self.runner.speculative_frames()]
+        over = self._over.get(stream)
+        head = stream.head - 1 if over is not None else stream.head
+        conn.send(
+            Resync(
+                n=head,
+                frame=keyframe.frame,
+                view=keyframe.view,
+                checksum=keyframe.checksum,
+                frames=frames,
+                confirmed=self.runner.confirmed,
+            )
+        )
+        if over is not None:
+            conn.send_bytes(over)
+
+    def _broadcast_status(self) -> None:
+        status = Status(match=self.id, state=self.state, connected=[seat.present for seat in self.seats])
+        for conn in list(self.players.subscribers) + list(self._watchers):
+            conn.send(status)
+
+    # ---- the end -------------------------------------------------------------------------------------
+
+    def _finish(self, now: float) -> None:
+        runner = self.runner
+        assert runner is not None and runner.result is not None
+        self.state = "over"
+        self.ended_at = now
+        self.result = runner.result.plain()
+        replay = encode_replay(record_replay(runner.match))
+        self._end_streams(self.result, self.id)
+        log_event(
+            log,
+            logging.INFO,
+            "match.over",
+            match=self.id,
+            result=self.result,
+            frames=runner.match.frame,
+            rollbacks=runner.rollbacks,
+            resimulated=runner.resimulated,
+            late_inputs=runner.late_inputs,
+            bytes_players=self.players.bytes_published,
+            bytes_spectators=self.spectators.bytes_published,
+        )
+        self._on_finished(Finished(self._record("over", now), replay))
+
+    def cancel(self, now: float, why: str) -> None:
+        """End without a result (a room that never started, or a match the server failed)."""
+        if self.state not in ("waiting", "running"):
+            return
+        self.state = "cancelled"
+        self.ended_at = now
+        self._end_streams(None, None)
+        log_event(log, logging.INFO, "match.cancelled", match=self.id, why=why)
+        self._on_finished(Finished(self._record("cancelled", now), None))
+
+    def _end_streams(self, result: dict[str, Any] | None, replay: str | None) -> None:
+        for stream in (self.players, self.spectators):
+            stream.publish(_over(result, replay))
+            missed = stream.since(stream.head - 1)
+            if missed:
+                self._over[stream] = missed[-1]
+        self._broadcast_status()
+
+    def _record(self, outcome: str, now: float) -> MatchRecord:
+        frames = self.runner.match.frame if self.runner is not None else 0
+        return MatchRecord(
+            id=self.id,
+            seats=tuple(s.name for s in self.seats),
+            guests=tuple(s.guest for s in self.seats),
+            outcome=outcome,
+            result=self.result,
+            replay=self.id if outcome == "over" else None,
+            created=self.created_wall,
+            ended=self.created_wall + (now - self.created),
+            frames=frames,
+        )
+
+    def close_all(self) -> None:
+        """Close every connection following this match (shutdown, or the end of the linger)."""
+        for conn in list(self.players.subscribers) + list(self._watchers):
+            conn.match, conn.seat = None, None
+        self.players.subscribers.clear()
+        self.spectators.subscribers.clear()
+        self._watchers.clear()
+
+    # ---- inputs and listing ----------------------------------------------------------------------------
+
+    def tell_input(self, seat: int, frame: int, value: int) -> InputApplied | InputRefused:
+        """A player's input; refused before the start and after the end."""
+        if self.runner is None or self.state == "waiting":
+            return InputRefused(ErrorCode.NOT_STARTED.value, "the match has not started")
+        if self.state != "running":
+            return InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended")
+        return self.runner.tell_input(seat, frame, value)
+
+    def current_frame(self) -> int:
+        """The schedule's frame (-1 before the start): what a pong tells."""
+        return self.runner.now if self.runner is not None and self.state == "running" else -1
+
+    def summary(self) -> dict[str, Any]:
+        """The live list's entry."""
+        return {
+            "id": self.id,
+            "state": self.state,
+            "seats": [seat.name if seat.taken else None for seat in self.seats],
+            "bots": [seat.bot for seat in self.seats],
+            "frame": self.runner.match.frame if self.runner is not None else 0,
+            "spectators": len(self.spectators.subscribers),
+            "created": self.created_wall,
+        }
+
+
+# ---- stream message builders (a stream numbers each message when it publishes it) ---------------------
+
+
+def _frame(record: FrameRecord, confirmed: int) -> Callable[[int], Frame]:
+    def build(n: int) -> Frame:
+        return Frame(
+            n=n,
+            frame=record.frame,
+            events=record.events,
+            actors=record.actors,
+            inputs=list(record.inputs),
+            confirmed=confirmed,
+        )
+
+    return build
+
+
+def _rewind(frame: int) -> Callable[[int], Rewind]:
+    def build(n: int) -> Rewind:
+        return Rewind(n=n, frame=frame)
+
+    return build
+
+
+def _keyframe(keyframe: KeyframeRecord) -> Callable[[int], Keyframe]:
+    def build(n: int) -> Keyframe:
+        return Keyframe(n=n, frame=keyframe.frame, view=keyframe.view, checksum=keyframe.checksum)
+
+    return build
+
+
+def _over(result: dict[str, Any] | None, replay: str | None) -> Callable[[int], Over]:
+    def build(n: int) -> Over:
+        return Over(n=n, result=result, replay=replay)
+
+    return build

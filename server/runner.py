@@ -1,0 +1,360 @@
+"""MatchRunner: the netcode of one match, sans-I/O. Inputs in, frames out; no clock, no awaits.
+
+Frames are counted from the match's start. `advance(now)` is told the frame the schedule is on and
+simulates up to it; `tell_input(seat, frame, byte)` records a seat's input whenever it arrives:
+
+- a frame not yet simulated just records it (up to `max_ahead` frames ahead of `now`; further is
+  refused);
+- a frame already simulated inside the rollback window marks the match dirty: the next `advance`
+  restores the snapshot of that frame and re-simulates to the present (the players are told which
+  frame the stream rewinds to);
+- a frame older than the window (or one the seat already spoke for) is applied at the earliest frame
+  still open for that seat, and the answer says so.
+
+A seat that has not spoken for a frame is predicted (held direction, kick dropped; see timeline.py).
+The runner snapshots the state before every frame simulated on a prediction (and before keyframes):
+clients that stamp their inputs ahead by the input delay make most frames known before they are
+simulated, so most frames cost a step and nothing more.
+
+A frame is confirmed once every seat's input for it is known or the window has passed it
+(`now - window`); confirmed frames never change. Spectators get only those, with a keyframe (a view
+of the boards and the state checksum) every `keyframe_every` frames. The result is final when the
+frame that ended the match is confirmed.
+
+SyncTest mode (`synctest_every > 0`, GGPO's and GGRS's idea) makes every `synctest_every`-th frame
+roll back `rollback_window` frames through the same restore-and-re-simulate path a late input takes,
+and checks every re-simulated frame's state checksum and records against the first pass; a
+difference raises `rules.synctest.DesyncError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.synctest import DesyncError, describe_difference, state_checksum
+from rules.versus.events import record_plain
+from rules.versus.inputs import FORFEIT, NEUTRAL, is_valid_input
+from rules.versus.match import MatchResult, VersusMatch
+
+from .bots import SeatBot
+from .timeline import InputTimeline
+from .view import frame_actors, keyframe_view
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """The netcode's numbers."""
+
+    #: How many frames back an input may still rewrite (and how long spectators trail the present).
+    rollback_window: int = 8
+    #: How many frames ahead of the schedule an input may be stamped.
+    max_ahead: int = 120
+    #: A keyframe every this many frames (frame 0 included).
+    keyframe_every: int = 60
+    #: SyncTest: roll back and re-check every this many frames (0: off).
+    synctest_every: int = 0
+
+    def __post_init__(self) -> None:
+        if (
+            self.rollback_window < 0
+            or self.max_ahead < 1
+            or self.keyframe_every < 1
+            or self.synctest_every < 0
+        ):
+            raise ValueError(f"runner settings out of range: {self!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class FrameRecord:
+    """One simulated frame as the stream shows it: its events, the actors after it, and its inputs."""
+
+    frame: int
+    events: list[dict[str, Any]]
+    actors: list[Any]
+    inputs: tuple[int, ...]
+
+    def body(self) -> dict[str, Any]:
+        """The wire body shared by `frame` and `resync` messages."""
+        return {
+            "frame": self.frame,
+            "events": self.events,
+            "actors": self.actors,
+            "inputs": list(self.inputs),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class KeyframeRecord:
+    """The state at the start of frame `frame`: a view of the boards and the state checksum."""
+
+    frame: int
+    view: dict[str, Any]
+    checksum: str
+
+
+@dataclass
+class Advance:
+    """What one `advance` produced, in stream order."""
+
+    #: The players' stream rewinds to this frame before `frames` (None: no rollback).
+    rewind_to: int | None = None
+    #: Frames simulated (re-simulated after a rewind, then new), in frame order.
+    frames: list[FrameRecord] = field(default_factory=list)
+    #: Newly confirmed frames, each keyframe just before the frame it starts.
+    confirmed: list[FrameRecord | KeyframeRecord] = field(default_factory=list)
+    #: Set once: the result, when the frame that ended the match is confirmed.
+    result: MatchResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputApplied:
+    """An input was recorded at frame `applied` (not `frame` when it came too late for its own frame)."""
+
+    frame: int
+    applied: int
+
+    @property
+    def late(self) -> bool:
+        """Was it moved to a later frame?"""
+        return self.applied != self.frame
+
+
+@dataclass(frozen=True, slots=True)
+class InputRefused:
+    """An input was dropped; `code` is an ErrorCode value."""
+
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A keyframe's state, taken when its frame was simulated and checksummed once it is confirmed."""
+
+    view: dict[str, Any]
+    snapshot: dict[str, Any]
+
+
+class MatchRunner:
+    """Advances one VersusMatch with prediction, rollback and confirmation."""
+
+    def __init__(
+        self,
+        match: VersusMatch,
+        settings: RunnerSettings | None = None,
+        bots: Mapping[int, SeatBot] | None = None,
+    ) -> None:
+        if match.frame != 0:
+            raise ValueError("a runner starts from a fresh match")
+        self.match = match
+        self.settings = settings or RunnerSettings()
+        self.window = self.settings.rollback_window
+        self.bots = dict(bots or {})
+        self.timelines = [InputTimeline() for _ in range(match.seats)]
+        #: The frame the schedule is on: frames below it should have been simulated.
+        self.now = 0
+        #: Frames below this are final.
+        self.confirmed = 0
+        self.result: MatchResult | None = None
+        self._dirty: int | None = None
+        self._snapshots: dict[int, dict[str, Any]] = {}
+        self._frames: dict[int, FrameRecord] = {}
+        self._keyframes: dict[int, _Pending] = {}
+        self._keyframed = -1
+        #: Counters for stats and tests.
+        self.rollbacks = 0
+        self.resimulated = 0
+        self.predicted = 0
+        self.late_inputs = 0
+
+    @property
+    def frame(self) -> int:
+        """The next frame to simulate (the speculative present)."""
+        return self.match.frame
+
+    @property
+    def finished(self) -> bool:
+        """Is the result final (the last frame confirmed)?"""
+        return self.result is not None
+
+    def speculative_frames(self) -> list[FrameRecord]:
+        """The simulated frames that are not confirmed yet, in order."""
+        return [self._frames[f] for f in range(self.confirmed, self.match.frame)]
+
+    # ---- inputs ------------------------------------------------------------------------------------
+
+    def tell_input(self, seat: int, frame: int, value: int) -> InputApplied | InputRefused:
+        """Record `seat`'s input byte for `frame`; see the module docstring for late and early ones."""
+        if not 0 <= seat < self.match.seats:
+            return InputRefused("not-seated", f"seat {seat} is not in this match")
+        if not is_valid_input(value) or value == FORFEIT:
+            return InputRefused("bad-input", f"input {value!r} is not a seat input byte")
+        timeline = self.timelines[seat]
+        if self.result is not None:
+            return InputRefused("match-over", "the match has ended")
+        if timeline.closed:
+            return InputRefused("seat-out", f"seat {seat} has left the match")
+        if frame > self.now + self.settings.max_ahead:
+            return InputRefused(
+                "frame-ahead",
+                f"frame {frame} is more than {self.settings.max_ahead} frames "
+                f"ahead of the server's frame {self.now}",
+            )
+        applied = max(frame, timeline.known_until, self.now - self.window, self.confirmed, 0)
+        if applied != frame:
+            self.late_inputs += 1
+        self._tell(seat, applied, value)
+        return InputApplied(frame, applied)
+
+    def hold_neutral(self, seat: int) -> None:
+        """The seat's player dropped: from the present on it holds nothing (no rollback)."""
+        timeline = self.timelines[seat]
+        if not timeline.closed and self.result is None:
+            self._tell(seat, max(timeline.known_until, self.now, self.confirmed), NEUTRAL)
+
+    def forfeit(self, seat: int) -> None:
+        """The seat leaves for good: the forfeit byte goes through the match's own step, at the present."""
+        timeline = self.timelines[seat]
+        if timeline.closed or self.result is not None:
+            return
+        self._tell(seat, max(timeline.known_until, self.now, self.confirmed), FORFEIT)
+        timeline.close()
+
+    def _tell(self, seat: int, frame: int, value: int) -> None:
+        previous = self.timelines[seat].tell(frame, value)
+        if frame < self.match.frame and value != previous:
+            self._dirty = frame if self._dirty is None else min(self._dirty, frame)
+
+    # ---- advancing ---------------------------------------------------------------------------------
+
+    def advance(self, now: int) -> Advance:
+        """Simulate up to frame `now` (rolling back first when a late input changed the past)."""
+        out = Advance()
+        self.now = max(self.now, now)
+        if self._dirty is not None:
+            target, self._dirty = self._dirty, None
+            self._rollback(target)
+            out.rewind_to = target
+        while self.match.frame < self.now and self.match.result is None:
+            out.frames.append(self._step())
+            if self.settings.synctest_every and self.match.frame % self.settings.synctest_every == 0:
+                self._synctest_check()
+        self._confirm(out)
+        return out
+
+    def _step(self) -> FrameRecord:
+        match = self.match
+        frame = match.frame
+        timelines = self.timelines
+        for seat, bot in self.bots.items():
+            timeline = timelines[seat]
+            if timeline.known_until <= frame:
+                timeline.tell(frame, bot.decide(match.games[seat], frame))
+        inputs = tuple(timeline.byte_at(frame) for timeline in timelines)
+        predicted = any(timeline.known_until <= frame for timeline in timelines)
+        if predicted:
+            self.predicted += 1
+        keyframe = frame % self.settings.keyframe_every == 0
+        if predicted or keyframe or self.settings.synctest_every:
+            # A snapshot already held for this frame is of this very state: later ones die in a rollback.
+            snapshot = self._snapshots.get(frame) or match.snapshot()
+            self._snapshots[frame] = snapshot
+            if keyframe:
+                self._keyframes[frame] = _Pending(keyframe_view(match), snapshot)
+        records = match.step(inputs)
+        record = FrameRecord(frame, [record_plain(r) for r in records], frame_actors(match), inputs)
+        self._frames[frame] = record
+        return record
+
+    def _rollback(self, target: int) -> None:
+        snapshot = self._snapshots.get(target)
+        if snapshot is None:  # pragma: no cover - an invariant: every predicted frame was snapshotted
+            raise RuntimeError(f"no snapshot of frame {target} to roll back to (confirmed {self.confirmed})")
+        present = self.match.frame
+        self.match.restore(snapshot)
+        for frame in range(target + 1, present + 1):
+            self._snapshots.pop(frame, None)
+            self._keyframes.pop(frame, None)
+        for frame in range(target, present):
+            self._frames.pop(frame, None)
+        self.rollbacks += 1
+        self.resimulated += present - target
+
+    def _confirm(self, out: Advance) -> None:
+        known = min(timeline.known_until for timeline in self.timelines)
+        present = self.match.frame
+        confirmed = min(present, max(known, self.now - self.window, self.confirmed))
+        for frame in range(self.confirmed, confirmed):
+            self._emit_keyframe(frame, out)
+            out.confirmed.append(self._frames[frame])
+        self._emit_keyframe(confirmed, out)
+        if confirmed > self.confirmed:
+            self.confirmed = confirmed
+            floor = confirmed
+            if self.settings.synctest_every:
+                floor = max(0, min(confirmed, present - self.window))  # SyncTest rolls back that far
+            for frame in [f for f in self._snapshots if f < floor]:
+                del self._snapshots[frame]
+            for frame in [f for f in self._frames if f < floor]:
+                del self._frames[frame]
+            for frame in [f for f in self._keyframes if f < floor]:
+                del self._keyframes[frame]
+            for timeline in self.timelines:
+                timeline.prune(floor)
+        if self.match.result is not None and confirmed == present and self.result is None:
+            self.result = self.match.result
+            out.result = self.result
+
+    def _emit_keyframe(self, frame: int, out: Advance) -> None:
+        """The keyframe starting confirmed frame `frame`, once, if one is due there."""
+        if frame <= self._keyframed or frame % self.settings.keyframe_every:
+            return
+        pending = self._keyframes.pop(frame, None)
+        if pending is None:
+            if frame != self.match.frame:
+                return  # the match ended before this frame: there is no state to show
+            snapshot = self.match.snapshot()
+            self._snapshots[frame] = snapshot
+            pending = _Pending(keyframe_view(self.match), snapshot)
+        self._keyframed = frame
+        out.confirmed.append(KeyframeRecord(frame, pending.view, state_checksum(pending.snapshot)))
+
+    # ---- SyncTest ------------------------------------------------------------------------------------
+
+    def _synctest_check(self) -> None:
+        """Roll back `window` frames with the same inputs and require the same states and records."""
+        present = self.match.frame
+        target = max(0, present - self.window, min(self._snapshots, default=present))
+        if target >= present:
+            return
+        states = {frame: self._snapshots[frame] for frame in range(target + 1, present)}
+        states[present] = self.match.snapshot()
+        digests = {frame: _marshal_digest(state) for frame, state in states.items()}
+        records = {frame: self._frames[frame] for frame in range(target, present)}
+        self._rollback(target)
+        while self.match.frame < present:
+            frame = self.match.frame
+            record = self._step()  # snapshots the re-simulated state of `frame` before stepping it
+            if frame > target:
+                self._synctest_compare(frame, self._snapshots[frame], states, digests, present, target)
+            if record != records[frame]:
+                expected, actual = records[frame].body(), record.body()
+                raise DesyncError("output", frame + 1, present, target, state_checksum(expected),
+                                  state_checksum(actual), describe_difference(expected, actual, "record"))
+        self._synctest_compare(present, self.match.snapshot(), states, digests, present, target)
+
+    @staticmethod
+    def _synctest_compare(frame: int, state: dict[str, Any], states: dict[int, dict[str, Any]],
+                          digests: dict[int, bytes], present: int, target: int) -> None:
+        if _marshal_digest(state) != digests[frame]:
+            raise DesyncError("resimulate", frame, present, target, state_checksum(states[frame]),
+                              state_checksum(state), describe_difference(states[frame], state))
+
+
+def _marshal_digest(snapshot: dict[str, Any]) -> bytes:
+    """SHA-256 of a snapshot's marshal bytes: equal exactly when the snapshots are (rules/synctest.py)."""
+    return hashlib.sha256(marshal.dumps(snapshot, 2)).digest()

@@ -1,0 +1,62 @@
+"""A numbered stream: each message encoded once, kept in a bounded history, fanned out to subscribers.
+
+Numbers start at 1 and are consecutive. A subscriber that comes back says the last number it saw;
+`since(n)` gives the messages after it while the history still holds them, and None when the gap
+is older than the history (the caller then sends a resync from a keyframe instead of guessing;
+lila-ws's History does the same).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
+
+from protocol.codec import encode
+from protocol.messages import ServerMessage
+
+
+class Subscriber(Protocol):
+    """Anything that takes encoded messages without waiting (a connection's bounded send queue)."""
+
+    def send_bytes(self, data: bytes) -> bool:
+        """Queue `data`; False when the subscriber is gone (it is then unsubscribed)."""
+        ...
+
+
+S = TypeVar("S", bound=Subscriber)
+
+
+class Stream(Generic[S]):
+    """One audience's stream of one match (the players' or the spectators')."""
+
+    def __init__(self, history: int) -> None:
+        if history < 1:
+            raise ValueError("history must hold at least one message")
+        self.head = 0
+        self._history: deque[tuple[int, bytes]] = deque(maxlen=history)
+        self.subscribers: set[S] = set()
+        #: Bytes published (once per message) and delivered (once per subscriber), for stats.
+        self.bytes_published = 0
+        self.bytes_delivered = 0
+
+    def publish(self, build: Callable[[int], ServerMessage]) -> None:
+        """Number, encode and send one message to every subscriber (never waits)."""
+        self.head += 1
+        data = encode(build(self.head))
+        self._history.append((self.head, data))
+        self.bytes_published += len(data)
+        for subscriber in list(self.subscribers):
+            if subscriber.send_bytes(data):
+                self.bytes_delivered += len(data)
+            else:
+                self.subscribers.discard(subscriber)
+
+    def since(self, last_seen: int) -> list[bytes] | None:
+        """The messages after number `last_seen`, or None when the history no longer reaches back there."""
+        if last_seen == self.head:
+            return []
+        if last_seen > self.head or not self._history or last_seen + 1 < self._history[0][0]:
+            return None
+        skip = last_seen + 1 - self._history[0][0]
+        return [data for _, data in list(self._history)[skip:]]

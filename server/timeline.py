@@ -1,0 +1,81 @@
+"""One seat's input bytes by frame, as the runner knows them: told, held, or predicted.
+
+A seat says its byte for some frames (an `input` message, a bot's decision, the server's neutral on
+a disconnect). Between two of them the seat holds the earlier byte's direction with the kick bit
+dropped: the kick is an edge, the direction is held. A frame the seat has not spoken for yet is
+predicted by the same rule, so a prediction is exactly what a silent seat means, and the first told
+frame that differs from it is where a rollback starts.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from rules.versus.inputs import KICK_BIT, NEUTRAL
+
+#: `known_until` of a seat that will never speak again (it forfeited).
+CLOSED = 1 << 62
+
+
+def held(value: int) -> int:
+    """What a byte leaves held on the frames after it: its direction, without the kick edge."""
+    return value & ~KICK_BIT
+
+
+class InputTimeline:
+    """The bytes one seat told, from the oldest frame the runner may still re-simulate."""
+
+    __slots__ = ("_frames", "_values", "_held_before", "known_until")
+
+    def __init__(self) -> None:
+        self._frames: list[int] = []
+        self._values: list[int] = []
+        #: The byte held on frames before the first kept entry (pruned entries leave it behind).
+        self._held_before = NEUTRAL
+        #: Frames below this are told (or settled): the seat's real input, not a prediction.
+        self.known_until = 0
+
+    @property
+    def closed(self) -> bool:
+        """Has the seat stopped taking inputs (a forfeit)?"""
+        return self.known_until >= CLOSED
+
+    def byte_at(self, frame: int) -> int:
+        """The byte of `frame`: told there, or held (predicted) from the last told frame before it."""
+        index = bisect_right(self._frames, frame) - 1
+        if index < 0:
+            return self._held_before
+        value = self._values[index]
+        return value if self._frames[index] == frame else held(value)
+
+    def tell(self, frame: int, value: int) -> int:
+        """The seat's byte for `frame` (at or after `known_until`); returns the byte it replaces there."""
+        assert frame >= self.known_until, f"frame {frame} is before known_until {self.known_until}"
+        previous = self.byte_at(frame)
+        if value != previous:
+            self._frames.append(frame)
+            self._values.append(value)
+        self.known_until = frame + 1
+        return previous
+
+    def close(self) -> None:
+        """No more inputs: every later frame holds what is held now."""
+        self.known_until = CLOSED
+
+    def prune(self, below: int) -> None:
+        """Forget entries before frame `below` (frames that are final); later frames read the same."""
+        index = bisect_right(self._frames, below - 1)
+        if index == 0:
+            return
+        self._held_before = held(self._values[index - 1])
+        del self._frames[:index]
+        del self._values[:index]
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def __repr__(self) -> str:
+        entries = ", ".join(f"{f}:{v:#04x}" for f, v in zip(self._frames, self._values, strict=True))
+        return (
+            f"<InputTimeline held_before={self._held_before:#04x} [{entries}] known_until={self.known_until}>"
+        )

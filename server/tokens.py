@@ -1,0 +1,89 @@
+"""Guest tokens: a guest id and name, an expiry, and an HMAC-SHA256 signature over them.
+
+A token is `v1.<payload>.<signature>`, both parts base64url without padding; the payload is JSON
+`{"g": guest id, "n": name, "e": expiry (unix seconds)}`. The server keeps no session table: any
+process with the same secret accepts the token, which is what several nodes sharing one Redis need.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from dataclasses import dataclass
+
+PREFIX = "v1"
+_NAME = re.compile(r"[^A-Za-z0-9 _.-]")
+
+
+class TokenError(ValueError):
+    """A token that is malformed, forged or expired."""
+
+
+@dataclass(frozen=True, slots=True)
+class Guest:
+    """Who a token speaks for."""
+
+    id: str
+    name: str
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def clean_name(name: str | None, guest_id: str) -> str:
+    """A display name: printable ASCII letters, digits, space and `_.-`, at most 24 characters."""
+    cleaned = _NAME.sub("", name or "").strip()[:24]
+    return cleaned or f"guest-{guest_id[-4:]}"
+
+
+class TokenSigner:
+    """Issues and checks guest tokens with one secret."""
+
+    def __init__(self, secret: bytes, ttl: float) -> None:
+        if len(secret) < 16:
+            raise ValueError("the token secret must be at least 16 bytes")
+        self._secret = secret
+        self.ttl = ttl
+
+    def _sign(self, payload: str) -> str:
+        return _b64(hmac.new(self._secret, f"{PREFIX}.{payload}".encode("ascii"), hashlib.sha256).digest())
+
+    def new_guest(self, name: str | None, now: float) -> tuple[Guest, str]:
+        """A fresh guest identity and its token."""
+        guest_id = "g_" + secrets.token_urlsafe(9)
+        guest = Guest(guest_id, clean_name(name, guest_id))
+        return guest, self.issue(guest, now)
+
+    def issue(self, guest: Guest, now: float) -> str:
+        """A token for `guest`, valid for `ttl` seconds from `now`."""
+        body = json.dumps({"g": guest.id, "n": guest.name, "e": int(now + self.ttl)}, separators=(",", ":"))
+        payload = _b64(body.encode("utf-8"))
+        return f"{PREFIX}.{payload}.{self._sign(payload)}"
+
+    def verify(self, token: str, now: float) -> Guest:
+        """The guest a token speaks for; raises TokenError for anything else."""
+        parts = token.split(".")
+        if len(parts) != 3 or parts[0] != PREFIX:
+            raise TokenError("malformed token")
+        _, payload, signature = parts
+        if not hmac.compare_digest(self._sign(payload), signature):
+            raise TokenError("bad token signature")
+        try:
+            data = json.loads(_unb64(payload))
+            guest = Guest(str(data["g"]), str(data["n"]))
+            expiry = int(data["e"])
+        except (ValueError, KeyError, TypeError, binascii.Error) as error:
+            raise TokenError(f"malformed token payload ({type(error).__name__})") from None
+        if expiry < now:
+            raise TokenError("token expired")
+        return guest

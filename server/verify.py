@@ -1,0 +1,95 @@
+"""Replay verification off the event loop, bounded in size, frames, concurrency and time.
+
+The bytes are decoded and re-simulated in a worker (a process pool by default, so a long verify
+takes another core instead of the match loop's GIL). Bounds: the body size (checked before any
+parsing), the replay's length in frames (`verify` refuses longer replays before simulating, which
+bounds the CPU a request can cost), at most `verify_concurrency` verifications at once (more are
+answered `busy`), and a wall-time bound (answered `timeout`; the worker finishes its bounded job).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+from typing import Any
+
+from protocol.errors import ErrorCode
+from protocol.replay_codec import ReplayDecodeError, decode_replay
+from rules.versus.replay import verify
+
+from .config import ServerConfig
+
+
+class VerifyError(Exception):
+    """A verification that could not run: `code` (ErrorCode) and the HTTP status to answer with."""
+
+    def __init__(self, code: ErrorCode, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def verify_bytes(data: bytes, max_frames: int) -> dict[str, Any]:
+    """Decode and verify a replay (runs in the worker); every failure is part of the answer."""
+    try:
+        replay = decode_replay(data, max_bytes=len(data))
+    except ReplayDecodeError as error:
+        return {"ok": False, "error": ErrorCode.BAD_REPLAY.value, "reason": str(error)}
+    verdict = verify(replay, max_frames)
+    return {
+        "ok": verdict.ok,
+        "reason": verdict.reason,
+        "result": verdict.result.plain() if verdict.result is not None else None,
+        "frames": verdict.frames,
+        "log_hash": verdict.log_hash,
+    }
+
+
+class Verifier:
+    """The worker pool and its bounds."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self._slots = asyncio.Semaphore(config.verify_concurrency)
+        self._executor: concurrent.futures.Executor | None = None
+
+    def _pool(self) -> concurrent.futures.Executor:
+        if self._executor is None:  # made on first use: a server that never verifies starts no workers
+            workers = self.config.verify_concurrency
+            if self.config.verify_pool == "process":
+                self._executor = concurrent.futures.ProcessPoolExecutor(
+                    workers, mp_context=multiprocessing.get_context("spawn")
+                )
+            else:
+                self._executor = concurrent.futures.ThreadPoolExecutor(
+                    workers, thread_name_prefix="floe-verify"
+                )
+        return self._executor
+
+    async def verify(self, data: bytes) -> dict[str, Any]:
+        """The verdict as plain data; raises VerifyError when busy, oversized or out of time."""
+        if len(data) > self.config.verify_max_bytes:
+            raise VerifyError(
+                ErrorCode.TOO_LARGE,
+                f"replay of {len(data)} bytes is over the limit of {self.config.verify_max_bytes}",
+                413,
+            )
+        if self._slots.locked():
+            raise VerifyError(ErrorCode.BUSY, "every verification slot is busy; try again", 503)
+        async with self._slots:
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(self._pool(), verify_bytes, data, self.config.verify_max_frames)
+            try:
+                return await asyncio.wait_for(future, self.config.verify_timeout)
+            except TimeoutError:
+                raise VerifyError(
+                    ErrorCode.TIMEOUT, f"verification ran past {self.config.verify_timeout:g} s", 504
+                ) from None
+
+    def close(self) -> None:
+        """Stop the workers (running ones finish their bounded job)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None

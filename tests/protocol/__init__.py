@@ -1,0 +1,1 @@
+"""Tests of the wire protocol: messages, codec, sessions."""

@@ -1,0 +1,1 @@
+"""Tests of the match server: the runner, streams, guards, and real uvicorn servers."""

@@ -1,0 +1,75 @@
+"""Shared helpers of the server tests: what a seat's told inputs mean frame by frame, straight runs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from rules.versus.events import record_plain
+from rules.versus.inputs import KICK_BIT, NEUTRAL
+from rules.versus.match import VersusConfig, VersusMatch
+from rules.versus.replay import Replay, config_from_plain
+
+#: Every timeout in the networked tests is a multiple of this (raise it on a slow machine).
+UNIT = float(os.environ.get("FLOE_TEST_TIMEOUT_UNIT", "1"))
+
+
+def bytes_per_frame(told: Sequence[tuple[int, int]], frames: int) -> list[int]:
+    """A seat's byte on each frame given what it told: the told byte, else the held one (kick dropped)."""
+    by_frame = dict(told)
+    out: list[int] = []
+    held = NEUTRAL
+    for frame in range(frames):
+        if frame in by_frame:
+            out.append(by_frame[frame])
+            held = by_frame[frame] & ~KICK_BIT
+        else:
+            out.append(held)
+    return out
+
+
+def moves_of(values: Sequence[int]) -> list[list[int]]:
+    """A replay's move list of a per-frame byte list: [frame, byte] wherever the byte changes."""
+    moves: list[list[int]] = []
+    previous = NEUTRAL
+    for frame, value in enumerate(values):
+        if value != previous:
+            moves.append([frame, value])
+            previous = value
+    return moves
+
+
+def straight_run(config: VersusConfig, seed: int, seats: int, rows: Sequence[Sequence[int]]) -> VersusMatch:
+    """A match stepped straight with one row of inputs per frame (stopping where it ends)."""
+    match = VersusMatch(config, seed, seats)
+    for row in rows:
+        if match.finished:
+            break
+        match.step(list(row))
+    return match
+
+
+def replay_log(replay: Replay) -> dict[int, list[dict[str, Any]]]:
+    """Re-simulate a replay from its move lists: frame → that frame's records as plain data."""
+    match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
+    changes: dict[int, list[tuple[int, int]]] = {}
+    for seat, moves in enumerate(replay.moves):
+        for frame, value in moves:
+            changes.setdefault(frame, []).append((seat, value))
+    inputs = [NEUTRAL] * len(replay.seats)
+    log: dict[int, list[dict[str, Any]]] = {}
+    for frame in range(replay.final_frame):
+        for seat, value in changes.get(frame, ()):
+            inputs[seat] = value
+        log[frame] = [record_plain(r) for r in match.step(inputs)]
+    return log
+
+
+def plain(value: Any) -> Any:
+    """Tuples as lists, recursively (what a msgpack round trip does to plain data)."""
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,47 @@
+"""Every client message kind has a handler: dispatching an example of each answers and raises nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.codec import decode_server
+from protocol.examples import EXAMPLES
+from protocol.messages import CLIENT_MESSAGES, Hello
+from server.connection import Connection
+from server.dispatch import Dispatcher
+from server.hub import Hub
+from server.store import MemoryStore
+from tests.server.conftest import fast_config
+
+
+async def _noop_send(data: bytes) -> None:
+    return None
+
+
+async def _noop_close(code: int) -> None:
+    return None
+
+
+def queued(conn: Connection) -> list[str]:
+    """The kinds of the messages queued on a connection."""
+    kinds = []
+    while not conn._queue.empty():
+        data = conn._queue.get_nowait()
+        if data is not None:
+            kinds.append(decode_server(data).KIND)
+    return kinds
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", sorted(CLIENT_MESSAGES))
+async def test_every_kind_is_dispatched(kind: str) -> None:
+    """After hello, an example of each kind reaches its handler and gets an answer (never assert_never)."""
+    dispatcher = Dispatcher(Hub(fast_config(), MemoryStore()))
+    conn = Connection(_noop_send, _noop_close, queue_size=16)
+    dispatcher.handle(conn, Hello(version=1), now=0.0)
+    assert queued(conn) == ["welcome"]
+    message = EXAMPLES[kind]
+    assert isinstance(message, CLIENT_MESSAGES[kind])
+    dispatcher.handle(conn, message, now=0.0)
+    answers = queued(conn)
+    assert answers, f"{kind} got no answer"

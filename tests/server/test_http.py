@@ -1,0 +1,100 @@
+"""The HTTP API over a real server: guests, rooms, the live list, health, replays and verification."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import replace
+
+import httpx
+import pytest
+
+from protocol.replay_codec import decode_replay, encode_replay
+from rules.versus.match import VersusConfig, VersusMatch
+from rules.versus.replay import config_plain, record
+from rules.versus.tables import VERSUS_RULES
+from tests.server.conftest import StartServer, fast_config
+from tests.versus.helpers import random_inputs
+
+pytestmark = pytest.mark.asyncio
+
+
+def finished_replay_bytes() -> bytes:
+    """A short finished match's replay, made locally."""
+    config = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=120))
+    match = VersusMatch(config, 77, ("ann", "bob"))
+    for row in random_inputs(77, 2, 120):
+        match.step(row)
+    assert config_plain(config)["rules"]["time_limit_frames"] == 120
+    return encode_replay(record(match))
+
+
+async def test_guests_rooms_and_the_live_list(start_server: StartServer) -> None:
+    """Guests get tokens; rooms are made, joined, listed; a third guest finds the room full."""
+    server = await start_server()
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        tokens = []
+        for name in ("ann", "bob", "eve"):
+            answer = (await http.post("/api/guests", json={"name": name})).json()
+            assert answer["name"] == name and answer["guest"].startswith("g_")
+            tokens.append({"Authorization": f"Bearer {answer['token']}"})
+        room = (await http.post("/api/rooms", headers=tokens[0])).json()
+        assert room["seat"] == 0
+        joined = await http.post(f"/api/rooms/{room['match']}/join", headers=tokens[1])
+        assert joined.json() == {"match": room["match"], "seat": 1}
+        again = await http.post(f"/api/rooms/{room['match']}/join", headers=tokens[1])
+        assert again.json()["seat"] == 1  # joining twice keeps the seat
+        full = await http.post(f"/api/rooms/{room['match']}/join", headers=tokens[2])
+        assert full.status_code == 409 and full.json() == {
+            "kind": "error",
+            "code": "room-full",
+            "message": "every seat is taken",
+            "ref": None,
+            "fatal": False,
+        }
+        listed = (await http.get("/api/matches")).json()["matches"]
+        assert [entry["id"] for entry in listed] == [room["match"]] and listed[0]["state"] == "waiting"
+        assert listed[0]["seats"] == ["ann", "bob"]
+        missing = await http.post("/api/rooms/nope/join", headers=tokens[2])
+        assert missing.status_code == 404 and missing.json()["code"] == "no-such-match"
+
+
+async def test_typed_errors_for_bad_requests(start_server: StartServer) -> None:
+    """No token, a bad token, an unknown bot and a bad body are typed errors with fitting statuses."""
+    server = await start_server()
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        assert (await http.post("/api/rooms")).json()["code"] == "auth"
+        bad = await http.post("/api/rooms", headers={"Authorization": "Bearer v1.a.b"})
+        assert bad.status_code == 401 and bad.json()["code"] == "auth"
+        token = (await http.post("/api/guests")).json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        unknown = await http.post("/api/bot-matches", json={"bot": "genius"}, headers=headers)
+        assert unknown.status_code == 422 and unknown.json()["code"] == "malformed"
+        odd = await http.post("/api/guests", json={"name": 5, "extra": True})
+        assert odd.status_code == 422 and odd.json()["kind"] == "error"
+        assert (await http.get("/api/replays/none")).json()["code"] == "not-found"
+        assert (await http.get("/api/matches/none")).status_code == 404
+
+
+async def test_health_reports_the_loop(start_server: StartServer) -> None:
+    """/health answers ok with the clock's numbers."""
+    server = await start_server()
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        health = (await http.get("/health")).json()
+    assert health["ok"] is True and health["tick"] >= 0 and "p99" in health["lateness_ms"]
+
+
+async def test_replay_verification(start_server: StartServer) -> None:
+    """A true replay verifies; a tampered one does not; garbage and oversized bodies are refused."""
+    server = await start_server(replace(fast_config(), verify_max_bytes=64 * 1024))
+    data = finished_replay_bytes()
+    async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
+        good = (await http.post("/api/replays/verify", content=data)).json()
+        assert good["ok"] is True and good["result"]["frame"] == 120
+        replay = decode_replay(data)
+        forged = dataclasses.replace(replay, result=dataclasses.replace(replay.result, scores=(99999, 0)))
+        verdict = (await http.post("/api/replays/verify", content=encode_replay(forged))).json()
+        assert verdict["ok"] is False and "result differs" in verdict["reason"]
+        garbage = (await http.post("/api/replays/verify", content=b"\xc1\xc1")).json()
+        assert garbage == {"ok": False, "error": "bad-replay", "reason": garbage["reason"]}
+        big = await http.post("/api/replays/verify", content=b"\x00" * (65 * 1024))
+        assert big.status_code == 413 and big.json()["code"] == "too-large"

@@ -1,0 +1,102 @@
+"""A player who drops and comes back resumes the seat: missed records, or a keyframe past the history."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+
+import pytest
+import websockets
+
+from protocol.client import ClientSession
+from protocol.messages import Frame, Resync
+from rules.synctest import state_checksum
+from rules.versus.inputs import encode_input
+from rules.versus.match import VersusMatch
+from rules.versus.replay import config_from_plain, verify
+from server import botclient
+from tests.server.conftest import StartServer, fast_config
+from tests.server.helpers import UNIT, plain, replay_log
+from tests.server.test_match_network import fetch_replay, open_room
+
+pytestmark = pytest.mark.asyncio
+
+DIRECTIONS = [encode_input(d) for d in ("left", "down", "right", "up")]
+
+
+async def scripted(ws_url: str, session: ClientSession, match_id: str, leave_at: int | None) -> None:
+    """Play (a new direction every 30 frames) until the match is over, or drop once past frame `leave_at`."""
+    async with websockets.connect(ws_url, compression=None) as ws:
+        await ws.send(session.hello())
+        await ws.send(session.resume() if session.joined is not None else session.join(match_id))
+        async for data in ws:
+            assert isinstance(data, bytes)
+            now = time.monotonic()
+            for message in session.receive(data, now):
+                if isinstance(message, Frame | Resync) and session.over is None:
+                    frame = max(session.frames, default=0)
+                    payload = session.input(DIRECTIONS[(frame // 30) % 4], now)
+                    if payload is not None:
+                        await ws.send(payload)
+            if session.over is not None:
+                return
+            if leave_at is not None and max(session.frames, default=0) >= leave_at:
+                return
+
+
+async def test_reconnect_within_history_gets_the_missed_records(start_server: StartServer) -> None:
+    """Back after a short drop, a player gets exactly the records it missed and ends with the replay's log."""
+    server = await start_server()
+    match_id, first, second = await open_room(server)
+    bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "lazy", seed=9))
+    session = ClientSession(first)
+    await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=150), 30 * UNIT)
+    seen = session.last_n
+    await asyncio.sleep(0.2)
+    await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=None), 60 * UNIT)
+    await asyncio.wait_for(bot, 30 * UNIT)
+    replay = await fetch_replay(server, match_id)
+    assert verify(replay).ok
+    assert session.gaps == 0 and session.resyncs == [] and session.last_n > seen
+    expected = replay_log(replay)
+    assert {f: session.frames[f]["events"] for f in sorted(session.frames)} == plain(expected)
+
+
+async def test_reconnect_past_the_history_resyncs_from_a_keyframe(start_server: StartServer) -> None:
+    """Back after a drop longer than the history, a player gets a resync with the right keyframe checksum."""
+    server = await start_server(replace(fast_config(), history=40))
+    match_id, first, second = await open_room(server)
+    bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "lazy", seed=10))
+    session = ClientSession(first)
+    await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=100), 30 * UNIT)
+    await asyncio.sleep(0.8)  # ~120 frames at the test rate: past a history of 40 messages
+    await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=None), 60 * UNIT)
+    await asyncio.wait_for(bot, 30 * UNIT)
+    replay = await fetch_replay(server, match_id)
+    assert verify(replay).ok and len(session.resyncs) == 1
+    resync = session.resyncs[0]
+    match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
+    changes = {(frame, seat): value for seat, moves in enumerate(replay.moves) for frame, value in moves}
+    inputs = [0, 0]
+    for frame in range(resync.frame):
+        inputs = [changes.get((frame, seat), value) for seat, value in enumerate(inputs)]
+        match.step(inputs)
+    assert resync.checksum == state_checksum(match.snapshot())
+    expected = replay_log(replay)
+    for frame in range(resync.frame, replay.final_frame):
+        assert session.frames[frame]["events"] == plain(expected[frame]), frame
+
+
+async def test_no_return_within_grace_forfeits_the_seat(start_server: StartServer) -> None:
+    """A player who does not come back within the grace period forfeits through the match's own step."""
+    server = await start_server(replace(fast_config(), reconnect_grace=0.3))
+    match_id, first, second = await open_room(server)
+    bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "lazy", seed=11))
+    await asyncio.wait_for(scripted(server.ws_url, ClientSession(first), match_id, leave_at=60), 30 * UNIT)
+    run = await asyncio.wait_for(bot, 30 * UNIT)
+    replay = await fetch_replay(server, match_id)
+    assert verify(replay).ok
+    assert replay.result.outcomes == ("forfeited", "won") and replay.result.reason == "forfeit"
+    assert replay.moves[0][-1][1] == 0x80 and replay.final_frame < 8 * 60
+    assert run.session.over is not None
