@@ -250,16 +250,14 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _progress(items: Sequence[T], enabled: bool) -> Iterator[T]:
-    """Iterate with a tqdm bar when tqdm is importable and stderr is a terminal, else plainly."""
-    if enabled:
-        try:
-            from tqdm import tqdm  # type: ignore[import-not-found, import-untyped, unused-ignore]
-        except ImportError:
-            pass
-        else:
-            yield from tqdm(items, desc="verify", unit="replay", file=sys.stderr)
-            return
-    yield from items
+    """Iterate with a rich progress bar on stderr when it is a terminal, else plainly."""
+    if not enabled:
+        yield from items
+        return
+    from rich.console import Console
+    from rich.progress import track
+
+    yield from track(items, description="verify", console=Console(stderr=True), transient=True)
 
 
 def verify_file(path: Path, max_bytes: int, max_frames: int) -> tuple[bool, str]:

@@ -141,15 +141,20 @@ async def play(
     latency: Callable[[int], int] | None = None,
     validate: bool = True,
     keep_log: bool = True,
-    stop: Callable[[BotRun], bool] | None = None,
+    leave: Callable[[BotRun], bool] | None = None,
     max_size: int = 2**22,
 ) -> BotRun:
-    """Play the seat `token` holds in `match_id` until the match is over (or `stop(run)` says so)."""
+    """Play the seat `token` holds in `match_id` until the match is over.
+
+    `leave(run)`, asked after every message, makes the bot leave (forfeit) once it says True; the
+    bot then reads on until the match's `over`.
+    """
     session = ClientSession(token, client=f"bot-{bot}", validate=validate, keep_log=keep_log)
     run = BotRun(session)
     player: SeatBot | None = None
     held: list[tuple[int, bytes]] = []  # (release frame, input bytes), in stamp order
-    async with websockets.connect(ws_url, max_size=max_size, compression=None) as ws:
+    left = False
+    async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
         await ws.send(session.hello())
         await ws.send(session.join(match_id))
 
@@ -183,7 +188,7 @@ async def play(
                 value = None
                 for _ in range(stepped):
                     value = player.decide(mirror.match.games[run.seat], mirror.match.frame)
-                if heard_frame and mirror.match.result is None:
+                if heard_frame and mirror.match.result is None and not left:
                     stamp = session.stamp(now)
                     if stamp is not None:
                         if value is None:
@@ -195,8 +200,9 @@ async def play(
                 estimate = session.server_frame(now)
                 while held and (latency is None or (estimate is not None and estimate >= held[0][0])):
                     await ws.send(held.pop(0)[1])
-                if stop is not None and stop(run):
-                    return run
+                if leave is not None and not left and leave(run):
+                    left = True
+                    await ws.send(session.leave())
         finally:
             ping_task.cancel()
     return run
@@ -207,7 +213,7 @@ async def watch(
 ) -> ClientSession:
     """Spectate `match_id` until it is over; returns the session holding the confirmed log."""
     session = ClientSession(None, client="spectator", validate=validate, keep_log=keep_log)
-    async with websockets.connect(ws_url, max_size=max_size, compression=None) as ws:
+    async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
         await ws.send(session.hello())
         await ws.send(session.watch(match_id))
         async for data in ws:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import queue
+import threading
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import uvicorn
@@ -80,3 +82,32 @@ async def running_server(
         server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(task, 10)
+
+
+@contextlib.contextmanager
+def server_in_thread(app: FastAPI, host: str = "127.0.0.1", port: int = 0) -> Iterator[RunningServer]:
+    """Serve `app` from a background thread with its own event loop (for synchronous callers)."""
+    started: queue.Queue[RunningServer | BaseException] = queue.Queue()
+    stop: list[asyncio.Event] = []
+    loop_box: list[asyncio.AbstractEventLoop] = []
+
+    async def main() -> None:
+        stop.append(asyncio.Event())
+        loop_box.append(asyncio.get_running_loop())
+        try:
+            async with running_server(app, host, port) as server:
+                started.put(server)
+                await stop[0].wait()
+        except BaseException as error:  # noqa: BLE001 - handed to the caller, who re-raises it
+            started.put(error)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), name="floe-server", daemon=True)
+    thread.start()
+    outcome = started.get(timeout=30)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    try:
+        yield outcome
+    finally:
+        loop_box[0].call_soon_threadsafe(stop[0].set)
+        thread.join(timeout=30)

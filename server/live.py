@@ -185,13 +185,17 @@ class LiveMatch:
         conn.match, conn.seat = None, None
 
     def leave(self, conn: Connection, now: float) -> None:
-        """Leave for good: a player forfeits (a room not started is cancelled); a spectator stops."""
+        """Leave for good: a player forfeits (a room not started is cancelled); a spectator stops.
+
+        A player who forfeits keeps following the stream to see the end; its inputs are refused.
+        """
         seat = conn.seat
         if seat is not None and not conn.spectator:
             if self.state == "running" and self.runner is not None:
                 self.runner.forfeit(seat)
                 log_event(log, logging.INFO, "match.forfeit", match=self.id, seat=seat, why="left")
-            elif self.state == "waiting":
+                return
+            if self.state == "waiting":
                 self.cancel(now, "a player left")
         self.detach(conn, now)
 
@@ -283,12 +287,14 @@ class LiveMatch:
                     conn.send_bytes(data)
                 return
         keyframe = self._keyframe
+        over = self._over.get(stream)
         if keyframe is None or self.runner is None:
+            if over is not None:
+                conn.send_bytes(over)  # a room cancelled before it started: only the end to tell
             return  # not started: the stream begins with keyframe 0 when it does
         frames = [record.body() for record in self._since_keyframe]
         if speculative:
             frames += [record.body() for record in self.runner.speculative_frames()]
-        over = self._over.get(stream)
         head = stream.head - 1 if over is not None else stream.head
         conn.send(
             Resync(
@@ -397,6 +403,7 @@ class LiveMatch:
             "frame": self.runner.match.frame if self.runner is not None else 0,
             "spectators": len(self.spectators.subscribers),
             "created": self.created_wall,
+            "bytes": {"players": self.players.bytes_published, "spectators": self.spectators.bytes_published},
         }
 
 

@@ -102,7 +102,8 @@ class LazyBot:
             player = game.player
             if player.px % CELL_PX == 0 and player.py % CELL_PX == 0:
                 step = STEP[self.held]
-                blocked = not game.board.tile_free(player.px // CELL_PX + step.x, player.py // CELL_PX + step.y)
+                cx, cy = player.px // CELL_PX, player.py // CELL_PX
+                blocked = not game.board.tile_free(cx + step.x, cy + step.y)
         if frame >= self.until or (blocked and rng.chance(4)):
             choice = rng.below(6)
             self.held = None if choice >= 4 else DIRECTIONS[choice]
@@ -261,9 +262,9 @@ class CompetentBot:
         stunned: list[Enemy] = []
         for e in game.slots:
             state = e.state
-            if state == MOVING or state == PAUSE or state == HATCHING:
+            if state in (MOVING, PAUSE, HATCHING):
                 active.append(e)
-            elif state == STUN_MOVING or state == STUNNED or state == BLINKING:
+            elif state in (STUN_MOVING, STUNNED, BLINKING):
                 stunned.append(e)
         return active, stunned
 
@@ -414,9 +415,8 @@ class CompetentBot:
             y0, y1 = max(0, y - 2), min(rows, y + 3)
             for x in range(cols):
                 x0, x1 = max(0, x - 2), min(cols, x + 3)
-                out[y * cols + x] = (
-                    total[y1 * width + x1] - total[y0 * width + x1] - total[y1 * width + x0] + total[y0 * width + x0]
-                )
+                top, low = y0 * width, y1 * width
+                out[y * cols + x] = total[low + x1] - total[top + x1] - total[low + x0] + total[top + x0]
         self._open_grid = list(grid)
         return out
 
@@ -498,7 +498,13 @@ class CompetentBot:
         """A border side Pengo stands on with a Sno-Bee walking along it (and no other one close)."""
         cols, rows = game.board.cols, game.board.rows
         right, bottom = (cols - 1) * CELL_PX, (rows - 1) * CELL_PX
-        for side, on_side in (("left", x == 0), ("right", x == cols - 1), ("up", y == 0), ("down", y == rows - 1)):
+        sides: tuple[tuple[Direction, bool], ...] = (
+            ("left", x == 0),
+            ("right", x == cols - 1),
+            ("up", y == 0),
+            ("down", y == rows - 1),
+        )
+        for side, on_side in sides:
             if not on_side:
                 continue
             walkers = 0
@@ -516,7 +522,7 @@ class CompetentBot:
                 elif near < 2.5:
                     others_close = True
             if walkers and not others_close:
-                return side  # type: ignore[return-value]
+                return side
         return None
 
     def _flee(self, start: int, grid: list[int], bee: list[int]) -> Direction | None:

@@ -199,3 +199,28 @@ def test_ice_slide_preset_and_rooms() -> None:
     assert game.level == 2 and game.board.goals()
     with pytest.raises(ConfigError, match="level"):
         ice_slide_preset(IceSlideOptions(level=999))
+
+
+def test_reset_drain_and_go_to_level_keep_what_the_seed_says() -> None:
+    """reset() starts over at the configured level; drain() empties; go_to_level keeps score and lives."""
+    game = KickGame(pengo_preset())
+    first = [e.kind for e in game.drain()]
+    assert first == ["level-start"] and game.drain() == []
+    game.tick(5.0)
+    game._add_score(1234, None, "test")
+    game.go_to_level(3)
+    assert (game.level, game.score, game.lives) == (3, 1234, 3)
+    assert game.drain()[-1].kind == "level-start"
+    game.reset()
+    assert (game.level, game.score, game.lives, game.clock) == (1, 0, 3, 0)
+    fresh = KickGame(pengo_preset())
+    assert game.snapshot()["board"] == fresh.snapshot()["board"]
+    with pytest.raises(IllegalInputError):
+        game.go_to_level(0)
+
+
+def test_kick_board_is_the_live_board() -> None:
+    """kick_board is the session's own board, and state.blocks copies it."""
+    game = KickGame(pengo_preset())
+    assert game.kick_board is game.board
+    assert len(game.state.blocks) == len(game.kick_board.state)
