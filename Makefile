@@ -13,16 +13,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check rules floe_cli tests bench
-	$(BIN)/mypy rules floe_cli
+	$(BIN)/ruff check rules protocol server floe_cli tests bench
+	$(BIN)/mypy rules protocol server floe_cli
 
 test: $(STAMP) lint
 	$(BIN)/pytest
 
-# The match server on http://127.0.0.1:8000 with the embedded store. `python -m server.cli serve` is
-# `floe serve` until floe_cli wires in server/cli.py's subcommand.
+# The match server on http://127.0.0.1:8000 with the embedded store.
 serve: $(STAMP)
-	$(BIN)/python -m server.cli serve --host 127.0.0.1 --port 8000
+	$(BIN)/floe serve --host 127.0.0.1 --port 8000
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.kick_speed

@@ -41,13 +41,20 @@ SUITES: tuple[str, ...] = ("competent-vs-lazy", "mirror", "mirror-no-attacks")
 AFTER_LANDING_FRAMES = 15 * FRAME_HZ
 LANDING_KINDS: tuple[str, ...] = ("garbage", "nuisance", "gems")
 #: Acts grouped for the deaths-by-act breakdown: (label, first level, last level).
-ACT_GROUPS: tuple[tuple[str, int, int], ...] = (("act 1", 1, 1), ("act 2", 2, 2), ("act 3", 3, 3),
-                                                 ("act 4", 4, 4), ("act 5+", 5, 1 << 30))
+ACT_GROUPS: tuple[tuple[str, int, int], ...] = (
+    ("act 1", 1, 1),
+    ("act 2", 2, 2),
+    ("act 3", 3, 3),
+    ("act 4", 4, 4),
+    ("act 5+", 5, 1 << 30),
+)
 
 
 def act_group(level: int) -> int:
     """The ACT_GROUPS index of a level."""
     return next(i for i, (_, low, high) in enumerate(ACT_GROUPS) if low <= level <= high)
+
+
 FRAMES_PER_MINUTE = 60 * FRAME_HZ
 
 
@@ -347,6 +354,18 @@ def report(results: Sequence[MatchStats], time_limit: int) -> list[str]:
             f"deaths per board-minute: with attacks {_rate(deaths_a, frames_a)}, "
             f"without {_rate(deaths_b, frames_b)}"
         )
+        parts = []
+        for i, (label, _low, _high) in enumerate(ACT_GROUPS):
+            with_attacks = _rate(
+                sum(s.group_deaths[i] for m in mirror for s in m.seats),
+                sum(s.group_frames[i] for m in mirror for s in m.seats),
+            )
+            without = _rate(
+                sum(s.group_deaths[i] for m in control for s in m.seats),
+                sum(s.group_frames[i] for m in control for s in m.seats),
+            )
+            parts.append(f"{label} {with_attacks} vs {without}")
+        lines.append("deaths per board-minute by act, with vs without attacks: " + ", ".join(parts))
         early_a = sum(m.reason == "elimination" and m.frames < time_limit for m in mirror)
         early_b = sum(m.reason == "elimination" and m.frames < time_limit for m in control)
         lines.append(

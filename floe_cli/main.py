@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from rules.kick.config import ConfigError
+from server import cli as server_cli
 
 from . import versus_cmds
 from .controls import HOLD_SECONDS
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help='non-interactive: keys l r u d (move), k (kick), . (none), e.g. "llll kk dd"')
     play.add_argument("--frames-per-key", type=int, default=8, help="frames per script key (default 8)")
     versus_cmds.register(commands)
+    server_cli.register(commands)
     return parser
 
 
@@ -64,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "versus_run", None) is not None:
         return versus_cmds.run(args)
+    if args.command == "serve":
+        return int(args.run(args))
     choice = GameChoice(args.preset, args.seed, args.level, args.skill)
     try:
         game = make_game(choice)

@@ -18,10 +18,19 @@ import msgpack  # type: ignore[import-untyped]
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import ErrorCode
-from .limits import MAX_CLIENT_MESSAGE_BYTES, MAX_SERVER_MESSAGE_BYTES
-from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Error, Message, ServerMessage
+from .limits import MAX_CLIENT_MESSAGE_BYTES, MAX_FRAME, MAX_SERVER_MESSAGE_BYTES
+from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Error, Input, Message, ServerMessage
 
-__all__ = ["ProtocolError", "decode_client", "decode_server", "encode", "encode_plain", "error_message"]
+__all__ = [
+    "ProtocolError",
+    "decode_client",
+    "decode_server",
+    "encode",
+    "encode_frame",
+    "encode_plain",
+    "error_message",
+    "pack_frame_body",
+]
 
 M = TypeVar("M")
 
@@ -64,8 +73,8 @@ def to_plain(message: Message) -> dict[str, Any]:
     return plain
 
 
-def encode_plain(plain: dict[str, Any]) -> bytes:
-    """msgpack bytes of a wire map (the stream builds maps directly and encodes each once)."""
+def encode_plain(plain: Any) -> bytes:
+    """msgpack bytes of plain data (a wire map, or a part of one)."""
     packed = msgpack.packb(plain, use_bin_type=True)
     assert isinstance(packed, bytes)
     return packed
@@ -74,6 +83,27 @@ def encode_plain(plain: dict[str, Any]) -> bytes:
 def encode(message: Message) -> bytes:
     """The message as msgpack bytes."""
     return encode_plain(to_plain(message))
+
+
+_FRAME_HEAD = b"\x87" + encode_plain("kind") + encode_plain("frame") + encode_plain("n")
+_FRAME_NUMBER = encode_plain("frame")
+_FRAME_CONFIRMED = encode_plain("confirmed")
+
+
+def pack_frame_body(frame: int, events: list[dict[str, Any]], actors: list[Any], inputs: list[int]) -> bytes:
+    """The part of a `frame` message that both streams share, packed once (see encode_frame)."""
+    parts = (_FRAME_NUMBER, frame, "events", events, "actors", actors, "inputs", inputs)
+    return b"".join(part if isinstance(part, bytes) else encode_plain(part) for part in parts)
+
+
+def encode_frame(n: int, confirmed: int, body: bytes) -> bytes:
+    """`encode(Frame(n, …, confirmed))` from a `pack_frame_body`: the same bytes, the body packed once.
+
+    msgpack maps are their entries back to back, so the entries a frame record shares between the
+    players' and the spectators' stream (the events and actor positions, the bulk) are packed once
+    and only `n` and `confirmed` per stream.
+    """
+    return b"".join((_FRAME_HEAD, encode_plain(n), body, _FRAME_CONFIRMED, encode_plain(confirmed)))
 
 
 def _adapter(cls: type[M]) -> TypeAdapter[M]:
@@ -114,11 +144,29 @@ def _validate(cls: type[M], kind: str, plain: dict[str, Any]) -> M:
         raise ProtocolError(ErrorCode.MALFORMED, f"{kind}: {type(error).__name__}", kind) from None
 
 
+def _fast_input(plain: dict[str, Any]) -> Input | None:
+    """The hot path (60 inputs a second per player): a well-formed input without the general validator.
+
+    Anything that is not exactly two in-range integer fields returns None and goes through the full
+    validation, which then names what is wrong.
+    """
+    if len(plain) != 2:
+        return None
+    frame, value = plain.get("frame"), plain.get("input")
+    if type(frame) is int and type(value) is int and 0 <= frame <= MAX_FRAME and 0 <= value <= 255:
+        return Input(frame=frame, input=value)
+    return None
+
+
 def decode_client(
     data: bytes | bytearray | memoryview, max_bytes: int = MAX_CLIENT_MESSAGE_BYTES
 ) -> ClientMessage:
     """A client's message from its bytes; raises ProtocolError (never anything else)."""
     kind, plain = _unpack(data, max_bytes)
+    if kind == "input":
+        fast = _fast_input(plain)
+        if fast is not None:
+            return fast
     cls = CLIENT_MESSAGES.get(kind)
     if cls is None:
         shown = kind if len(kind) <= 32 else kind[:29] + "..."

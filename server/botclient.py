@@ -152,7 +152,7 @@ async def play(
     session = ClientSession(token, client=f"bot-{bot}", validate=validate, keep_log=keep_log)
     run = BotRun(session)
     player: SeatBot | None = None
-    held: list[tuple[int, bytes]] = []  # (release frame, input bytes), in stamp order
+    held: list[tuple[int, tuple[int, int], bytes]] = []  # (release frame, (stamp, byte), bytes), in order
     left = False
     async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
         await ws.send(session.hello())
@@ -194,12 +194,13 @@ async def play(
                         if value is None:
                             value = player.decide(mirror.match.games[run.seat], mirror.match.frame)
                         payload = session.input_at(stamp, value)
-                        run.sent.append((stamp, value))
                         release = stamp + (latency(stamp) if latency is not None else -(10**9))
-                        held.append((max(release, held[-1][0]) if held else release, payload))
+                        held.append((max(release, held[-1][0]) if held else release, (stamp, value), payload))
                 estimate = session.server_frame(now)
                 while held and (latency is None or (estimate is not None and estimate >= held[0][0])):
-                    await ws.send(held.pop(0)[1])
+                    _, told, payload = held.pop(0)
+                    await ws.send(payload)
+                    run.sent.append(told)
                 if leave is not None and not left and leave(run):
                     left = True
                     await ws.send(session.leave())

@@ -76,6 +76,8 @@ class ServerConfig:
     token_ttl: float = 7 * 24 * 3600.0
     #: Replays and match records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
+    #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
+    tune_gc: bool = True
 
     def with_time_limit(self, seconds: float) -> ServerConfig:
         """The same config with matches limited to `seconds` of frames (tests use a few seconds)."""

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.codec import error_message
+from protocol.codec import encode_frame, error_message, pack_frame_body
 from protocol.errors import ErrorCode
-from protocol.messages import Frame, Joined, Keyframe, MatchState, Over, Resync, Rewind, Status
+from protocol.messages import Joined, Keyframe, MatchState, Over, Resync, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.versus.match import VersusMatch
 from rules.versus.replay import config_plain
@@ -104,6 +104,8 @@ class LiveMatch:
         self._since_keyframe: list[FrameRecord] = []
         #: Each stream's final `over` message, re-sent after a resync.
         self._over: dict[Stream[Connection], bytes] = {}
+        #: Frame → (its current record, that record's packed wire body), until it is confirmed.
+        self._bodies: dict[int, tuple[FrameRecord, bytes]] = {}
 
     # ---- who is here ---------------------------------------------------------------------------------
 
@@ -235,7 +237,7 @@ class LiveMatch:
             if seat.bot is not None
         }
         match = VersusMatch(self.config.match_config, self.seed, [seat.name for seat in self.seats])
-        self.runner = MatchRunner(match, self.config.runner, bots)
+        self.runner = MatchRunner(match, self.config.runner, bots, keyframe_phase=self.seed)
         self.start_tick = tick
         self.started_at = now
         self.state = "running"
@@ -263,8 +265,9 @@ class LiveMatch:
         confirmed = runner.confirmed
         if out.rewind_to is not None:
             self.players.publish(_rewind(out.rewind_to))
+            self._bodies = {f: body for f, body in self._bodies.items() if f < out.rewind_to}
         for record in out.frames:
-            self.players.publish(_frame(record, confirmed))
+            self.players.publish_bytes(_frame(self._body(record), confirmed))
         for item in out.confirmed:
             if isinstance(item, KeyframeRecord):
                 self._keyframe, self._since_keyframe = item, []
@@ -272,9 +275,19 @@ class LiveMatch:
                 self.spectators.publish(_keyframe(item))
             else:
                 self._since_keyframe.append(item)
-                self.spectators.publish(_frame(item, item.frame + 1))
+                self.spectators.publish_bytes(_frame(self._body(item), item.frame + 1))
+                self._bodies.pop(item.frame, None)
         if out.result is not None:
             self._finish(now)
+
+    def _body(self, record: FrameRecord) -> bytes:
+        """A frame record's shared wire body, packed once for both streams (while the record stands)."""
+        cached = self._bodies.get(record.frame)
+        if cached is not None and cached[0] is record:
+            return cached[1]
+        body = pack_frame_body(record.frame, record.events, record.actors, list(record.inputs))
+        self._bodies[record.frame] = (record, body)
+        return body
 
     def _catch_up(
         self, conn: Connection, stream: Stream[Connection], since: int | None, speculative: bool
@@ -410,16 +423,9 @@ class LiveMatch:
 # ---- stream message builders (a stream numbers each message when it publishes it) ---------------------
 
 
-def _frame(record: FrameRecord, confirmed: int) -> Callable[[int], Frame]:
-    def build(n: int) -> Frame:
-        return Frame(
-            n=n,
-            frame=record.frame,
-            events=record.events,
-            actors=record.actors,
-            inputs=list(record.inputs),
-            confirmed=confirmed,
-        )
+def _frame(body: bytes, confirmed: int) -> Callable[[int], bytes]:
+    def build(n: int) -> bytes:
+        return encode_frame(n, confirmed, body)
 
     return build
 

@@ -18,8 +18,8 @@ simulated, so most frames cost a step and nothing more.
 
 A frame is confirmed once every seat's input for it is known or the window has passed it
 (`now - window`); confirmed frames never change. Spectators get only those, with a keyframe (a view
-of the boards and the state checksum) every `keyframe_every` frames. The result is final when the
-frame that ended the match is confirmed.
+of the boards and the state checksum) at frame 0 and then every `keyframe_every` frames (offset by
+a per-match phase). The result is final when the frame that ended the match is confirmed.
 
 SyncTest mode (`synctest_every > 0`, GGPO's and GGRS's idea) makes every `synctest_every`-th frame
 roll back `rollback_window` frames through the same restore-and-re-simulate path a late input takes,
@@ -147,6 +147,7 @@ class MatchRunner:
         match: VersusMatch,
         settings: RunnerSettings | None = None,
         bots: Mapping[int, SeatBot] | None = None,
+        keyframe_phase: int = 0,
     ) -> None:
         if match.frame != 0:
             raise ValueError("a runner starts from a fresh match")
@@ -165,6 +166,9 @@ class MatchRunner:
         self._frames: dict[int, FrameRecord] = {}
         self._keyframes: dict[int, _Pending] = {}
         self._keyframed = -1
+        #: Keyframes fall on frames ≡ −phase (mod keyframe_every), plus frame 0: a server gives each
+        #: match its own phase so that matches started together do not all checksum on one tick.
+        self._keyframe_phase = keyframe_phase % self.settings.keyframe_every
         #: Counters for stats and tests.
         self.rollbacks = 0
         self.resimulated = 0
@@ -258,7 +262,7 @@ class MatchRunner:
         predicted = any(timeline.known_until <= frame for timeline in timelines)
         if predicted:
             self.predicted += 1
-        keyframe = frame % self.settings.keyframe_every == 0
+        keyframe = frame > self._keyframed and self._keyframe_due(frame)
         if predicted or keyframe or self.settings.synctest_every:
             # A snapshot already held for this frame is of this very state: later ones die in a rollback.
             snapshot = self._snapshots.get(frame) or match.snapshot()
@@ -311,7 +315,7 @@ class MatchRunner:
 
     def _emit_keyframe(self, frame: int, out: Advance) -> None:
         """The keyframe starting confirmed frame `frame`, once, if one is due there."""
-        if frame <= self._keyframed or frame % self.settings.keyframe_every:
+        if frame <= self._keyframed or not self._keyframe_due(frame):
             return
         pending = self._keyframes.pop(frame, None)
         if pending is None:
@@ -322,6 +326,9 @@ class MatchRunner:
             pending = _Pending(keyframe_view(self.match), snapshot)
         self._keyframed = frame
         out.confirmed.append(KeyframeRecord(frame, pending.view, state_checksum(pending.snapshot)))
+
+    def _keyframe_due(self, frame: int) -> bool:
+        return frame == 0 or (frame + self._keyframe_phase) % self.settings.keyframe_every == 0
 
     # ---- SyncTest ------------------------------------------------------------------------------------
 

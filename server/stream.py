@@ -42,8 +42,12 @@ class Stream(Generic[S]):
 
     def publish(self, build: Callable[[int], ServerMessage]) -> None:
         """Number, encode and send one message to every subscriber (never waits)."""
+        self.publish_bytes(lambda n: encode(build(n)))
+
+    def publish_bytes(self, build: Callable[[int], bytes]) -> None:
+        """Number and send one message given as its encoding for a number (never waits)."""
         self.head += 1
-        data = encode(build(self.head))
+        data = build(self.head)
         self._history.append((self.head, data))
         self.bytes_published += len(data)
         for subscriber in list(self.subscribers):

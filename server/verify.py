@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import multiprocessing
 from typing import Any
 
@@ -19,6 +20,9 @@ from protocol.replay_codec import ReplayDecodeError, decode_replay
 from rules.versus.replay import verify
 
 from .config import ServerConfig
+from .logs import log_event
+
+log = logging.getLogger("floe.verify")
 
 
 class VerifyError(Exception):
@@ -83,10 +87,14 @@ class Verifier:
             future = loop.run_in_executor(self._pool(), verify_bytes, data, self.config.verify_max_frames)
             try:
                 return await asyncio.wait_for(future, self.config.verify_timeout)
-            except TimeoutError:
-                raise VerifyError(
-                    ErrorCode.TIMEOUT, f"verification ran past {self.config.verify_timeout:g} s", 504
-                ) from None
+            except TimeoutError:  # before OSError, of which it is a subclass
+                message = f"verification ran past {self.config.verify_timeout:g} s"
+                raise VerifyError(ErrorCode.TIMEOUT, message, 504) from None
+            except (concurrent.futures.BrokenExecutor, RuntimeError, OSError) as error:
+                # A worker died (killed, out of memory) or could not start: a fresh pool next time.
+                log_event(log, logging.ERROR, "verify.pool-failed", error=f"{type(error).__name__}: {error}")
+                self.close()
+                raise VerifyError(ErrorCode.INTERNAL, "the verification worker failed", 500) from None
 
     def close(self) -> None:
         """Stop the workers (running ones finish their bounded job)."""

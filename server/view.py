@@ -34,9 +34,7 @@ def _enemies(game: KickGame) -> list[list[Any]]:
 
 def seat_actors(game: KickGame) -> list[Any]:
     """One seat's moving things: the player, the enemies on the board, the sliding blocks."""
-    sliding = [
-        [block.id, block.px, block.py] for block in game.board.blocks.values() if block.motion is not None
-    ]
+    sliding = [[block.id, block.px, block.py] for block in game.board.sliding_blocks]
     return [_player(game), _enemies(game), sliding]
 
 

@@ -275,9 +275,7 @@ class CompetentBot:
 
     def _best_shot(self, game: KickGame, x: int, y: int) -> Direction | None:
         """The kick from (x, y) that crushes the most Sno-Bees, or None."""
-        targets = [
-            e for e in game.slots if e.state in (MOVING, PAUSE, STUN_MOVING, STUNNED, BLINKING)
-        ]
+        targets = [e for e in game.slots if e.state in (MOVING, PAUSE, STUN_MOVING, STUNNED, BLINKING)]
         if not targets:
             return None
         best: Direction | None = None
@@ -362,7 +360,7 @@ class CompetentBot:
         self._open = self._openness(grid, cols, rows)
         bee = self._bee_distance(active, grid, cols, rows)
         # 2. A shake on Sno-Bees walking along the border Pengo stands on.
-        side = self._shake(game, x, y, hunters, bee, start)
+        side = self._shake(game, x, y, hunters)
         if side is not None:
             self.intent = "shake"
             self._kick(side)
@@ -492,9 +490,8 @@ class CompetentBot:
                 return d
         return None
 
-    def _shake(
-        self, game: KickGame, x: int, y: int, hunters: list[Enemy], bee: list[int], start: int
-    ) -> Direction | None:
+    @staticmethod
+    def _shake(game: KickGame, x: int, y: int, hunters: list[Enemy]) -> Direction | None:
         """A border side Pengo stands on with a Sno-Bee walking along it (and no other one close)."""
         cols, rows = game.board.cols, game.board.rows
         right, bottom = (cols - 1) * CELL_PX, (rows - 1) * CELL_PX

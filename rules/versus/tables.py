@@ -15,15 +15,15 @@ class AttackTable:
     """Attack units, the queue and the landings (see ../shared/DESIGN.md, "Versus")."""
 
     #: Units for crushing 1, 2, 3, 4+ Sno-Bees with one slide.
-    crush: tuple[int, ...] = (1, 2, 4, 6)
+    crush: tuple[int, ...] = (3, 6, 9, 12)
     #: A diamond line, and a line against the wall.
-    line: int = 6
-    line_wall: int = 4
+    line: int = 12
+    line_wall: int = 8
     #: A stunned Sno-Bee eaten, an egg broken.
-    eat: int = 1
-    egg: int = 1
+    eat: int = 3
+    egg: int = 3
     #: A round clear, plus a tier per time bonus (bonus points, extra units), best first.
-    round_clear: int = 4
+    round_clear: int = 8
     round_clear_tiers: tuple[tuple[int, int], ...] = ((5000, 4), (2000, 3), (1000, 2), (500, 1))
     #: An attack within this many frames of the sender's previous one adds `chain_bonus`.
     chain_frames: int = 90

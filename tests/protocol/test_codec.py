@@ -10,11 +10,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import ProtocolError, decode_client, decode_server, encode, to_plain
+from protocol.codec import (
+    ProtocolError,
+    decode_client,
+    decode_server,
+    encode,
+    encode_frame,
+    pack_frame_body,
+    to_plain,
+)
 from protocol.errors import ErrorCode
 from protocol.examples import EXAMPLES
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES
-from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES, Input
+from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES, Frame, Input
 
 
 def pack(value: Any) -> bytes:
@@ -123,3 +131,11 @@ def test_random_maps_never_escape(kind: str, fields: dict[str, Any]) -> None:
     """Maps with a real or fake kind and random fields decode or raise ProtocolError, never anything else."""
     with contextlib.suppress(ProtocolError):
         decode_client(pack({"kind": kind, **fields}))
+
+
+def test_spliced_frame_equals_the_encoded_message() -> None:
+    """A frame record spliced from its shared body is byte for byte the encoded Frame message."""
+    message = EXAMPLES["frame"]
+    assert isinstance(message, Frame)
+    body = pack_frame_body(message.frame, message.events, message.actors, message.inputs)
+    assert encode_frame(message.n, message.confirmed, body) == encode(message)

@@ -31,6 +31,7 @@ def fast_config(**overrides: object) -> ServerConfig:
         linger=30.0,
         verify_pool="thread",
         secret=b"test-secret-0123456789abcdef",
+        tune_gc=False,
     ).with_time_limit(8)
     return replace(config, **overrides)  # type: ignore[arg-type]
 

@@ -18,13 +18,13 @@ from tests.versus.helpers import random_inputs
 pytestmark = pytest.mark.asyncio
 
 
-def finished_replay_bytes() -> bytes:
-    """A short finished match's replay, made locally."""
-    config = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=120))
+def finished_replay_bytes(frames: int = 120) -> bytes:
+    """A short finished match's replay (99 lives: it lasts to the time limit), made locally."""
+    config = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=frames, lives=99))
     match = VersusMatch(config, 77, ("ann", "bob"))
-    for row in random_inputs(77, 2, 120):
+    for row in random_inputs(77, 2, frames):
         match.step(row)
-    assert config_plain(config)["rules"]["time_limit_frames"] == 120
+    assert config_plain(config)["rules"]["time_limit_frames"] == frames and match.finished
     return encode_replay(record(match))
 
 
@@ -98,3 +98,12 @@ async def test_replay_verification(start_server: StartServer) -> None:
         assert garbage == {"ok": False, "error": "bad-replay", "reason": garbage["reason"]}
         big = await http.post("/api/replays/verify", content=b"\x00" * (65 * 1024))
         assert big.status_code == 413 and big.json()["code"] == "too-large"
+
+
+async def test_verification_past_its_time_bound_is_a_timeout(start_server: StartServer) -> None:
+    """A verification that runs past the wall-time bound is answered 504 with a typed timeout error."""
+    server = await start_server(replace(fast_config(), verify_timeout=0.01))
+    data = finished_replay_bytes(3000)  # a few hundred milliseconds to verify
+    async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
+        answer = await http.post("/api/replays/verify", content=data)
+    assert answer.status_code == 504 and answer.json()["code"] == "timeout"

@@ -115,13 +115,15 @@ async def test_late_inputs_roll_back_and_the_replay_holds_the_applied_inputs(
     verdict = verify(replay)
     assert verdict.ok and verdict.result == replay.result
     assert sum(run.session.rewinds for run in runs) > 0
+    # Inputs still held back or in flight when the last frame was confirmed are refused or moved past
+    # the end after the client stopped reading: compare up to a few windows before the end.
+    cutoff = replay.final_frame - 3 * fast_config().runner.rollback_window
     for run in runs:
         assert run.seat is not None
         moved = {late.frame: late.applied for late in run.session.late}
         told = [(moved.get(frame, frame), value) for frame, value in run.sent]
-        assert moves_of(bytes_per_frame(told, replay.final_frame)) == [
-            list(m) for m in replay.moves[run.seat]
-        ]
+        expected = moves_of(bytes_per_frame(told, cutoff))
+        assert expected == [list(m) for m in replay.moves[run.seat] if m[0] < cutoff]
     hub = server.app.state.hub
     assert hub.stats()["crashed"] == 0
 

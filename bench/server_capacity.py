@@ -1,0 +1,345 @@
+"""How many 1 v 1 matches one server process sustains at 60 frames/s: `python -m bench.server_capacity`.
+
+    python -m bench.server_capacity [--matches 10,25,50,75] [--seconds 20] [--spectators 5] [--profile 50]
+
+For each match count N: the server (FastAPI on uvicorn with uvloop, the embedded store, default
+settings: 60 frames/s, window 8, input delay 2) runs in this process, pinned to one CPU; N rooms are
+made and two bot clients per room connect over real websockets from a second process (pinned to the
+other CPU when there is one), plus a few spectators. The bots are cheap on purpose (a seeded random
+walk with kicks, one input per frame heard, stamped by protocol.client's clock estimate), so the
+client side does not starve the server of the second core. Once every match runs, the window of
+`--seconds` is measured:
+
+- frame lateness: how late the match loop woke for each tick (p50, p99, max) and ticks missed;
+- the loop's busy share (ticking every match: simulate, snapshot, publish) and the process's CPU share
+  (the rest is the websocket and HTTP machinery: uvicorn, websockets, the reader and writer tasks);
+- bytes per second per player (the players' stream plus pongs and status) and per spectator (the
+  spectators' stream), from the streams' own counters, and the clients' own byte counts as a check.
+
+A count passes when p99 lateness is under 4 ms and no tick was missed. `--profile N` adds a cProfile
+of one more window at N matches and sums the time by where it goes. Results: bench/SERVER.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import os
+import pstats
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+from protocol.client import ClientSession
+from protocol.messages import Frame
+from rules.kick.geometry import DIRECTIONS
+from rules.versus.inputs import KICK_BIT, encode_input
+from rules.versus.match import VersusConfig
+from rules.versus.tables import FRAME_HZ, VERSUS_RULES
+from server.app import create_app
+from server.config import ServerConfig
+from server.embed import running_server
+from server.hub import Hub
+
+P99_TARGET_MS = 4.0
+#: Every byte a random walk holds: no direction, then up, down, left, right.
+HELD_BYTES = tuple(encode_input(d) for d in (None, *DIRECTIONS))
+
+
+# ---- the bot process -------------------------------------------------------------------------------
+
+
+async def cheap_player(url: str, token: str, match_id: str, seed: int, until: float) -> dict[str, Any]:
+    """Play a seat with a seeded random walk until `until` (monotonic seconds); count what arrives."""
+    rng = random.Random(seed)
+    session = ClientSession(token, validate=False, keep_log=False)
+    held, change_at = 0, 0
+    received = messages = 0
+    async with websockets.connect(url, compression=None, proxy=None, max_size=2**22) as ws:
+        await ws.send(session.hello())
+        await ws.send(session.join(match_id))
+        next_ping = 0.0
+        while time.monotonic() < until:
+            try:
+                data = await asyncio.wait_for(ws.recv(), max(0.01, until - time.monotonic()))
+            except TimeoutError:
+                break
+            assert isinstance(data, bytes)
+            now = time.monotonic()
+            received += len(data)
+            messages += 1
+            heard = session.receive(data, now)
+            if now >= next_ping:
+                next_ping = now + 1.0
+                await ws.send(session.ping(now))
+            if not any(isinstance(m, Frame) for m in heard) or session.over is not None:
+                continue
+            frame = int(session.server_frame(now) or 0)
+            if frame >= change_at:
+                held = HELD_BYTES[rng.randrange(len(HELD_BYTES))]
+                change_at = frame + 20 + rng.randrange(60)
+            payload = session.input(held | (KICK_BIT if rng.randrange(20) == 0 else 0), now)
+            if payload is not None:
+                await ws.send(payload)
+    return {
+        "role": "player",
+        "bytes": received,
+        "messages": messages,
+        "late": len(session.late),
+        "errors": len(session.errors),
+        "gaps": session.gaps,
+    }
+
+
+async def cheap_spectator(url: str, match_id: str, until: float) -> dict[str, Any]:
+    """Watch a match until `until`; count what arrives."""
+    session = ClientSession(None, validate=False, keep_log=False)
+    received = messages = 0
+    async with websockets.connect(url, compression=None, proxy=None, max_size=2**22) as ws:
+        await ws.send(session.hello())
+        await ws.send(session.watch(match_id, since=0))
+        while time.monotonic() < until:
+            try:
+                data = await asyncio.wait_for(ws.recv(), max(0.01, until - time.monotonic()))
+            except TimeoutError:
+                break
+            assert isinstance(data, bytes)
+            received += len(data)
+            messages += 1
+            session.receive(data, time.monotonic())
+    return {"role": "spectator", "bytes": received, "messages": messages, "gaps": session.gaps}
+
+
+async def run_bots(plan: dict[str, Any]) -> None:
+    """The bot process: every planned client at once, then one JSON line of results on stdout."""
+    started = time.monotonic()
+    until = started + plan["seconds"]
+    tasks = []
+    for index, room in enumerate(plan["rooms"]):
+        for seat, token in enumerate(room["tokens"]):
+            tasks.append(cheap_player(plan["url"], token, room["match"], index * 2 + seat, until))
+    for room in plan["rooms"][: plan["spectators"]]:
+        tasks.append(cheap_spectator(plan["url"], room["match"], until))
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    clients = [r for r in results if isinstance(r, dict)]
+    failures = [repr(r) for r in results if not isinstance(r, dict)]
+    print(json.dumps({"seconds": time.monotonic() - started, "clients": clients, "failures": failures[:5]}))
+
+
+# ---- the server process ----------------------------------------------------------------------------
+
+
+@dataclass
+class Window:
+    """What one measured window found."""
+
+    matches: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    missed: int
+    loop_share: float
+    cpu_share: float
+    frames_per_second: float
+    player_bps: float
+    spectator_bps: float
+    client_player_bps: float
+    client_spectator_bps: float
+    failures: list[str]
+
+    @property
+    def passed(self) -> bool:
+        """p99 under the target and no missed tick."""
+        return self.p99_ms < P99_TARGET_MS and self.missed == 0 and not self.failures
+
+
+def pin(cpu: int) -> None:
+    """Run on one CPU when the OS allows it (a shared machine moves processes around otherwise)."""
+    if hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) > cpu:
+        os.sched_setaffinity(0, {cpu})
+
+
+def server_config() -> ServerConfig:
+    """The default server, with matches long enough to outlast the measurement."""
+    rules = replace(VERSUS_RULES, lives=99, time_limit_frames=30 * 60 * FRAME_HZ)
+    return ServerConfig(match_config=VersusConfig(rules=rules))
+
+
+def percentile(ordered: list[float], fraction: float) -> float:
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+async def measure(matches: int, seconds: float, spectators: int, profile: bool) -> tuple[Window, str]:
+    """One window at `matches` matches; returns the figures and (with profile) the time breakdown."""
+    app = create_app(server_config())
+    hub: Hub = app.state.hub
+    async with running_server(app) as server:
+        rooms = []
+        for _ in range(matches):
+            first, first_token = hub.signer.new_guest("a", time.time())
+            second, second_token = hub.signer.new_guest("b", time.time())
+            live = hub.create_room(first)
+            hub.join_room(live.id, second)
+            rooms.append({"match": live.id, "tokens": [first_token, second_token]})
+        warmup = 3.0 + matches / 25
+        plan = {
+            "url": server.ws_url,
+            "rooms": rooms,
+            "spectators": spectators,
+            "seconds": warmup + seconds + 1,
+        }
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+            json.dump(plan, handle)
+        bots = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench.server_capacity",
+            "--bots",
+            handle.name,
+            stdout=asyncio.subprocess.PIPE,
+            cwd=str(Path(__file__).resolve().parents[1]),
+        )
+        deadline = time.monotonic() + warmup + 30
+        while hub.stats()["running"] < matches and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(max(0.0, warmup - 2))
+        clock = hub.clock
+        clock.lateness.clear()
+        missed, busy, frames = clock.missed, clock.busy, hub.frames_simulated
+        streams = [(live.players, live.spectators) for live in hub.matches.values()]
+        published = [(p.bytes_published, s.bytes_published) for p, s in streams]
+        cpu, wall = time.process_time(), time.monotonic()
+        profiler = cProfile.Profile() if profile else None
+        if profiler is not None:
+            profiler.enable()
+        await asyncio.sleep(seconds)
+        if profiler is not None:
+            profiler.disable()
+        elapsed = time.monotonic() - wall
+        cpu_share = (time.process_time() - cpu) / elapsed
+        ordered = sorted(clock.lateness)
+        missed, busy, frames = clock.missed - missed, clock.busy - busy, hub.frames_simulated - frames
+        player_bytes = sum(
+            p.bytes_published - before[0] for (p, _), before in zip(streams, published, strict=True)
+        )
+        spectator_bytes = [
+            s.bytes_published - before[1] for (_, s), before in zip(streams, published, strict=True)
+        ]
+        stdout, _ = await bots.communicate()
+        os.unlink(handle.name)
+    report = json.loads(stdout.decode().strip().splitlines()[-1])
+    players = [c for c in report["clients"] if c["role"] == "player"]
+    watchers = [c for c in report["clients"] if c["role"] == "spectator"]
+    window = Window(
+        matches=matches,
+        seconds=elapsed,
+        p50_ms=percentile(ordered, 0.5) * 1000,
+        p99_ms=percentile(ordered, 0.99) * 1000,
+        max_ms=(ordered[-1] if ordered else 0.0) * 1000,
+        missed=missed,
+        loop_share=busy / elapsed,
+        cpu_share=cpu_share,
+        frames_per_second=frames / elapsed,
+        player_bps=player_bytes / max(1, matches) / elapsed,
+        spectator_bps=sum(spectator_bytes) / max(1, matches) / elapsed,
+        client_player_bps=sum(c["bytes"] for c in players) / max(1, len(players)) / report["seconds"],
+        client_spectator_bps=sum(c["bytes"] for c in watchers) / max(1, len(watchers)) / report["seconds"],
+        failures=report["failures"],
+    )
+    return window, breakdown(profiler) if profiler is not None else ""
+
+
+#: Where the time goes, by the file a function lives in (first match wins).
+PLACES = (
+    ("rules/kick", "rules: the boards (step)"),
+    ("rules/versus", "rules: versus step, snapshots"),
+    ("rules/synctest", "keyframe checksums"),
+    ("server/runner", "server: runner"),
+    ("server/view", "server: actor views"),
+    ("server/", "server: matches, streams, sockets"),
+    ("protocol/", "protocol: codec"),
+    ("msgpack", "msgpack"),
+    ("pydantic", "pydantic (client messages)"),
+    ("uvicorn", "uvicorn (its websocket protocol, HTTP)"),
+    ("websockets", "websockets library (framing)"),
+    ("starlette", "starlette"),
+    ("asyncio", "asyncio"),
+    ("uvloop", "asyncio"),
+)
+
+
+def breakdown(profiler: cProfile.Profile) -> str:
+    """Own time summed by place, as a table."""
+    stats = pstats.Stats(profiler)
+    totals: dict[str, float] = {}
+    for (filename, _, name), row in stats.stats.items():  # type: ignore[attr-defined]
+        own = row[2]
+        place = next((label for key, label in PLACES if key in filename), None)
+        if place is None:
+            place = "builtins (" + name.strip("<>").split(" ")[0] + ")" if filename == "~" else "other"
+        totals[place] = totals.get(place, 0.0) + own
+    total = sum(totals.values()) or 1.0
+    rows = sorted(totals.items(), key=lambda item: -item[1])
+    lines = ["| where | share of profiled time |", "|---|---:|"]
+    lines += [f"| {place} | {seconds / total:.1%} |" for place, seconds in rows[:14]]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--matches", default="10,25,50,75", help="match counts to measure, comma-separated")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per count (default 20)")
+    parser.add_argument(
+        "--spectators", type=int, default=5, help="spectators (one per match, first N matches)"
+    )
+    parser.add_argument("--profile", type=int, default=0, help="also profile one window at this many matches")
+    parser.add_argument("--bots", help=argparse.SUPPRESS)  # the bot process's plan file
+    args = parser.parse_args()
+    if args.bots:
+        pin(1)
+        asyncio.run(run_bots(json.loads(Path(args.bots).read_text())))
+        return 0
+    pin(0)
+    import uvloop  # the loop uvicorn picks by default
+
+    print(
+        "| matches | p50 ms | p99 ms | max ms | missed ticks | loop busy | process CPU "
+        "| CPU ms per match-s | frames/s | B/s per player | B/s per spectator | pass |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    for matches in [int(n) for n in args.matches.split(",") if n]:
+        window, _ = uvloop.run(measure(matches, args.seconds, args.spectators, profile=False))
+        print(
+            f"| {window.matches} | {window.p50_ms:.2f} | {window.p99_ms:.2f} | {window.max_ms:.1f} | "
+            f"{window.missed} | {window.loop_share:.0%} | {window.cpu_share:.0%} | "
+            f"{window.cpu_share * 1000 / window.matches:.1f} | {window.frames_per_second:.0f} | "
+            f"{window.player_bps:,.0f} ({window.client_player_bps:,.0f}) | "
+            f"{window.spectator_bps:,.0f} ({window.client_spectator_bps:,.0f}) | "
+            f"{'yes' if window.passed else 'no'} |",
+            flush=True,
+        )
+        if window.failures:
+            print(f"client failures: {window.failures}", flush=True)
+    if args.profile:
+        window, table = uvloop.run(measure(args.profile, args.seconds, args.spectators, profile=True))
+        print(
+            f"\nWhere the time goes at {args.profile} matches (cProfile, own time; the profiler slows "
+            f"everything, p99 under it {window.p99_ms:.1f} ms):\n"
+        )
+        print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
