@@ -9,13 +9,17 @@ Three suites of seeded 1 v 1 matches, each `--matches` long, on the default vers
   attack is ever sent: the control for "does receiving attacks hurt?".
 
 Reported (the numbers DESIGN.md asks for): win rates (and by seat in the mirror), draws, average match
-length, the share of matches that end by elimination before the time limit, attacks sent and landed
-per board-minute, the share of each landing kind (garbage, nuisance, gems), deaths per board-minute
-with and without attacks, and in the attack mirror the death rate in the window after a landing against
-the rate outside it. Also the bots' speed: decide() calls per second of CPU time.
+length, the share of matches that end by elimination before the time limit, how often the seat that
+sent more attack units won, attacks sent and landed per board-minute, the share of each landing kind
+(garbage, nuisance, gems), deaths per board-minute with and without attacks — overall and by act, since
+attacks slow the receiver's progress into the harder acts — and in the attack mirror the death rate in
+the window after a landing against the rate outside it (confounded by match phase). Also the bots'
+speed: decide() calls per second of CPU time.
 
-Matches run in a multiprocessing pool (`--workers`, default: every core); a progress bar is drawn with
-rich when it is installed. The numbers depend only on the seeds (`--seed`), never on the worker count.
+`--set FIELD=VALUE` (repeatable) tries a change to an AttackTable or VersusRules number without editing
+tables.py. Matches run in a multiprocessing pool (`--workers`, default: every core); a progress bar is
+drawn with rich when it is installed. The numbers depend only on the seeds (`--seed`), never on the
+worker count. bench/BALANCE.md quotes a 200-match run.
 """
 
 from __future__ import annotations
