@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bench.kick_speed import pin_to_one_core
 from floe_cli.versus_cmds import SeatBot, make_seat_bot, play_match, seat_seed
 from protocol.replay_codec import decode_replay, encode_replay
 from rules.versus import match as match_module
@@ -43,15 +44,6 @@ class Timing:
 
     wall: float
     cpu: float
-
-
-def pin_to_one_core() -> str:
-    """Pin the process to one CPU (less noise from the scheduler); says what it did."""
-    if hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to CPU {cpu}"
-    return "not pinned (no sched_setaffinity)"
 
 
 def _bots_exist(bots: Sequence[str]) -> bool:
@@ -74,8 +66,9 @@ def three_minute_match(bots: Sequence[str], first_seed: int, tries: int = 50) ->
         config = VersusConfig(VersusRules(lives=99))
         how = "seeded random inputs (no rules.versus.bots), 99 lives"
     for seed in range(first_seed, first_seed + tries):
-        players: list[SeatBot] = [make_seat_bot(name, seat_seed(seed, seat))
-                                  for seat, name in enumerate(names)]
+        players: list[SeatBot] = [
+            make_seat_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(names)
+        ]
         match, _ = play_match(players, seed, names, config)
         result = match.result
         assert result is not None
@@ -121,8 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.replay_verify", description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="verifications to time (default 7)")
     parser.add_argument("--seed", type=int, default=1, help="first match seed to try (default 1)")
-    parser.add_argument("--bots", default="competent,competent",
-                        help="two bots (default competent,competent)")
+    parser.add_argument(
+        "--bots", default="competent,competent", help="two bots (default competent,competent)"
+    )
     args = parser.parse_args(argv)
     bots = [name.strip() for name in args.bots.split(",")]
     if len(bots) != 2:
@@ -130,26 +124,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     pinned = pin_to_one_core()
     replay, how = three_minute_match(bots, args.seed)
     data = encode_replay(replay)
-    print(f"python {platform.python_version()} on {platform.machine()}, {pinned}, load average "
-          f"{os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "")
-    print(f"match: {how}; {replay.final_frame} frames ({MATCH_SECONDS} s), {replay.result.reason}, scores "
-          f"{list(replay.result.scores)}; moves {[len(m) for m in replay.moves]}; replay {len(data):,} bytes")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {pinned}, load average "
+        f"{os.getloadavg()[0]:.1f}"
+        if hasattr(os, "getloadavg")
+        else ""
+    )
+    print(
+        f"match: {how}; {replay.final_frame} frames ({MATCH_SECONDS} s), {replay.result.reason}, scores "
+        f"{list(replay.result.scores)}; moves {[len(m) for m in replay.moves]}; replay {len(data):,} bytes"
+    )
     timings = [time_verification(data) for _ in range(args.runs)]
     walls = sorted(t.wall for t in timings)
     cpus = sorted(t.cpu for t in timings)
     median_wall, median_cpu = statistics.median(walls), statistics.median(cpus)
     print(f"verify (decode + re-simulate + compare), {args.runs} runs:")
-    print(f"  wall: median {median_wall:.3f} s, best {walls[0]:.3f} s -> {MATCH_SECONDS / median_wall:,.0f}x "
-          f"real time (best {MATCH_SECONDS / walls[0]:,.0f}x)")
-    print(f"  cpu:  median {median_cpu:.3f} s, best {cpus[0]:.3f} s -> {MATCH_SECONDS / median_cpu:,.0f}x "
-          f"real time (best {MATCH_SECONDS / cpus[0]:,.0f}x)")
+    print(
+        f"  wall: median {median_wall:.3f} s, best {walls[0]:.3f} s -> {MATCH_SECONDS / median_wall:,.0f}x "
+        f"real time (best {MATCH_SECONDS / walls[0]:,.0f}x)"
+    )
+    print(
+        f"  cpu:  median {median_cpu:.3f} s, best {cpus[0]:.3f} s -> {MATCH_SECONDS / median_cpu:,.0f}x "
+        f"real time (best {MATCH_SECONDS / cpus[0]:,.0f}x)"
+    )
     hashing, total = hashing_share(data)
     share = 100 * hashing / total
     print(f"  of one run's {total:.3f} s, hashing the log took {hashing:.3f} s ({share:.0f}%)")
     multiple = MATCH_SECONDS / median_cpu
     verdict = "met" if multiple >= TARGET else "NOT met"
-    print(f"target >= {TARGET:.0f}x real time (CPU time, median; the wall clock moves with the machine's "
-          f"load): {verdict}")
+    print(
+        f"target >= {TARGET:.0f}x real time (CPU time, median; the wall clock moves with the machine's "
+        f"load): {verdict}"
+    )
     return 0 if multiple >= TARGET else 1
 
 
