@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,8 +148,9 @@ def _plain_value(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_plain_value(v) for v in value]
     if isinstance(value, bool) or not isinstance(value, int | str):
-        raise TypeError(f"config_plain: a config holds only ints, strings, tuples and dataclasses, "
-                        f"got {_show(value)}")
+        raise TypeError(
+            f"config_plain: a config holds only ints, strings, tuples and dataclasses, got {_show(value)}"
+        )
     return value
 
 
@@ -166,8 +167,9 @@ def _rebuild(name: str, data: object, template: Any) -> Any:
         mapping = _map(name, data)
         fields = dataclasses.fields(template)
         _exact_keys(name, mapping, [f.name for f in fields])
-        values = {f.name: _rebuild(f"{name}.{f.name}", mapping[f.name], getattr(template, f.name))
-                  for f in fields}
+        values = {
+            f.name: _rebuild(f"{name}.{f.name}", mapping[f.name], getattr(template, f.name)) for f in fields
+        }
         return type(template)(**values)
     if isinstance(template, tuple):
         items = _list(name, data)
@@ -178,8 +180,9 @@ def _rebuild(name: str, data: object, template: Any) -> Any:
                 cells = _list(f"{name}[{index}]", row)
                 if len(cells) != width:
                     raise ValueError(f"{name}[{index}]: expected {width} numbers, got {len(cells)}")
-                rows.append(tuple(_int(f"{name}[{index}][{k}]", c, 0, MAX_CONFIG_INT)
-                                  for k, c in enumerate(cells)))
+                rows.append(
+                    tuple(_int(f"{name}[{index}][{k}]", c, 0, MAX_CONFIG_INT) for k, c in enumerate(cells))
+                )
             return tuple(rows)
         if not items:
             raise ValueError(f"{name}: must not be empty")
@@ -203,8 +206,10 @@ def config_from_plain(data: object) -> VersusConfig:
     assert isinstance(config, VersusConfig)
     attack = config.rules.attack
     if attack.garbage_max > attack.nuisance_max:
-        raise ValueError(f"config.rules.attack.garbage_max: {attack.garbage_max} exceeds nuisance_max "
-                         f"{attack.nuisance_max}")
+        raise ValueError(
+            f"config.rules.attack.garbage_max: {attack.garbage_max} exceeds nuisance_max "
+            f"{attack.nuisance_max}"
+        )
     try:
         config.board_config(0)
     except ValueError as error:
@@ -243,8 +248,19 @@ def result_from_plain(data: object, seats: int | None = None) -> MatchResult:
 
 # ---- the replay -----------------------------------------------------------------------------------------
 
-_PLAIN_FIELDS = ("format", "version", "ruleset", "ruleset_version", "config", "seed", "seats", "moves",
-                 "final_frame", "result", "log_hash")
+_PLAIN_FIELDS = (
+    "format",
+    "version",
+    "ruleset",
+    "ruleset_version",
+    "config",
+    "seed",
+    "seats",
+    "moves",
+    "final_frame",
+    "result",
+    "log_hash",
+)
 
 
 @dataclass(frozen=True)
@@ -315,13 +331,25 @@ class Replay:
         log_hash = mapping["log_hash"]
         if not isinstance(log_hash, str) or not _HASH.fullmatch(log_hash):
             raise ValueError(f"log_hash: expected 64 lowercase hex digits, got {_show(log_hash)}")
-        return cls(FORMAT_VERSION, ruleset, ruleset_version, _copy_plain(config), seed, seats, moves,
-                   final_frame, result, log_hash)
+        return cls(
+            FORMAT_VERSION,
+            ruleset,
+            ruleset_version,
+            _copy_plain(config),
+            seed,
+            seats,
+            moves,
+            final_frame,
+            result,
+            log_hash,
+        )
 
     def __repr__(self) -> str:
         counts = ", ".join(str(len(m)) for m in self.moves)
-        return (f"<Replay {self.ruleset} v{self.ruleset_version} seed={self.seed:#x} seats={self.seats!r} "
-                f"moves=[{counts}] final_frame={self.final_frame} log_hash={self.log_hash[:12]}…>")
+        return (
+            f"<Replay {self.ruleset} v{self.ruleset_version} seed={self.seed:#x} seats={self.seats!r} "
+            f"moves=[{counts}] final_frame={self.final_frame} log_hash={self.log_hash[:12]}…>"
+        )
 
 
 def _moves_from_plain(name: str, data: object) -> tuple[Move, ...]:
@@ -393,8 +421,10 @@ def _check(replay: Replay, max_frames: int) -> VersusConfig:
     if replay.ruleset != RULESET_NAME:
         raise _Rejected(f"unknown ruleset {replay.ruleset!r} (this build plays {RULESET_NAME!r})")
     if replay.ruleset_version != RULESET_VERSION:
-        raise _Rejected(f"ruleset {replay.ruleset} version {replay.ruleset_version!r} is not this build's "
-                        f"({RULESET_VERSION})")
+        raise _Rejected(
+            f"ruleset {replay.ruleset} version {replay.ruleset_version!r} is not this build's "
+            f"({RULESET_VERSION})"
+        )
     final = replay.final_frame
     if not _is_int(final) or final < 1:
         raise _Rejected(f"final_frame: must be a positive integer, got {final!r}")
@@ -445,6 +475,16 @@ def _schedule(moves: tuple[tuple[Move, ...], ...]) -> dict[int, list[tuple[int, 
     return changes
 
 
+def input_rows(replay: Replay) -> Iterator[list[int]]:
+    """Each frame's input bytes, frame 0 to final_frame − 1, rebuilt from the move lists alone."""
+    changes = _schedule(replay.moves)
+    inputs = [NEUTRAL] * len(replay.seats)
+    for frame in range(replay.final_frame):
+        for seat, value in changes.get(frame, ()):
+            inputs[seat] = value
+        yield list(inputs)
+
+
 def verify(replay: Replay, max_frames: int = MAX_REPLAY_FRAMES) -> Verdict:
     """Re-simulate `replay` from its move lists and compare its end frame, result and log hash.
 
@@ -463,36 +503,56 @@ def verify(replay: Replay, max_frames: int = MAX_REPLAY_FRAMES) -> Verdict:
     match: VersusMatch | None = None
     try:
         match = VersusMatch(config, replay.seed, replay.seats)
-        changes = _schedule(replay.moves)
-        inputs = [NEUTRAL] * len(replay.seats)
         step = match.step
-        for frame in range(replay.final_frame):
+        for inputs in input_rows(replay):
             if match.result is not None:
-                reason = (f"the match ended on frame {match.frame}, before the replay's final frame "
-                          f"{replay.final_frame}")
+                reason = (
+                    f"the match ended on frame {match.frame}, before the replay's final frame "
+                    f"{replay.final_frame}"
+                )
                 return Verdict(False, reason, match.result, match.log_hash, match.frame)
-            change = changes.get(frame)
-            if change is not None:
-                for seat, value in change:
-                    inputs[seat] = value
             step(inputs)
     except Exception as error:  # noqa: BLE001 - never half-verified: any failure is a verdict
         frames = 0 if match is None else match.frame
-        return Verdict(False, f"error while simulating frame {frames}: {type(error).__name__}: {error}",
-                       None, None, frames)
+        return Verdict(
+            False,
+            f"error while simulating frame {frames}: {type(error).__name__}: {error}",
+            None,
+            None,
+            frames,
+        )
     got = match.result
     if got is None:
-        return Verdict(False, f"the match had not ended by the replay's final frame {replay.final_frame}",
-                       None, match.log_hash, match.frame)
+        return Verdict(
+            False,
+            f"the match had not ended by the replay's final frame {replay.final_frame}",
+            None,
+            match.log_hash,
+            match.frame,
+        )
     if got != replay.result:
-        return Verdict(False, f"result differs: the replay says {_result_text(replay.result)}, the "
-                              f"simulation gives {_result_text(got)}", got, match.log_hash, match.frame)
+        return Verdict(
+            False,
+            f"result differs: the replay says {_result_text(replay.result)}, the "
+            f"simulation gives {_result_text(got)}",
+            got,
+            match.log_hash,
+            match.frame,
+        )
     if match.log_hash != replay.log_hash:
-        return Verdict(False, f"log hash differs: the replay says {replay.log_hash[:16]}…, the simulation "
-                              f"gives {match.log_hash[:16]}…", got, match.log_hash, match.frame)
+        return Verdict(
+            False,
+            f"log hash differs: the replay says {replay.log_hash[:16]}…, the simulation "
+            f"gives {match.log_hash[:16]}…",
+            got,
+            match.log_hash,
+            match.frame,
+        )
     return Verdict(True, "ok", got, match.log_hash, match.frame)
 
 
 def _result_text(result: MatchResult) -> str:
-    return (f"winner={result.winner} outcomes={list(result.outcomes)} reason={result.reason} "
-            f"frame={result.frame} scores={list(result.scores)}")
+    return (
+        f"winner={result.winner} outcomes={list(result.outcomes)} reason={result.reason} "
+        f"frame={result.frame} scores={list(result.scores)}"
+    )

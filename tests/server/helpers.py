@@ -9,7 +9,7 @@ from typing import Any
 from rules.versus.events import record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.replay import Replay, config_from_plain
+from rules.versus.replay import Replay, config_from_plain, input_rows
 
 #: Every timeout in the networked tests is a multiple of this (raise it on a slow machine).
 UNIT = float(os.environ.get("FLOE_TEST_TIMEOUT_UNIT", "1"))
@@ -53,17 +53,10 @@ def straight_run(config: VersusConfig, seed: int, seats: int, rows: Sequence[Seq
 def replay_log(replay: Replay) -> dict[int, list[dict[str, Any]]]:
     """Re-simulate a replay from its move lists: frame → that frame's records as plain data."""
     match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
-    changes: dict[int, list[tuple[int, int]]] = {}
-    for seat, moves in enumerate(replay.moves):
-        for frame, value in moves:
-            changes.setdefault(frame, []).append((seat, value))
-    inputs = [NEUTRAL] * len(replay.seats)
-    log: dict[int, list[dict[str, Any]]] = {}
-    for frame in range(replay.final_frame):
-        for seat, value in changes.get(frame, ()):
-            inputs[seat] = value
-        log[frame] = [record_plain(r) for r in match.step(inputs)]
-    return log
+    return {
+        frame: [record_plain(r) for r in match.step(inputs)]
+        for frame, inputs in enumerate(input_rows(replay))
+    }
 
 
 def plain(value: Any) -> Any:

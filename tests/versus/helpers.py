@@ -12,7 +12,7 @@ from rules.synctest import canonical_encoding
 from rules.versus.events import Record, record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL, encode_input
 from rules.versus.match import VersusMatch
-from rules.versus.replay import Replay, config_from_plain
+from rules.versus.replay import Replay, config_from_plain, input_rows
 
 
 def random_inputs(seed: int, seats: int, frames: int) -> list[list[int]]:
@@ -88,16 +88,9 @@ def replay_trace(replay: Replay) -> Iterator[str]:
     simulation stops at the replay's final frame (or earlier, when the match ends first).
     """
     match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
-    changes: dict[int, list[tuple[int, int]]] = {}
-    for seat, moves in enumerate(replay.moves):
-        for frame, value in moves:
-            changes.setdefault(frame, []).append((seat, value))
-    inputs = [NEUTRAL] * len(replay.seats)
-    for frame in range(replay.final_frame):
+    for frame, inputs in enumerate(input_rows(replay)):
         if match.finished:
             break
-        for seat, value in changes.get(frame, ()):
-            inputs[seat] = value
         for record in match.step(inputs):
             yield f"{frame} {canonical_encoding(record_plain(record)).decode('ascii')}"
     result = None if match.result is None else canonical_encoding(match.result.plain()).decode("ascii")
