@@ -61,8 +61,8 @@ async def cheap_player(url: str, token: str, match_id: str, seed: int, until: fl
     """Play a seat with a seeded random walk until `until` (monotonic seconds); count what arrives."""
     rng = random.Random(seed)
     session = ClientSession(token, validate=False, keep_log=False)
-    held, change_at = 0, 0
-    received = messages = 0
+    held, change_at, last_frame = 0, 0, 0
+    received = messages = sent = 0
     async with websockets.connect(url, compression=None, proxy=None, max_size=2**22) as ws:
         await ws.send(session.hello())
         await ws.send(session.join(match_id))
@@ -86,13 +86,16 @@ async def cheap_player(url: str, token: str, match_id: str, seed: int, until: fl
             if frame >= change_at:
                 held = HELD_BYTES[rng.randrange(len(HELD_BYTES))]
                 change_at = frame + 20 + rng.randrange(60)
-            payload = session.input(held | (KICK_BIT if rng.randrange(20) == 0 else 0), now)
-            if payload is not None:
+            kick = rng.randrange(20) < frame - last_frame  # one kick in 20 frames, however they come
+            last_frame = frame
+            for payload in session.input(held | (KICK_BIT if kick else 0), now):
                 await ws.send(payload)
+                sent += 1
     return {
         "role": "player",
         "bytes": received,
         "messages": messages,
+        "sent": sent,
         "late": len(session.late),
         "errors": len(session.errors),
         "gaps": session.gaps,

@@ -7,7 +7,8 @@ Bots, the tests and the benchmark drive the server through this class; a socket 
     for data in ws:                              # every binary frame the server sends
         for message in session.receive(data, now=time.monotonic()):
             ...                                  # Welcome, Joined, Frame, Rewind, Keyframe, Over, ...
-        ws.send(session.input(0x03, now=time.monotonic()))   # stamped: server frame + input delay
+        for payload in session.input(0x03, now=time.monotonic()):  # stamped: server frame + delay
+            ws.send(payload)                     # a change goes at once, held bytes in twos
 
 It keeps the stream's state: the last stream number seen (for `resume()` after a reconnect), the
 frames as they stand after rewinds and resyncs, the keyframes, the result; and the clock: `ping`/
@@ -15,6 +16,13 @@ frames as they stand after rewinds and resyncs, the keyframes, the result; and t
 estimate of the server's current match frame, from which `input()` stamps frames `input_delay` ahead;
 when the server reports an input as late (`input-late`), the estimate leans ahead by that lateness,
 fading out over the following seconds.
+
+Inputs are gathered into runs: `input(value, now)` says what the player holds from the next frame to
+stamp on, fills every frame up to `stamp(now)` (the kick only on the first), and returns an `input`
+message when the run reaches `welcome.input_batch` frames or the byte changed (a change never waits).
+A run sent in twos with the default delay of 2 still reaches the server a frame before its first
+frame is simulated; a larger batch eats into that margin (frames simulated before their input is
+known are predicted, and cost the server a snapshot).
 Time is an argument (`now`, seconds on any monotonic clock): the class reads no clock itself.
 """
 
@@ -23,8 +31,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, assert_never
 
-from .codec import ProtocolError, decode_server, encode
-from .limits import MAX_SERVER_MESSAGE_BYTES
+from rules.versus.inputs import KICK_BIT
+
+from .codec import ProtocolError, decode_server_messages, encode
+from .limits import MAX_INPUT_RUN, MAX_SERVER_MESSAGE_BYTES
 from .messages import (
     Error,
     Frame,
@@ -88,6 +98,11 @@ class ClientSession:
         self.errors: list[Error] = []
         self.late: list[InputLate] = []
         self.next_stamp = 0
+        #: The run gathered and not sent yet: its first frame and its bytes.
+        self._run_start = 0
+        self._run: list[int] = []
+        #: The byte of the last frame stamped (sent or gathered): a different byte is a change.
+        self._last_byte: int | None = None
         self._pings: dict[int, float] = {}
         self._next_ping = 1
         self._samples: deque[tuple[float, float]] = deque(maxlen=CLOCK_SAMPLES)
@@ -140,28 +155,66 @@ class ClientSession:
         frame = max(self.next_stamp, int(estimate) + self.welcome.input_delay)
         return min(frame, max(self.next_stamp, int(estimate) + self.welcome.max_ahead - 1))
 
-    def input(self, value: int, now: float) -> bytes | None:
-        """An input byte stamped `stamp(now)`; None while the server's frame is not known yet."""
-        frame = self.stamp(now)
-        if frame is None:
-            return None
-        return self.input_at(frame, value)
+    def input(self, value: int, now: float) -> list[bytes]:
+        """Hold `value` from the next frame to stamp through `stamp(now)`; the `input` messages now due.
+
+        Every frame from the last one stamped (or the server's next frame, if that is later) to
+        `stamp(now)` gets `value`'s direction, the kick only the first. Empty while the server's frame
+        is not known yet or the run is still gathering.
+        """
+        target = self.stamp(now)
+        estimate = self.server_frame(now)
+        if target is None or estimate is None:
+            return []
+        # Frames the server has simulated already are left to its prediction (the held byte anyway).
+        first = target if self._last_byte is None else max(self.next_stamp, int(estimate) + 1)
+        out: list[bytes] = []
+        if self._run and first != self._run_start + len(self._run):
+            out += self.flush()  # frames were skipped: the gathered run cannot go on
+        held = value & ~KICK_BIT
+        changed = self._last_byte is None or value != held or held != self._last_byte & ~KICK_BIT
+        if not self._run:
+            self._run_start = first
+        self._run.append(value)
+        self._run.extend([held] * (target - first))
+        self._last_byte = self._run[-1]
+        self.next_stamp = target + 1
+        batch = self.welcome.input_batch if self.welcome is not None else 1
+        if changed or len(self._run) >= batch:
+            out += self.flush()  # in messages of at most MAX_INPUT_RUN bytes
+        return out
+
+    def flush(self) -> list[bytes]:
+        """The gathered run as `input` messages now (none when nothing is gathered)."""
+        out: list[bytes] = []
+        while self._run:
+            run = self._run[:MAX_INPUT_RUN]
+            del self._run[:MAX_INPUT_RUN]
+            out.append(encode(Input(frame=self._run_start, inputs=run)))
+            self._run_start += len(run)
+        return out
 
     def input_at(self, frame: int, value: int) -> bytes:
-        """An input byte for an explicit frame (tests use it to arrive late or early on purpose)."""
+        """One input byte for an explicit frame (tests use it to arrive late or early on purpose)."""
         self.next_stamp = max(self.next_stamp, frame + 1)
-        return encode(Input(frame=frame, input=value))
+        self._last_byte = value
+        return encode(Input(frame=frame, inputs=[value]))
 
     # ---- what arrives ----------------------------------------------------------------------------------
 
     def receive(self, data: bytes, now: float) -> list[ServerMessage]:
-        """Decode one frame from the server and update the state; a bad frame becomes an Error message."""
+        """Decode one websocket message from the server (one or more messages) and update the state.
+
+        A bad message becomes an Error message in its place.
+        """
         try:
-            message = decode_server(data, self.max_message_bytes, self.validate)
+            decoded = decode_server_messages(data, self.max_message_bytes, self.validate)
         except ProtocolError as error:
-            message = error.to_message()
-        self._apply(message, now)
-        return [message]
+            decoded = [error]
+        messages = [item.to_message() if isinstance(item, ProtocolError) else item for item in decoded]
+        for message in messages:
+            self._apply(message, now)
+        return messages
 
     def server_frame(self, now: float) -> float | None:
         """The estimated match frame the server is on at `now` (None until a pong or a frame arrives)."""

@@ -1,12 +1,17 @@
 """The one msgpack codec: messages to bytes, and bytes to messages or a typed `ProtocolError`.
 
-    data = encode(Input(frame=12, input=0x03))
+    data = encode(Input(frame=12, inputs=[0x03, 0x03]))
     message = decode_client(data)           # raises ProtocolError(code, message) for anything else
+    messages = decode_server_messages(data) # a server's websocket message: one or more messages
 
 Decoding checks, in order: the size (before parsing), msgpack itself (no bin or ext values, string
 map keys, no trailing bytes), a map with a string `kind`, a known kind, and the fields (exact types,
 ranges, lengths, no unknown or missing ones). Every failure is a `ProtocolError` carrying an
 `ErrorCode`; nothing else escapes.
+
+A client sends one message per websocket message. The server may send several back to back in one
+websocket message (msgpack values simply follow each other; `decode_server_messages` splits them,
+as @msgpack/msgpack's `decodeMulti` does in a browser): the streams go out a few frames at a time.
 """
 
 from __future__ import annotations
@@ -18,15 +23,17 @@ import msgpack  # type: ignore[import-untyped]
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import ErrorCode
-from .limits import MAX_CLIENT_MESSAGE_BYTES, MAX_FRAME, MAX_SERVER_MESSAGE_BYTES
+from .limits import MAX_CLIENT_MESSAGE_BYTES, MAX_FRAME, MAX_INPUT_RUN, MAX_SERVER_MESSAGE_BYTES
 from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Error, Input, Message, ServerMessage
 
 __all__ = [
     "ProtocolError",
     "decode_client",
     "decode_server",
+    "decode_server_messages",
     "encode",
     "encode_frame",
+    "encode_resync",
     "encode_plain",
     "error_message",
     "pack_frame_body",
@@ -73,9 +80,14 @@ def to_plain(message: Message) -> dict[str, Any]:
     return plain
 
 
+#: One reusable packer (it resets after every call, a failed one included): `msgpack.packb` builds a
+#: new Packer per call, which costs more than packing a frame record.
+_PACKER = msgpack.Packer(use_bin_type=True)
+
+
 def encode_plain(plain: Any) -> bytes:
     """msgpack bytes of plain data (a wire map, or a part of one)."""
-    packed = msgpack.packb(plain, use_bin_type=True)
+    packed = _PACKER.pack(plain)
     assert isinstance(packed, bytes)
     return packed
 
@@ -86,14 +98,13 @@ def encode(message: Message) -> bytes:
 
 
 _FRAME_HEAD = b"\x87" + encode_plain("kind") + encode_plain("frame") + encode_plain("n")
-_FRAME_NUMBER = encode_plain("frame")
 _FRAME_CONFIRMED = encode_plain("confirmed")
 
 
 def pack_frame_body(frame: int, events: list[dict[str, Any]], actors: list[Any], inputs: list[int]) -> bytes:
     """The part of a `frame` message that both streams share, packed once (see encode_frame)."""
-    parts = (_FRAME_NUMBER, frame, "events", events, "actors", actors, "inputs", inputs)
-    return b"".join(part if isinstance(part, bytes) else encode_plain(part) for part in parts)
+    # A 4-entry map packed in one call, minus its one-byte header (0x84): its entries back to back.
+    return encode_plain({"frame": frame, "events": events, "actors": actors, "inputs": inputs})[1:]
 
 
 def encode_frame(n: int, confirmed: int, body: bytes) -> bytes:
@@ -106,6 +117,46 @@ def encode_frame(n: int, confirmed: int, body: bytes) -> bytes:
     return b"".join((_FRAME_HEAD, encode_plain(n), body, _FRAME_CONFIRMED, encode_plain(confirmed)))
 
 
+_RESYNC_HEAD = b"\x87" + encode_plain("kind") + encode_plain("resync") + encode_plain("n")
+
+
+def encode_resync(
+    n: int, frame: int, view: dict[str, Any], checksum: str, bodies: list[bytes], confirmed: int
+) -> bytes:
+    """`encode(Resync(…))` with its frames given as `pack_frame_body` bytes: the same bytes.
+
+    A match keeps the frames since its last keyframe packed (bytes, which the garbage collector
+    never scans) rather than as records, and a resync splices them.
+    """
+    frames = [_frame_array_head(len(bodies))]
+    frames += [b"\x84" + body for body in bodies]
+    return b"".join(
+        (
+            _RESYNC_HEAD,
+            encode_plain(n),
+            encode_plain("frame"),
+            encode_plain(frame),
+            encode_plain("view"),
+            encode_plain(view),
+            encode_plain("checksum"),
+            encode_plain(checksum),
+            encode_plain("frames"),
+            *frames,
+            encode_plain("confirmed"),
+            encode_plain(confirmed),
+        )
+    )
+
+
+def _frame_array_head(count: int) -> bytes:
+    """The msgpack header of an array of `count` values."""
+    if count < 16:
+        return bytes((0x90 | count,))
+    if count < 2**16:
+        return b"\xdc" + count.to_bytes(2, "big")
+    return b"\xdd" + count.to_bytes(4, "big")
+
+
 def _adapter(cls: type[M]) -> TypeAdapter[M]:
     adapter = _ADAPTERS.get(cls)
     if adapter is None:
@@ -113,24 +164,40 @@ def _adapter(cls: type[M]) -> TypeAdapter[M]:
     return adapter
 
 
-def _unpack(data: bytes | bytearray | memoryview, max_bytes: int) -> tuple[str, dict[str, Any]]:
+_UNPACK_OPTIONS: dict[str, Any] = {
+    "raw": False,
+    "use_list": True,
+    "strict_map_key": True,
+    "max_bin_len": 0,
+    "max_ext_len": 0,
+    "timestamp": 0,
+}
+
+
+def _check_size(data: bytes | bytearray | memoryview, max_bytes: int) -> None:
     size = len(data)
     if size > max_bytes:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {size} bytes is over the limit of {max_bytes}")
     if size == 0:
         raise ProtocolError(ErrorCode.MALFORMED, "empty message")
-    try:
-        plain = msgpack.unpackb(
-            data, raw=False, use_list=True, strict_map_key=True, max_bin_len=0, max_ext_len=0, timestamp=0
-        )
-    except Exception as error:  # noqa: BLE001 - msgpack raises several unrelated types for bad bytes
-        raise ProtocolError(ErrorCode.MALFORMED, f"not msgpack: {type(error).__name__}: {error}") from None
+
+
+def _kind_of(plain: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(plain, dict):
         raise ProtocolError(ErrorCode.MALFORMED, f"expected a map, got {type(plain).__name__}")
     kind = plain.pop("kind", None)
     if not isinstance(kind, str):
         raise ProtocolError(ErrorCode.MALFORMED, "the map has no string `kind`")
     return kind, plain
+
+
+def _unpack(data: bytes | bytearray | memoryview, max_bytes: int) -> tuple[str, dict[str, Any]]:
+    _check_size(data, max_bytes)
+    try:
+        plain = msgpack.unpackb(data, **_UNPACK_OPTIONS)
+    except Exception as error:  # noqa: BLE001 - msgpack raises several unrelated types for bad bytes
+        raise ProtocolError(ErrorCode.MALFORMED, f"not msgpack: {type(error).__name__}: {error}") from None
+    return _kind_of(plain)
 
 
 def _validate(cls: type[M], kind: str, plain: dict[str, Any]) -> M:
@@ -145,16 +212,22 @@ def _validate(cls: type[M], kind: str, plain: dict[str, Any]) -> M:
 
 
 def _fast_input(plain: dict[str, Any]) -> Input | None:
-    """The hot path (60 inputs a second per player): a well-formed input without the general validator.
+    """The hot path (30–60 inputs a second per player): a well-formed input without the general validator.
 
-    Anything that is not exactly two in-range integer fields returns None and goes through the full
-    validation, which then names what is wrong.
+    Anything that is not exactly an in-range frame and a short list of bytes returns None and goes
+    through the full validation, which then names what is wrong.
     """
     if len(plain) != 2:
         return None
-    frame, value = plain.get("frame"), plain.get("input")
-    if type(frame) is int and type(value) is int and 0 <= frame <= MAX_FRAME and 0 <= value <= 255:
-        return Input(frame=frame, input=value)
+    frame, inputs = plain.get("frame"), plain.get("inputs")
+    if (
+        type(frame) is int
+        and 0 <= frame <= MAX_FRAME
+        and type(inputs) is list
+        and 0 < len(inputs) <= MAX_INPUT_RUN
+        and all(type(value) is int and 0 <= value <= 255 for value in inputs)
+    ):
+        return Input(frame=frame, inputs=inputs)
     return None
 
 
@@ -179,6 +252,43 @@ def decode_server(
 ) -> ServerMessage:
     """A server's message from its bytes; raises ProtocolError. `validate=False` trusts the fields."""
     kind, plain = _unpack(data, max_bytes)
+    return _server_message(kind, plain, validate)
+
+
+def decode_server_messages(
+    data: bytes | bytearray | memoryview, max_bytes: int = MAX_SERVER_MESSAGE_BYTES, validate: bool = True
+) -> list[ServerMessage | ProtocolError]:
+    """Every message of one server websocket message, in order; a bad one becomes its ProtocolError.
+
+    Raises ProtocolError only when the bytes as a whole are unusable (too large, empty, not msgpack
+    from the first byte); a value that fails after good ones ends the list with its error.
+    """
+    _check_size(data, max_bytes)
+    unpacker = msgpack.Unpacker(max_buffer_size=max(len(data), 1), **_UNPACK_OPTIONS)
+    unpacker.feed(data)
+    out: list[ServerMessage | ProtocolError] = []
+    while True:
+        start = unpacker.tell()
+        try:
+            plain = unpacker.unpack()
+        except msgpack.OutOfData:
+            failure = None if start == len(data) else "the message ends inside a msgpack value"
+        except Exception as error:  # noqa: BLE001 - msgpack raises several unrelated types for bad bytes
+            failure = f"not msgpack: {type(error).__name__}: {error}"
+        else:
+            try:
+                out.append(_server_message(*_kind_of(plain), validate))
+            except ProtocolError as error:
+                out.append(error)
+            continue
+        if failure is not None:
+            if not out:
+                raise ProtocolError(ErrorCode.MALFORMED, failure)
+            out.append(ProtocolError(ErrorCode.MALFORMED, failure))
+        return out
+
+
+def _server_message(kind: str, plain: dict[str, Any], validate: bool) -> ServerMessage:
     cls = SERVER_MESSAGES.get(kind)
     if cls is None:
         raise ProtocolError(ErrorCode.UNKNOWN_KIND, f"unknown message kind {kind[:32]!r}")

@@ -59,14 +59,14 @@ _VIEW = {
 EXAMPLES: dict[str, Message] = {
     message.KIND: message
     for message in (
-        Hello(version=1, token=_TOKEN, client="web-0.1"),
+        Hello(version=2, token=_TOKEN, client="web-0.1"),
         Join(match="Wqzulj7f0Nw", since=None),
         Watch(match="Wqzulj7f0Nw", since=0),
-        Input(frame=1234, input=0x0B),
+        Input(frame=1234, inputs=[0x0B, 0x03]),
         Ping(id=7, t=51230),
         Leave(),
         Welcome(
-            version=1,
+            version=2,
             guest="g_abc",
             name="ann",
             frame_rate=60,
@@ -76,6 +76,8 @@ EXAMPLES: dict[str, Message] = {
             max_message_bytes=2048,
             rate_per_second=120,
             rate_burst=240,
+            input_batch=2,
+            send_every=2,
         ),
         Joined(
             match="Wqzulj7f0Nw",
@@ -92,7 +94,7 @@ EXAMPLES: dict[str, Message] = {
             ruleset_version=1,
             state="waiting",
             head=0,
-            keyframe_every=60,
+            keyframe_every=120,
         ),
         Status(match="Wqzulj7f0Nw", state="running", connected=[True, True]),
         Frame(n=245, frame=239, events=_EVENTS, actors=_ACTORS, inputs=[0x03, 0x00], confirmed=238),

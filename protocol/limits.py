@@ -13,9 +13,12 @@ MAX_CLIENT_MESSAGE_BYTES = 2048
 #: of frames).
 MAX_SERVER_MESSAGE_BYTES = 4 * 1024 * 1024
 #: Token bucket per connection: messages per second refilled, and the bucket's size (the burst).
-#: One input per frame at 60 frames/s plus pings fits with room to spare.
+#: One input message per frame at 60 frames/s plus pings fits with room to spare (a client that
+#: batches its inputs, as `welcome.input_batch` suggests, sends half that).
 RATE_PER_SECOND = 120
 RATE_BURST = 240
+#: Most input bytes one `input` message carries (consecutive frames).
+MAX_INPUT_RUN = 16
 #: Longest token, match id and client name.
 MAX_TOKEN_CHARS = 512
 MAX_ID_CHARS = 64

@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
-from .limits import MAX_FRAME, MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TOKEN_CHARS
+from .limits import MAX_FRAME, MAX_ID_CHARS, MAX_INPUT_RUN, MAX_NAME_CHARS, MAX_TOKEN_CHARS
 
 #: Unknown fields are refused rather than ignored: a typo must not pass silently.
 STRICT = ConfigDict(extra="forbid")
@@ -26,6 +26,7 @@ StreamNumber = Annotated[StrictInt, Field(ge=0, le=2**62)]
 MatchId = Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)]
 Token = Annotated[StrictStr, Field(min_length=1, max_length=MAX_TOKEN_CHARS)]
 InputByte = Annotated[StrictInt, Field(ge=0, le=255)]
+InputRun = Annotated[list[InputByte], Field(min_length=1, max_length=MAX_INPUT_RUN)]
 Role = Literal["player", "spectator"]
 MatchState = Literal["waiting", "running", "over", "cancelled"]
 
@@ -66,12 +67,15 @@ class Watch:
 
 @dataclass(frozen=True, slots=True)
 class Input:
-    """The seat's input byte for match frame `frame`; frames after it hold the direction, kick dropped."""
+    """The seat's input bytes for consecutive match frames from `frame` on (`inputs[0]` is `frame`'s).
+
+    Frames after the last one hold its direction with the kick dropped until the seat speaks again.
+    """
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "input"
     frame: FrameNumber
-    input: InputByte
+    inputs: InputRun
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +118,10 @@ class Welcome:
     max_message_bytes: int
     rate_per_second: int
     rate_burst: int
+    #: Frames of input a client should gather per `input` message (it sends a change at once).
+    input_batch: int
+    #: The streams go out every this many frames, each websocket message holding all their records.
+    send_every: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,4 +6,6 @@ A change to a message's fields, meaning or order bumps it; clients and server mu
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = 1
+#: 2: `input` carries a run of bytes (`inputs`); a server websocket message may hold several
+#: messages back to back; `welcome` tells `input_batch` and `send_every`.
+PROTOCOL_VERSION = 2

@@ -6,8 +6,8 @@ carries), lets a bot (rules/versus/bots.py, via server/bots.py) decide from its 
 sends one input per frame it hears, stamped `input_delay` frames ahead of the server's estimated
 frame. The mirror also checks the stream: its own events must equal each confirmed frame's events.
 
-Latency can be injected: `latency(stamp) -> frames` holds each input until the server is that many
-frames past the input's own frame, so it arrives late on purpose and the server must roll back.
+Latency can be injected: `latency(frame) -> frames` holds each input message until the server is
+that many frames past the message's first frame, so it arrives late on purpose and the server must roll back.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from typing import Any
 import websockets
 
 from protocol.client import ClientSession
-from protocol.messages import Frame, Joined, Over, Resync, Rewind, ServerMessage
+from protocol.codec import decode_client
+from protocol.messages import Frame, Input, Joined, Over, Resync, Rewind, ServerMessage
 from rules.versus.events import record_plain
 from rules.versus.match import VersusMatch
 from rules.versus.replay import config_from_plain
@@ -82,11 +83,12 @@ class MatchMirror:
 
 @dataclass
 class BotRun:
-    """What a bot client did: its session (the stream as received), inputs sent, and its mirror."""
+    """What a bot client did: its session (the stream as received), input runs sent, and its mirror."""
 
     session: ClientSession
     seat: int | None = None
-    sent: list[tuple[int, int]] = field(default_factory=list)
+    #: Each input message sent: its first frame and its bytes.
+    sent: list[tuple[int, list[int]]] = field(default_factory=list)
     mirror: MatchMirror | None = None
     messages: int = 0
     bytes_received: int = 0
@@ -152,7 +154,7 @@ async def play(
     session = ClientSession(token, client=f"bot-{bot}", validate=validate, keep_log=keep_log)
     run = BotRun(session)
     player: SeatBot | None = None
-    held: list[tuple[int, tuple[int, int], bytes]] = []  # (release frame, (stamp, byte), bytes), in order
+    held: list[tuple[int, Input, bytes]] = []  # (release frame, message, its bytes), in order
     left = False
     async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
         await ws.send(session.hello())
@@ -189,18 +191,19 @@ async def play(
                 for _ in range(stepped):
                     value = player.decide(mirror.match.games[run.seat], mirror.match.frame)
                 if heard_frame and mirror.match.result is None and not left:
-                    stamp = session.stamp(now)
-                    if stamp is not None:
-                        if value is None:
-                            value = player.decide(mirror.match.games[run.seat], mirror.match.frame)
-                        payload = session.input_at(stamp, value)
-                        release = stamp + (latency(stamp) if latency is not None else -(10**9))
-                        held.append((max(release, held[-1][0]) if held else release, (stamp, value), payload))
+                    if value is None:
+                        value = player.decide(mirror.match.games[run.seat], mirror.match.frame)
+                    for payload in session.input(value, now):
+                        run_sent = decode_client(payload)
+                        assert isinstance(run_sent, Input)
+                        delay = latency(run_sent.frame) if latency is not None else -(10**9)
+                        release = run_sent.frame + delay
+                        held.append((max(release, held[-1][0]) if held else release, run_sent, payload))
                 estimate = session.server_frame(now)
                 while held and (latency is None or (estimate is not None and estimate >= held[0][0])):
                     _, told, payload = held.pop(0)
                     await ws.send(payload)
-                    run.sent.append(told)
+                    run.sent.append((told.frame, told.inputs))
                 if leave is not None and not left and leave(run):
                     left = True
                     await ws.send(session.leave())

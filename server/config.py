@@ -39,6 +39,11 @@ class ServerConfig:
     runner: RunnerSettings = field(default_factory=RunnerSettings)
     #: Frames ahead that clients stamp inputs (told in `welcome`).
     input_delay: int = 2
+    #: Frames of input a client gathers per message (told in `welcome`); a change goes at once.
+    input_batch: int = 2
+    #: The streams go out every this many ticks, each connection's records in one websocket message:
+    #: half the messages of one per frame, for at most one frame more of display latency.
+    send_every: int = 2
     #: The versus rules every match is played with (its time limit included).
     match_config: VersusConfig = field(default_factory=VersusConfig)
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.

@@ -1,9 +1,13 @@
 """One client connection's way out: a bounded send queue and the one writer task that drains it.
 
 Everything that sends to a client (the match loop fanning out a frame, a handler answering a
-message) calls `send`/`send_bytes`, which only `put_nowait`s: nothing waits on a slow socket. A
-client whose queue overflows is too slow to follow the stream; it is dropped (its queue is emptied,
-a fatal `slow-consumer` error and a close are queued) instead of growing memory without bound.
+message) calls `send`/`send_bytes`, which only appends: nothing waits on a slow socket. A client
+whose queue overflows is too slow to follow the stream; it is dropped (its queue is emptied, a
+fatal `slow-consumer` error and a close are queued) instead of growing memory without bound.
+
+The writer sends everything queued when it wakes as one websocket message (the messages back to
+back, up to BATCH_BYTES): a match's tick queues several stream records at once, and one websocket
+message for them costs the server a fraction of one per record.
 
 The transport is injected (`send` and `close` coroutines), so the queueing is tested without sockets.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,6 +28,9 @@ from protocol.messages import ServerMessage
 from .logs import log_event
 
 log = logging.getLogger("floe.connection")
+
+#: A websocket message joins queued messages up to this many bytes (one bigger message goes alone).
+BATCH_BYTES = 64 * 1024
 
 #: Close codes: 1000 normal, 1008 policy violation (hostile or refused), 1013 try again later (slow).
 CLOSE_NORMAL = 1000
@@ -42,7 +50,10 @@ class Connection:
     ) -> None:
         self._send = send
         self._close = close
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(queue_size)
+        #: Encoded messages waiting for the writer; None is the close.
+        self._queue: deque[bytes | None] = deque()
+        self._queue_size = queue_size
+        self._wake = asyncio.Event()
         self.peer = peer
         self.open = True
         self.close_code = CLOSE_NORMAL
@@ -62,11 +73,11 @@ class Connection:
         """Queue encoded bytes without waiting."""
         if not self.open:
             return False
-        try:
-            self._queue.put_nowait(data)
-        except asyncio.QueueFull:
+        if len(self._queue) >= self._queue_size:
             self._drop_slow()
             return False
+        self._queue.append(data)
+        self._wake.set()
         return True
 
     def close(self, code: int = CLOSE_NORMAL, message: ServerMessage | None = None) -> None:
@@ -77,32 +88,46 @@ class Connection:
             self.send(message)
         self.open = False
         self.close_code = code
-        self._put_last(None)
+        self._queue.append(None)
+        self._wake.set()
 
     def _drop_slow(self) -> None:
-        while not self._queue.empty():
-            self._queue.get_nowait()
-        log_event(log, logging.WARNING, "connection.slow", peer=self.peer, queue=self._queue.maxsize)
-        self._queue.put_nowait(
+        self._queue.clear()
+        log_event(log, logging.WARNING, "connection.slow", peer=self.peer, queue=self._queue_size)
+        self._queue.append(
             encode(
                 error_message(
                     ErrorCode.SLOW_CONSUMER,
-                    f"the send queue passed {self._queue.maxsize} messages",
+                    f"the send queue passed {self._queue_size} messages",
                     fatal=True,
                 )
             )
         )
         self.open = False
         self.close_code = CLOSE_SLOW
-        self._put_last(None)
+        self._queue.append(None)
+        self._wake.set()
 
-    def _put_last(self, item: bytes | None) -> None:
-        try:
-            self._queue.put_nowait(item)
-        except asyncio.QueueFull:
-            # The close must get through: make room by dropping the oldest queued frame.
-            self._queue.get_nowait()
-            self._queue.put_nowait(item)
+    def take_batch(self) -> tuple[bytes | None, bool]:
+        """What the writer sends next: the queued messages joined up to BATCH_BYTES, and whether the close
+        follows them. (None, False) when nothing is queued."""
+        queue = self._queue
+        parts: list[bytes] = []
+        size = 0
+        while queue:
+            item = queue[0]
+            if item is None:
+                queue.popleft()
+                return (b"".join(parts) if parts else None), True
+            if parts and size + len(item) > BATCH_BYTES:
+                break
+            parts.append(item)
+            size += len(item)
+            queue.popleft()
+        if not parts:
+            return None, False
+        self.messages_sent += len(parts)
+        return (parts[0] if len(parts) == 1 else b"".join(parts)), False
 
     async def run_writer(self) -> None:
         """Drain the queue into the socket until the close; then close the socket."""
@@ -110,12 +135,15 @@ class Connection:
         try:
             with contextlib.suppress(Exception):
                 while True:
-                    data = await self._queue.get()
-                    if data is None:
+                    data, closing = self.take_batch()
+                    if data is not None:
+                        await self._send(data)
+                        self.bytes_sent += len(data)
+                    if closing:
                         break
-                    await self._send(data)
-                    self.bytes_sent += len(data)
-                    self.messages_sent += 1
+                    if data is None:
+                        self._wake.clear()
+                        await self._wake.wait()
         finally:
             self.open = False
             with contextlib.suppress(Exception):

@@ -16,7 +16,7 @@ from protocol.version import PROTOCOL_VERSION
 
 from .connection import Connection
 from .hub import Hub
-from .runner import InputRefused
+from .runner import InputApplied, InputRefused
 from .tokens import TokenError
 
 
@@ -35,7 +35,7 @@ class Dispatcher:
             case Join():
                 self._join(conn, message, now)
             case Watch():
-                self._watch(conn, message)
+                self._watch(conn, message, now)
             case Input():
                 self._input(conn, message)
             case Ping():
@@ -71,6 +71,8 @@ class Dispatcher:
                 max_message_bytes=config.max_message_bytes,
                 rate_per_second=int(config.rate_per_second),
                 rate_burst=int(config.rate_burst),
+                input_batch=config.input_batch,
+                send_every=config.send_every,
             )
         )
 
@@ -93,7 +95,7 @@ class Dispatcher:
             return
         live.attach_player(conn, seat, message.since, now)
 
-    def _watch(self, conn: Connection, message: Watch) -> None:
+    def _watch(self, conn: Connection, message: Watch, now: float) -> None:
         if conn.match is not None:
             conn.send(
                 error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "watch")
@@ -103,7 +105,7 @@ class Dispatcher:
         if live is None:
             conn.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "watch"))
             return
-        live.attach_spectator(conn, message.since)
+        live.attach_spectator(conn, message.since, now)
 
     def _input(self, conn: Connection, message: Input) -> None:
         if conn.match is None:
@@ -112,11 +114,16 @@ class Dispatcher:
         if conn.spectator or conn.seat is None:
             conn.send(error_message(ErrorCode.READ_ONLY, "spectators cannot send inputs", "input"))
             return
-        outcome = conn.match.tell_input(conn.seat, message.frame, message.input)
-        if isinstance(outcome, InputRefused):
-            conn.send(error_message(ErrorCode(outcome.code), outcome.reason, "input"))
-        elif outcome.late:
-            conn.send(InputLate(frame=outcome.frame, applied=outcome.applied))
+        late: InputApplied | None = None
+        for offset, value in enumerate(message.inputs):
+            outcome = conn.match.tell_input(conn.seat, message.frame + offset, value)
+            if isinstance(outcome, InputRefused):
+                conn.send(error_message(ErrorCode(outcome.code), outcome.reason, "input"))
+                break
+            if outcome.late and late is None:
+                late = outcome
+        if late is not None:  # once per message: the rest of the run moved with its first late byte
+            conn.send(InputLate(frame=late.frame, applied=late.applied))
 
     def _leave(self, conn: Connection, now: float) -> None:
         if conn.match is None:

@@ -2,9 +2,11 @@
 
 The runner decides what happens; this class decides who hears it. Players follow the speculative
 stream (frames as simulated, `rewind` when a late input changed the past); spectators follow the
-confirmed stream (frames that never change, `window` frames behind). Both carry keyframes. It
-never awaits: the hub's clock calls `tick`, the socket handlers call the rest, and every send is a
-`put_nowait` into a connection's queue.
+confirmed stream (frames that never change, `window` frames behind). Both carry keyframes. The
+match simulates every tick but publishes every `send_every` ticks (and at once when it ends), so each
+connection's writer sends that many frames' records as one websocket message. It never awaits: the
+hub's clock calls `tick`, the socket handlers call the rest, and every send is an append to a
+connection's queue.
 
 Seats: a room starts when every seat is taken (by a guest or a bot) and every guest has connected
 once. A player who drops holds nothing while away (`hold_neutral`); back within the grace period
@@ -19,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.codec import encode_frame, error_message, pack_frame_body
+from protocol.codec import encode_frame, encode_resync, error_message, pack_frame_body
 from protocol.errors import ErrorCode
-from protocol.messages import Joined, Keyframe, MatchState, Over, Resync, Rewind, Status
+from protocol.messages import Joined, Keyframe, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.versus.match import VersusMatch
 from rules.versus.replay import config_plain
@@ -99,13 +101,16 @@ class LiveMatch:
         self.result: dict[str, Any] | None = None
         self._on_finished = on_finished
         self._watchers: set[Connection] = set()
-        #: The newest confirmed keyframe and the confirmed frames after it: what a resync sends.
+        #: The newest confirmed keyframe and the confirmed frames after it (packed bodies, which the
+        #: garbage collector does not scan): what a resync sends.
         self._keyframe: KeyframeRecord | None = None
-        self._since_keyframe: list[FrameRecord] = []
+        self._since_keyframe: list[bytes] = []
         #: Each stream's final `over` message, re-sent after a resync.
         self._over: dict[Stream[Connection], bytes] = {}
         #: Frame → (its current record, that record's packed wire body), until it is confirmed.
         self._bodies: dict[int, tuple[FrameRecord, bytes]] = {}
+        #: What the runner produced since the last publication (see `send_every`).
+        self._unpublished: list[Advance] = []
 
     # ---- who is here ---------------------------------------------------------------------------------
 
@@ -146,6 +151,7 @@ class LiveMatch:
 
     def attach_player(self, conn: Connection, seat: int, since: int | None, now: float) -> None:
         """Bind a connection to its seat (replacing an older one), catch it up, start when all are here."""
+        self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
         place = self.seats[seat]
         old = place.connection
         if old is not None and old is not conn:
@@ -163,8 +169,9 @@ class LiveMatch:
         log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=conn.peer)
         self._broadcast_status()
 
-    def attach_spectator(self, conn: Connection, since: int | None) -> None:
+    def attach_spectator(self, conn: Connection, since: int | None, now: float) -> None:
         """Subscribe a spectator to the confirmed stream and catch it up."""
+        self._publish_pending(now)
         conn.match, conn.seat, conn.spectator = self, None, True
         conn.send(self.joined_message("spectator", None))
         self._catch_up(conn, self.spectators, since, speculative=False)
@@ -228,7 +235,10 @@ class LiveMatch:
             # The loop fell behind: simulate a bounded burst and let this match's schedule slip.
             self.start_tick += behind - self.config.max_catch_up
             target = tick - self.start_tick
-        self._publish(self.runner.advance(target), now)
+        out = self.runner.advance(target)
+        self._unpublished.append(out)
+        if out.result is not None or target % self.config.send_every == 0:
+            self._publish_pending(now)
 
     def _start(self, tick: int, now: float) -> None:
         bots: dict[int, SeatBot] = {
@@ -259,6 +269,11 @@ class LiveMatch:
 
     # ---- publishing ----------------------------------------------------------------------------------
 
+    def _publish_pending(self, now: float) -> None:
+        pending, self._unpublished = self._unpublished, []
+        for out in pending:
+            self._publish(out, now)
+
     def _publish(self, out: Advance, now: float) -> None:
         runner = self.runner
         assert runner is not None
@@ -274,8 +289,9 @@ class LiveMatch:
                 self.players.publish(_keyframe(item))
                 self.spectators.publish(_keyframe(item))
             else:
-                self._since_keyframe.append(item)
-                self.spectators.publish_bytes(_frame(self._body(item), item.frame + 1))
+                body = self._body(item)
+                self._since_keyframe.append(body)
+                self.spectators.publish_bytes(_frame(body, item.frame + 1))
                 self._bodies.pop(item.frame, None)
         if out.result is not None:
             self._finish(now)
@@ -305,18 +321,13 @@ class LiveMatch:
             if over is not None:
                 conn.send_bytes(over)  # a room cancelled before it started: only the end to tell
             return  # not started: the stream begins with keyframe 0 when it does
-        frames = [record.body() for record in self._since_keyframe]
+        bodies = list(self._since_keyframe)
         if speculative:
-            frames += [record.body() for record in self.runner.speculative_frames()]
+            bodies += [self._body(record) for record in self.runner.speculative_frames()]
         head = stream.head - 1 if over is not None else stream.head
-        conn.send(
-            Resync(
-                n=head,
-                frame=keyframe.frame,
-                view=keyframe.view,
-                checksum=keyframe.checksum,
-                frames=frames,
-                confirmed=self.runner.confirmed,
+        conn.send_bytes(
+            encode_resync(
+                head, keyframe.frame, keyframe.view, keyframe.checksum, bodies, self.runner.confirmed
             )
         )
         if over is not None:

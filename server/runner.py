@@ -44,6 +44,9 @@ from .bots import SeatBot
 from .timeline import InputTimeline
 from .view import frame_actors, keyframe_view
 
+#: The input timelines are pruned once the final frames have moved this far (a bisect and a list cut).
+TIMELINE_PRUNE_EVERY = 32
+
 
 @dataclass(frozen=True)
 class RunnerSettings:
@@ -54,7 +57,7 @@ class RunnerSettings:
     #: How many frames ahead of the schedule an input may be stamped.
     max_ahead: int = 120
     #: A keyframe every this many frames (frame 0 included).
-    keyframe_every: int = 60
+    keyframe_every: int = 120
     #: SyncTest: roll back and re-check every this many frames (0: off).
     synctest_every: int = 0
 
@@ -166,6 +169,9 @@ class MatchRunner:
         self._frames: dict[int, FrameRecord] = {}
         self._keyframes: dict[int, _Pending] = {}
         self._keyframed = -1
+        #: Frames below these were pruned (records, snapshots, keyframes; the input timelines).
+        self._pruned = 0
+        self._timelines_pruned = 0
         #: Keyframes fall on frames ≡ −phase (mod keyframe_every), plus frame 0: a server gives each
         #: match its own phase so that matches started together do not all checksum on one tick.
         self._keyframe_phase = keyframe_phase % self.settings.keyframe_every
@@ -292,26 +298,32 @@ class MatchRunner:
         known = min(timeline.known_until for timeline in self.timelines)
         present = self.match.frame
         confirmed = min(present, max(known, self.now - self.window, self.confirmed))
-        for frame in range(self.confirmed, confirmed):
-            self._emit_keyframe(frame, out)
-            out.confirmed.append(self._frames[frame])
-        self._emit_keyframe(confirmed, out)
         if confirmed > self.confirmed:
+            frames = self._frames
+            for frame in range(self.confirmed, confirmed):
+                self._emit_keyframe(frame, out)
+                out.confirmed.append(frames[frame])
             self.confirmed = confirmed
-            floor = confirmed
-            if self.settings.synctest_every:
-                floor = max(0, min(confirmed, present - self.window))  # SyncTest rolls back that far
-            for frame in [f for f in self._snapshots if f < floor]:
-                del self._snapshots[frame]
-            for frame in [f for f in self._frames if f < floor]:
-                del self._frames[frame]
-            for frame in [f for f in self._keyframes if f < floor]:
-                del self._keyframes[frame]
-            for timeline in self.timelines:
-                timeline.prune(floor)
+            self._prune(confirmed, present)
+        self._emit_keyframe(confirmed, out)
         if self.match.result is not None and confirmed == present and self.result is None:
             self.result = self.match.result
             out.result = self.result
+
+    def _prune(self, confirmed: int, present: int) -> None:
+        """Forget what no rollback can reach any more: frames below the floor are final."""
+        floor = confirmed
+        if self.settings.synctest_every:
+            floor = max(0, min(confirmed, present - self.window))  # SyncTest rolls back that far
+        for frame in range(self._pruned, floor):
+            self._snapshots.pop(frame, None)
+            self._frames.pop(frame, None)
+            self._keyframes.pop(frame, None)
+        self._pruned = max(self._pruned, floor)
+        if floor >= self._timelines_pruned + TIMELINE_PRUNE_EVERY:
+            self._timelines_pruned = floor
+            for timeline in self.timelines:
+                timeline.prune(floor)
 
     def _emit_keyframe(self, frame: int, out: Advance) -> None:
         """The keyframe starting confirmed frame `frame`, once, if one is due there."""

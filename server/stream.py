@@ -34,7 +34,8 @@ class Stream(Generic[S]):
         if history < 1:
             raise ValueError("history must hold at least one message")
         self.head = 0
-        self._history: deque[tuple[int, bytes]] = deque(maxlen=history)
+        #: The newest messages, numbered head − len + 1 … head (bytes only: nothing for the collector).
+        self._history: deque[bytes] = deque(maxlen=history)
         self.subscribers: set[S] = set()
         #: Bytes published (once per message) and delivered (once per subscriber), for stats.
         self.bytes_published = 0
@@ -48,9 +49,9 @@ class Stream(Generic[S]):
         """Number and send one message given as its encoding for a number (never waits)."""
         self.head += 1
         data = build(self.head)
-        self._history.append((self.head, data))
+        self._history.append(data)
         self.bytes_published += len(data)
-        for subscriber in list(self.subscribers):
+        for subscriber in tuple(self.subscribers):
             if subscriber.send_bytes(data):
                 self.bytes_delivered += len(data)
             else:
@@ -60,7 +61,7 @@ class Stream(Generic[S]):
         """The messages after number `last_seen`, or None when the history no longer reaches back there."""
         if last_seen == self.head:
             return []
-        if last_seen > self.head or not self._history or last_seen + 1 < self._history[0][0]:
+        first = self.head - len(self._history) + 1
+        if last_seen > self.head or not self._history or last_seen + 1 < first:
             return None
-        skip = last_seen + 1 - self._history[0][0]
-        return [data for _, data in list(self._history)[skip:]]
+        return list(self._history)[last_seen + 1 - first :]

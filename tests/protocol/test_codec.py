@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -16,13 +17,14 @@ from protocol.codec import (
     decode_server,
     encode,
     encode_frame,
+    encode_resync,
     pack_frame_body,
     to_plain,
 )
 from protocol.errors import ErrorCode
 from protocol.examples import EXAMPLES
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES
-from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES, Frame, Input
+from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES, Frame, Input, Resync
 
 
 def pack(value: Any) -> bytes:
@@ -48,8 +50,9 @@ def test_server_messages_round_trip(kind: str) -> None:
 
 def test_wire_map_is_kind_plus_fields() -> None:
     """On the wire a message is a map: `kind` first, then its fields by name."""
-    assert msgpack.unpackb(encode(Input(frame=5, input=3))) == {"kind": "input", "frame": 5, "input": 3}
-    assert list(to_plain(Input(frame=5, input=3))) == ["kind", "frame", "input"]
+    wire = {"kind": "input", "frame": 5, "inputs": [3, 3]}
+    assert msgpack.unpackb(encode(Input(frame=5, inputs=[3, 3]))) == wire
+    assert list(to_plain(Input(frame=5, inputs=[3]))) == ["kind", "frame", "inputs"]
 
 
 BAD_FRAMES: list[tuple[bytes, ErrorCode]] = [
@@ -61,14 +64,19 @@ BAD_FRAMES: list[tuple[bytes, ErrorCode]] = [
     (pack({"kind": 7}), ErrorCode.MALFORMED),  # kind not a string
     (pack({"kind": "teleport"}), ErrorCode.UNKNOWN_KIND),
     (pack({"kind": "input", "frame": 1}), ErrorCode.MALFORMED),  # missing field
-    (pack({"kind": "input", "frame": 1, "input": 2, "seat": 1}), ErrorCode.MALFORMED),  # unknown field
-    (pack({"kind": "input", "frame": "1", "input": 2}), ErrorCode.MALFORMED),  # a string for an int
-    (pack({"kind": "input", "frame": 1.0, "input": 2}), ErrorCode.MALFORMED),  # a float for an int
-    (pack({"kind": "input", "frame": True, "input": 2}), ErrorCode.MALFORMED),  # a bool for an int
-    (pack({"kind": "input", "frame": -1, "input": 2}), ErrorCode.MALFORMED),  # a negative frame
-    (pack({"kind": "input", "frame": 2**40, "input": 2}), ErrorCode.MALFORMED),  # past the frame bound
-    (pack({"kind": "input", "frame": 1, "input": 256}), ErrorCode.MALFORMED),  # not a byte
-    (pack({"kind": "input", "frame": 1, "input": b"\x01"}), ErrorCode.MALFORMED),  # bin values are refused
+    (pack({"kind": "input", "frame": 1, "inputs": [2], "seat": 1}), ErrorCode.MALFORMED),  # unknown field
+    (pack({"kind": "input", "frame": 1, "input": 2}), ErrorCode.MALFORMED),  # version 1's field
+    (pack({"kind": "input", "frame": "1", "inputs": [2]}), ErrorCode.MALFORMED),  # a string for an int
+    (pack({"kind": "input", "frame": 1.0, "inputs": [2]}), ErrorCode.MALFORMED),  # a float for an int
+    (pack({"kind": "input", "frame": True, "inputs": [2]}), ErrorCode.MALFORMED),  # a bool for an int
+    (pack({"kind": "input", "frame": -1, "inputs": [2]}), ErrorCode.MALFORMED),  # a negative frame
+    (pack({"kind": "input", "frame": 2**40, "inputs": [2]}), ErrorCode.MALFORMED),  # past the frame bound
+    (pack({"kind": "input", "frame": 1, "inputs": [256]}), ErrorCode.MALFORMED),  # not a byte
+    (pack({"kind": "input", "frame": 1, "inputs": [True]}), ErrorCode.MALFORMED),  # a bool for a byte
+    (pack({"kind": "input", "frame": 1, "inputs": []}), ErrorCode.MALFORMED),  # an empty run
+    (pack({"kind": "input", "frame": 1, "inputs": [1] * 17}), ErrorCode.MALFORMED),  # a run too long
+    (pack({"kind": "input", "frame": 1, "inputs": 2}), ErrorCode.MALFORMED),  # a byte for a run
+    (pack({"kind": "input", "frame": 1, "inputs": b"\x01"}), ErrorCode.MALFORMED),  # bin values are refused
     (pack({"kind": "join", "match": "x" * 65}), ErrorCode.MALFORMED),  # an id too long
     (pack({"kind": "hello", "version": 1, "token": ["a"] * 100}), ErrorCode.MALFORMED),  # an array for a str
     (pack({"kind": "ping", "id": 1, "t": 1}) + b"\x00", ErrorCode.MALFORMED),  # trailing bytes
@@ -131,6 +139,19 @@ def test_random_maps_never_escape(kind: str, fields: dict[str, Any]) -> None:
     """Maps with a real or fake kind and random fields decode or raise ProtocolError, never anything else."""
     with contextlib.suppress(ProtocolError):
         decode_client(pack({"kind": kind, **fields}))
+
+
+@pytest.mark.parametrize("count", [0, 1, 15, 16, 300, 70_000])
+def test_spliced_resync_equals_the_encoded_message(count: int) -> None:
+    """A resync spliced from packed frame bodies is byte for byte the encoded Resync message."""
+    message = EXAMPLES["resync"]
+    assert isinstance(message, Resync)
+    frames = [dict(message.frames[0], frame=message.frame + k) for k in range(count)]
+    bodies = [pack_frame_body(f["frame"], f["events"], f["actors"], f["inputs"]) for f in frames]
+    spliced = encode_resync(
+        message.n, message.frame, message.view, message.checksum, bodies, message.confirmed
+    )
+    assert spliced == encode(replace(message, frames=frames))
 
 
 def test_spliced_frame_equals_the_encoded_message() -> None:

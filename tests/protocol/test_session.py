@@ -20,7 +20,7 @@ def test_hello_opens_the_session() -> None:
 def test_messages_before_hello_are_refused() -> None:
     """Anything but hello before the handshake is a hello-first error naming its kind."""
     session = ServerSession()
-    outcome = session.receive(encode(Input(frame=1, input=0)))
+    outcome = session.receive(encode(Input(frame=1, inputs=[0])))
     assert isinstance(outcome, Error) and outcome.code == ErrorCode.HELLO_FIRST and outcome.ref == "input"
     assert not session.greeted
 

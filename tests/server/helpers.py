@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from protocol.messages import InputLate
 from rules.versus.events import record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
@@ -26,6 +27,24 @@ def bytes_per_frame(told: Sequence[tuple[int, int]], frames: int) -> list[int]:
             held = by_frame[frame] & ~KICK_BIT
         else:
             out.append(held)
+    return out
+
+
+def applied_inputs(
+    sent: Sequence[tuple[int, Sequence[int]]], late: Sequence[InputLate]
+) -> list[tuple[int, int]]:
+    """(frame, byte) as the server applied a client's input runs, given its `input-late` answers.
+
+    A run's bytes before its first late one land on their frames; from that one on, the whole rest of
+    the run moves by the same number of frames (the server applies each byte after the previous one).
+    """
+    moved = {message.frame: message.applied - message.frame for message in late}
+    out: list[tuple[int, int]] = []
+    for start, values in sent:
+        shift = 0
+        for offset, value in enumerate(values):
+            shift = moved.get(start + offset, shift)
+            out.append((start + offset + shift, value))
     return out
 
 

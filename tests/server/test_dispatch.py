@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.codec import decode_server
+from protocol.codec import decode_server_messages
 from protocol.examples import EXAMPLES
 from protocol.messages import CLIENT_MESSAGES, Hello
+from protocol.version import PROTOCOL_VERSION
 from server.connection import Connection
 from server.dispatch import Dispatcher
 from server.hub import Hub
@@ -25,11 +26,12 @@ async def _noop_close(code: int) -> None:
 def queued(conn: Connection) -> list[str]:
     """The kinds of the messages queued on a connection."""
     kinds = []
-    while not conn._queue.empty():
-        data = conn._queue.get_nowait()
+    while True:
+        data, closing = conn.take_batch()
         if data is not None:
-            kinds.append(decode_server(data).KIND)
-    return kinds
+            kinds += [message.KIND for message in decode_server_messages(data)]  # type: ignore[union-attr]
+        if data is None or closing:
+            return kinds
 
 
 @pytest.mark.asyncio
@@ -38,7 +40,7 @@ async def test_every_kind_is_dispatched(kind: str) -> None:
     """After hello, an example of each kind reaches its handler and gets an answer (never assert_never)."""
     dispatcher = Dispatcher(Hub(fast_config(), MemoryStore()))
     conn = Connection(_noop_send, _noop_close, queue_size=16)
-    dispatcher.handle(conn, Hello(version=1), now=0.0)
+    dispatcher.handle(conn, Hello(version=PROTOCOL_VERSION), now=0.0)
     assert queued(conn) == ["welcome"]
     message = EXAMPLES[kind]
     assert isinstance(message, CLIENT_MESSAGES[kind])

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from protocol.codec import decode_server, encode
+from protocol.codec import ProtocolError, decode_server_messages, encode
 from protocol.messages import Hello, Input, Join, Ping, Pong, Watch
+from protocol.version import PROTOCOL_VERSION
 from rules.versus.match import VersusConfig
 from rules.versus.replay import verify
 from rules.versus.tables import VERSUS_RULES
@@ -31,7 +32,7 @@ from server.app import create_app
 from server.botclient import BotRun
 from server.embed import RunningServer, server_in_thread
 from tests.server.conftest import fast_config
-from tests.server.helpers import UNIT, bytes_per_frame, moves_of
+from tests.server.helpers import UNIT, applied_inputs, bytes_per_frame, moves_of
 from tests.server.test_match_network import fetch_replay, open_room
 
 #: Frames the fuzz must send at least.
@@ -70,9 +71,16 @@ def hostile_frames(match_id: str) -> st.SearchStrategy[bytes | str]:
             kinds,
             st.dictionaries(st.text(max_size=8), plain, max_size=5),
         ),
-        st.builds(lambda f, i: pack({"kind": "input", "frame": f, "input": i}), frame_numbers, frame_numbers),
+        st.builds(lambda f, i: pack({"kind": "input", "frame": f, "inputs": i}), frame_numbers, plain),
         st.builds(
-            lambda f, i: encode(Input(frame=f, input=i)), st.integers(0, 2**31 - 1), st.integers(0, 255)
+            lambda f, i: pack({"kind": "input", "frame": f, "inputs": i}),
+            frame_numbers,
+            st.lists(frame_numbers, max_size=40),
+        ),
+        st.builds(
+            lambda f, i: encode(Input(frame=f, inputs=i)),
+            st.integers(0, 2**31 - 1),
+            st.lists(st.integers(0, 255), min_size=1, max_size=16),
         ),
         st.integers(0, 3000).map(lambda n: pack([None] * n)),  # big arrays, some past the size bound
         st.sampled_from([b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xff\xff\xff", b"\xdb\xff\xff\xff\xff"]),  # lies
@@ -103,18 +111,19 @@ class Fuzzer:
         while True:
             data = ws.recv(timeout=10 * UNIT)
             assert isinstance(data, bytes)
-            message = decode_server(data)
-            if message.KIND == "error":
-                self.errors += 1
-            if isinstance(message, Pong) and message.id == until_pong:
-                self.pongs += 1
-                return
+            for message in decode_server_messages(data):
+                assert not isinstance(message, ProtocolError), message
+                if message.KIND == "error":
+                    self.errors += 1
+                if isinstance(message, Pong) and message.id == until_pong:
+                    self.pongs += 1
+                    return
 
     def attack(self, frames: list[bytes | str], as_player: bool, flood: bool) -> None:
         """One connection: hello, maybe join its own match as a player, the frames, then a ping to sync."""
         with connect(self.server.ws_url, compression=None, proxy=None, max_size=2**22) as ws:
             try:
-                ws.send(encode(Hello(version=1, token=self.token)))
+                ws.send(encode(Hello(version=PROTOCOL_VERSION, token=self.token)))
                 if as_player:
                     ws.send(encode(Join(match=self.own_match, since=0)))
                 for frame in frames * (8 if flood else 1):
@@ -197,8 +206,7 @@ def test_hostile_frames_leave_the_real_match_alone() -> None:
         runs: list[BotRun] = outcome["runs"]
         for run in runs:
             assert run.seat is not None and run.mirror is not None and run.mirror.mismatches == 0
-            moved = {late.frame: late.applied for late in run.session.late}
-            told = [(moved.get(frame, frame), value) for frame, value in run.sent]
+            told = applied_inputs(run.sent, run.session.late)
             assert moves_of(bytes_per_frame(told, cutoff)) == [
                 list(m) for m in replay.moves[run.seat] if m[0] < cutoff
             ]

@@ -13,8 +13,9 @@ import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from protocol.client import ClientSession
-from protocol.codec import decode_server, encode
+from protocol.codec import ProtocolError, decode_server_messages, encode
 from protocol.messages import Error, Hello, Input, Joined, Ping, Pong, ServerMessage, Welcome
+from protocol.version import PROTOCOL_VERSION
 from server import botclient
 from server.embed import RunningServer
 from tests.server.conftest import StartServer, fast_config
@@ -29,6 +30,7 @@ class Probe:
 
     def __init__(self, ws: websockets.ClientConnection) -> None:
         self.ws = ws
+        self._pending: list[ServerMessage] = []
 
     async def send(self, data: bytes | str) -> None:
         await self.ws.send(data)
@@ -36,9 +38,13 @@ class Probe:
     async def next(self, kind: type[ServerMessage] | None = None) -> ServerMessage:
         """The next message (of `kind`, skipping others such as stream frames)."""
         while True:
-            data = await asyncio.wait_for(self.ws.recv(), 10 * UNIT)
-            assert isinstance(data, bytes)
-            message = decode_server(data)
+            if not self._pending:
+                data = await asyncio.wait_for(self.ws.recv(), 10 * UNIT)
+                assert isinstance(data, bytes)
+                for item in decode_server_messages(data):
+                    assert not isinstance(item, ProtocolError), item
+                    self._pending.append(item)
+            message = self._pending.pop(0)
             if kind is None or isinstance(message, kind):
                 return message
 
@@ -52,7 +58,7 @@ async def probe(server: RunningServer, token: str | None = None, hello: bool = T
     ws = await websockets.connect(server.ws_url, compression=None, max_size=2**22)
     client = Probe(ws)
     if hello:
-        await client.send(encode(Hello(version=1, token=token)))
+        await client.send(encode(Hello(version=PROTOCOL_VERSION, token=token)))
         welcome = await client.next()
         assert isinstance(welcome, Welcome)
     return client
@@ -66,7 +72,7 @@ async def test_a_token_drives_only_its_own_seat(start_server: StartServer) -> No
     client = await probe(server, outsider)
     await client.send(ClientSession(outsider).join(match_id))
     assert (await client.error()).code == "not-seated"
-    await client.send(encode(Input(frame=0, input=3)))
+    await client.send(encode(Input(frame=0, inputs=[3])))
     assert (await client.error()).code == "not-joined"
     taken = await botclient.http_bytes(f"{server.http_url}/api/rooms/{match_id}/join", "POST", b"{}")
     assert taken[0] == 401 and json.loads(taken[1])["code"] == "auth"
@@ -79,7 +85,7 @@ async def test_a_spectator_cannot_send_inputs(start_server: StartServer) -> None
     client = await probe(server)
     await client.send(ClientSession().watch(match_id))
     assert isinstance(await client.next(), Joined)
-    await client.send(encode(Input(frame=0, input=3)))
+    await client.send(encode(Input(frame=0, inputs=[3])))
     error = await client.error()
     assert error.code == "read-only" and error.ref == "input"
 
@@ -89,7 +95,7 @@ async def test_playing_needs_a_token(start_server: StartServer) -> None:
     server = await start_server()
     match_id, _, _ = await open_room(server)
     client = await probe(server, hello=False)
-    await client.send(encode(Hello(version=1, token="v1.forged.token")))
+    await client.send(encode(Hello(version=PROTOCOL_VERSION, token="v1.forged.token")))
     assert (await client.error()).code == "auth"
     assert isinstance(await client.next(), Welcome)
     await client.send(ClientSession().join(match_id))

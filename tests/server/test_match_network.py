@@ -16,7 +16,7 @@ from rules.versus.replay import Replay, config_from_plain, verify
 from server import botclient
 from server.embed import RunningServer
 from tests.server.conftest import StartServer, fast_config
-from tests.server.helpers import UNIT, bytes_per_frame, moves_of, plain, replay_log
+from tests.server.helpers import UNIT, applied_inputs, bytes_per_frame, moves_of, plain, replay_log
 
 pytestmark = pytest.mark.asyncio
 
@@ -120,8 +120,7 @@ async def test_late_inputs_roll_back_and_the_replay_holds_the_applied_inputs(
     cutoff = replay.final_frame - 3 * fast_config().runner.rollback_window
     for run in runs:
         assert run.seat is not None
-        moved = {late.frame: late.applied for late in run.session.late}
-        told = [(moved.get(frame, frame), value) for frame, value in run.sent]
+        told = applied_inputs(run.sent, run.session.late)
         expected = moves_of(bytes_per_frame(told, cutoff))
         assert expected == [list(m) for m in replay.moves[run.seat] if m[0] < cutoff]
     hub = server.app.state.hub

@@ -7,9 +7,9 @@ import asyncio
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
-from protocol.codec import decode_server
+from protocol.codec import decode_server, decode_server_messages, encode
 from protocol.messages import Error, Rewind
-from server.connection import CLOSE_SLOW, Connection
+from server.connection import BATCH_BYTES, CLOSE_NORMAL, CLOSE_SLOW, Connection
 from server.ratelimit import TokenBucket
 from server.stream import Stream
 from server.tokens import Guest, TokenError, TokenSigner
@@ -76,6 +76,36 @@ async def test_slow_consumer_is_dropped_not_buffered() -> None:
     last = decode_server(sent[-1])
     assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
     assert closed == [CLOSE_SLOW] and len(sent) <= 5
+
+
+@pytest.mark.asyncio
+async def test_the_writer_joins_what_is_queued_into_one_websocket_message() -> None:
+    """Messages queued before the writer runs leave as one websocket message, up to BATCH_BYTES each."""
+    sent: list[bytes] = []
+    closed: list[int] = []
+
+    async def send(data: bytes) -> None:
+        sent.append(data)
+
+    async def close(code: int) -> None:
+        closed.append(code)
+
+    conn = Connection(send, close, queue_size=64)
+    writer = asyncio.create_task(conn.run_writer())
+    small = [encode(Rewind(n=n, frame=n)) for n in range(1, 4)]
+    more = [encode(Rewind(n=n, frame=n)) for n in range(4, 6)]
+    for data in small:
+        conn.send_bytes(data)
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert sent == [b"".join(small)] and conn.messages_sent == 3
+    huge = encode(Error(code="internal", message="x" * (BATCH_BYTES // 2 + 10)))
+    for data in (huge, huge, *more):
+        conn.send_bytes(data)
+    conn.close()
+    await asyncio.wait_for(writer, 5)
+    assert sent[1:] == [huge, huge + b"".join(more)] and closed == [CLOSE_NORMAL]
+    assert [len(decode_server_messages(data)) for data in sent] == [3, 1, 3]
 
 
 def test_tokens_round_trip_and_refuse_forgeries() -> None:

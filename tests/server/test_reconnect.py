@@ -36,8 +36,7 @@ async def scripted(ws_url: str, session: ClientSession, match_id: str, leave_at:
             for message in session.receive(data, now):
                 if isinstance(message, Frame | Resync) and session.over is None:
                     frame = max(session.frames, default=0)
-                    payload = session.input(DIRECTIONS[(frame // 30) % 4], now)
-                    if payload is not None:
+                    for payload in session.input(DIRECTIONS[(frame // 30) % 4], now):
                         await ws.send(payload)
             if session.over is not None:
                 return
