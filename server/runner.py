@@ -6,15 +6,17 @@ simulates up to it; `tell_input(seat, frame, byte)` records a seat's input whene
 - a frame not yet simulated just records it (up to `max_ahead` frames ahead of `now`; further is
   refused);
 - a frame already simulated inside the rollback window marks the match dirty: the next `advance`
-  restores the snapshot of that frame and re-simulates to the present (the players are told which
-  frame the stream rewinds to);
+  restores the newest snapshot at or before that frame, re-simulates the unchanged frames up to it
+  quietly and the rest to the present (the players are told which frame the stream rewinds to);
 - a frame older than the window (or one the seat already spoke for) is applied at the earliest frame
   still open for that seat, and the answer says so.
 
 A seat that has not spoken for a frame is predicted (held direction, kick dropped; see timeline.py).
-The runner snapshots the state before every frame simulated on a prediction (and before keyframes):
-clients that stamp their inputs ahead by the input delay make most frames known before they are
-simulated, so most frames cost a step and nothing more.
+The runner snapshots the state before a frame simulated on a prediction unless it holds one of the
+last `snapshot_every` frames (and before keyframes): a snapshot costs more than a step, and a
+rollback, which is rare, re-simulates the few frames between the snapshot and its target. Clients
+that stamp their inputs ahead by the input delay make most frames known before they are simulated,
+so most frames cost a step and nothing more.
 
 A frame is confirmed once every seat's input for it is known or the window has passed it
 (`now - window`); confirmed frames never change. Spectators get only those, with a keyframe (a view
@@ -60,6 +62,8 @@ class RunnerSettings:
     keyframe_every: int = 120
     #: SyncTest: roll back and re-check every this many frames (0: off).
     synctest_every: int = 0
+    #: Predicted frames snapshot at most once in this many frames (1: every predicted frame).
+    snapshot_every: int = 4
 
     def __post_init__(self) -> None:
         if (
@@ -67,6 +71,7 @@ class RunnerSettings:
             or self.max_ahead < 1
             or self.keyframe_every < 1
             or self.synctest_every < 0
+            or self.snapshot_every < 1
         ):
             raise ValueError(f"runner settings out of range: {self!r}")
 
@@ -169,9 +174,11 @@ class MatchRunner:
         self._frames: dict[int, FrameRecord] = {}
         self._keyframes: dict[int, _Pending] = {}
         self._keyframed = -1
-        #: Frames below these were pruned (records, snapshots, keyframes; the input timelines).
+        #: Records below this frame were pruned; the input timelines below the second.
         self._pruned = 0
         self._timelines_pruned = 0
+        #: The frame of the newest snapshot held (-1: none).
+        self._newest_snapshot = -1
         #: Keyframes fall on frames ≡ −phase (mod keyframe_every), plus frame 0: a server gives each
         #: match its own phase so that matches started together do not all checksum on one tick.
         self._keyframe_phase = keyframe_phase % self.settings.keyframe_every
@@ -269,10 +276,16 @@ class MatchRunner:
         if predicted:
             self.predicted += 1
         keyframe = frame > self._keyframed and self._keyframe_due(frame)
-        if predicted or keyframe or self.settings.synctest_every:
+        settings = self.settings
+        if (
+            keyframe
+            or settings.synctest_every
+            or (predicted and frame - self._newest_snapshot >= settings.snapshot_every)
+        ):
             # A snapshot already held for this frame is of this very state: later ones die in a rollback.
             snapshot = self._snapshots.get(frame) or match.snapshot()
             self._snapshots[frame] = snapshot
+            self._newest_snapshot = max(self._newest_snapshot, frame)
             if keyframe:
                 self._keyframes[frame] = _Pending(keyframe_view(match), snapshot)
         records = match.step(inputs)
@@ -281,18 +294,25 @@ class MatchRunner:
         return record
 
     def _rollback(self, target: int) -> None:
-        snapshot = self._snapshots.get(target)
-        if snapshot is None:  # pragma: no cover - an invariant: every predicted frame was snapshotted
-            raise RuntimeError(f"no snapshot of frame {target} to roll back to (confirmed {self.confirmed})")
+        """Restore the newest snapshot at or before `target`; re-simulate quietly up to `target`."""
+        start = max((frame for frame in self._snapshots if frame <= target), default=None)
+        if start is None:  # pragma: no cover - an invariant: a predicted frame has a snapshot at or before it
+            raise RuntimeError(f"no snapshot at or before frame {target} (confirmed {self.confirmed})")
         present = self.match.frame
-        self.match.restore(snapshot)
-        for frame in range(target + 1, present + 1):
+        self.match.restore(self._snapshots[start])
+        for frame in range(start + 1, present + 1):
             self._snapshots.pop(frame, None)
             self._keyframes.pop(frame, None)
-        for frame in range(target, present):
+        for frame in range(start, present):
             self._frames.pop(frame, None)
+        self._newest_snapshot = start
+        # Frames before the target kept their inputs: the same states and the same records again.
+        while self.match.frame < target:
+            record = self._step()
+            if record.frame < self._pruned:
+                del self._frames[record.frame]
         self.rollbacks += 1
-        self.resimulated += present - target
+        self.resimulated += present - start
 
     def _confirm(self, out: Advance) -> None:
         known = min(timeline.known_until for timeline in self.timelines)
@@ -311,19 +331,25 @@ class MatchRunner:
             out.result = self.result
 
     def _prune(self, confirmed: int, present: int) -> None:
-        """Forget what no rollback can reach any more: frames below the floor are final."""
+        """Forget what no rollback can reach any more.
+
+        Rollbacks target confirmed frames or later, and start from the newest snapshot at or before
+        their target: that snapshot, the inputs after it, and everything newer are kept.
+        """
         floor = confirmed
         if self.settings.synctest_every:
             floor = max(0, min(confirmed, present - self.window))  # SyncTest rolls back that far
         for frame in range(self._pruned, floor):
-            self._snapshots.pop(frame, None)
             self._frames.pop(frame, None)
             self._keyframes.pop(frame, None)
         self._pruned = max(self._pruned, floor)
-        if floor >= self._timelines_pruned + TIMELINE_PRUNE_EVERY:
-            self._timelines_pruned = floor
+        base = max((frame for frame in self._snapshots if frame <= floor), default=floor)
+        for frame in [frame for frame in self._snapshots if frame < base]:
+            del self._snapshots[frame]
+        if base >= self._timelines_pruned + TIMELINE_PRUNE_EVERY:
+            self._timelines_pruned = base
             for timeline in self.timelines:
-                timeline.prune(floor)
+                timeline.prune(base)
 
     def _emit_keyframe(self, frame: int, out: Advance) -> None:
         """The keyframe starting confirmed frame `frame`, once, if one is due there."""

@@ -283,9 +283,14 @@ class KickGame:
         self.next_enemy = 1
         self.last_base = 0
         self.last_t0 = 0
-        self.carve: tuple[Cell, ...] = ()
+        self._set_carve(())
         self.bonus: list[float] | None = None
         self._start_level(config.level)
+
+    def _set_carve(self, carve: tuple[Cell, ...]) -> None:
+        """The maze's carve order for the level, and its plain form, which every snapshot shares."""
+        self.carve = carve
+        self._carve_plain: tuple[tuple[int, int], ...] = tuple((cell.x, cell.y) for cell in carve)
 
     def control(self, direction: Direction | None) -> None:
         """Hold a direction (None to stop)."""
@@ -385,7 +390,7 @@ class KickGame:
             diamonds = sum(count for _, count in generator.specials)
             deal = deal_act(self.rng, cols, rows, eggs, diamonds, generator.arcade_bug, generator.complete)
             facings = deal.facings
-            self.carve = deal.maze.carve_order
+            self._set_carve(deal.maze.carve_order)
             egg_cells = set(deal.eggs)
             special_at: dict[Cell, str] = {}
             remaining_diamonds = list(deal.diamonds)
@@ -409,7 +414,7 @@ class KickGame:
         else:
             rows = len(level_map)
             cols = len(level_map[0])
-            self.carve = ()
+            self._set_carve(())
             egg_order = []
             for y, text in enumerate(level_map):
                 for x, ch in enumerate(text):
@@ -1614,7 +1619,7 @@ class KickGame:
         s["hits"] = [[k, v] for k, v in self.hits.items()]
         s["crush_ids"] = [[k, list(v)] for k, v in self.crush_ids.items()]
         s["start_cell"] = list(self.start_cell)
-        s["carve"] = [list(c) for c in self.carve]
+        s["carve"] = self._carve_plain  # immutable for the level: shared, not copied
         s["death_cause"] = self._death_cause
         s["events"] = [to_plain(e) for e in self._events]
         return {
@@ -1638,7 +1643,8 @@ class KickGame:
         self.hits = {k: v for k, v in s["hits"]}
         self.crush_ids = {k: list(v) for k, v in s["crush_ids"]}
         self.start_cell = Cell(*s["start_cell"])
-        self.carve = tuple(Cell(*c) for c in s["carve"])
+        if s["carve"] is not self._carve_plain:
+            self._set_carve(tuple(Cell(*c) for c in s["carve"]))
         self._death_cause = s["death_cause"]
         level = self.row(self.level)
         self._resolve_level(level, self.act_of(self.level))

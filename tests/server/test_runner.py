@@ -64,8 +64,8 @@ def test_silent_seat_is_predicted_holding_without_kick() -> None:
 
 
 def test_late_input_inside_window_rolls_back_to_its_frame() -> None:
-    """An input 4 frames late restores that frame and re-simulates to the present."""
-    run = runner(rollback_window=8)
+    """An input 4 frames late restores that frame and re-simulates to the present (a snapshot a frame)."""
+    run = runner(rollback_window=8, snapshot_every=1)
     run.tell_input(0, 0, LEFT)
     run.advance(10)
     applied = run.tell_input(1, 6, RIGHT)
@@ -77,6 +77,51 @@ def test_late_input_inside_window_rolls_back_to_its_frame() -> None:
     assert state_checksum(run.match.snapshot()) == state_checksum(
         straight_run(CONFIG, SEED, 2, rows).snapshot()
     )
+
+
+def test_sparse_snapshots_roll_back_from_the_newest_one_before_the_target() -> None:
+    """Predicted frames snapshot every `snapshot_every` frames; a rollback between two restores the older,
+    re-simulates the unchanged frames quietly and streams only from its target; the state is exact."""
+    run = runner(rollback_window=8, snapshot_every=4)
+    run.tell_input(0, 0, LEFT)
+    run.advance(10)
+    assert sorted(run._snapshots) == [0, 4, 8]  # frame 0's is the keyframe's
+    run.tell_input(1, 6, RIGHT)
+    out = run.advance(10)
+    assert out.rewind_to == 6 and [record.frame for record in out.frames] == [6, 7, 8, 9]
+    assert run.rollbacks == 1 and run.resimulated == 6  # from frame 4's snapshot
+    rows = [[LEFT, RIGHT if frame >= 6 else 0] for frame in range(10)]
+    straight = straight_run(CONFIG, SEED, 2, rows)
+    assert state_checksum(run.match.snapshot()) == state_checksum(straight.snapshot())
+    assert run.match.log_hash == straight.log_hash
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.lists(st.integers(1, 8), min_size=40, max_size=40))
+def test_sparse_snapshots_with_random_late_inputs_match_the_straight_run(
+    seed: int, spacing: int, lateness: list[int]
+) -> None:
+    """Whatever the spacing and however late each seat's inputs come (inside the window), the runner
+    ends on the straight run's state, and the frames it confirmed are the straight run's frames."""
+    rows = random_inputs(seed, 2, 160)
+    run = runner(rollback_window=8, snapshot_every=spacing)
+    confirmed: dict[int, FrameRecord] = {}
+    told = [0, 0]
+    for now in range(1, 161):
+        for seat in (0, 1):
+            # Seat s tells frames up to now − its current lateness (so it is always behind or on time).
+            upto = min(160, now + 1 - lateness[(now // 4 + seat) % len(lateness)])
+            for frame in range(told[seat], max(told[seat], upto)):
+                run.tell_input(seat, frame, rows[frame][seat])
+            told[seat] = max(told[seat], upto)
+        for item in run.advance(now).confirmed:
+            if isinstance(item, FrameRecord):
+                confirmed[item.frame] = item
+    straight = straight_run(CONFIG, SEED, 2, rows[: run.frame])
+    assert run.match.log_hash == straight.log_hash
+    expected = VersusMatch(CONFIG, SEED, 2)
+    for frame in sorted(confirmed):
+        assert confirmed[frame].events == [record_plain(r) for r in expected.step(rows[frame])]
 
 
 def test_input_older_than_window_applies_at_earliest_open_frame() -> None:
