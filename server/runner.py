@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,8 +178,8 @@ class MatchRunner:
         #: Records below this frame were pruned; the input timelines below the second.
         self._pruned = 0
         self._timelines_pruned = 0
-        #: The frame of the newest snapshot held (-1: none).
-        self._newest_snapshot = -1
+        #: The frames of the snapshots held, ascending (snapshots are taken in frame order).
+        self._snapshot_frames: list[int] = []
         #: Keyframes fall on frames ≡ −phase (mod keyframe_every), plus frame 0: a server gives each
         #: match its own phase so that matches started together do not all checksum on one tick.
         self._keyframe_phase = keyframe_phase % self.settings.keyframe_every
@@ -280,12 +281,10 @@ class MatchRunner:
         if (
             keyframe
             or settings.synctest_every
-            or (predicted and frame - self._newest_snapshot >= settings.snapshot_every)
+            or (predicted and frame - self._newest_snapshot() >= settings.snapshot_every)
         ):
             # A snapshot already held for this frame is of this very state: later ones die in a rollback.
-            snapshot = self._snapshots.get(frame) or match.snapshot()
-            self._snapshots[frame] = snapshot
-            self._newest_snapshot = max(self._newest_snapshot, frame)
+            snapshot = self._snapshots.get(frame) or self._take_snapshot(frame)
             if keyframe:
                 self._keyframes[frame] = _Pending(keyframe_view(match), snapshot)
         records = match.step(inputs)
@@ -293,19 +292,32 @@ class MatchRunner:
         self._frames[frame] = record
         return record
 
+    def _newest_snapshot(self) -> int:
+        return self._snapshot_frames[-1] if self._snapshot_frames else -1
+
+    def _take_snapshot(self, frame: int) -> dict[str, Any]:
+        """Snapshot the present (frame `frame`, newer than every snapshot held)."""
+        assert not self._snapshot_frames or frame > self._snapshot_frames[-1]
+        snapshot = self.match.snapshot()
+        self._snapshots[frame] = snapshot
+        self._snapshot_frames.append(frame)
+        return snapshot
+
     def _rollback(self, target: int) -> None:
         """Restore the newest snapshot at or before `target`; re-simulate quietly up to `target`."""
-        start = max((frame for frame in self._snapshots if frame <= target), default=None)
-        if start is None:  # pragma: no cover - an invariant: a predicted frame has a snapshot at or before it
+        index = bisect_right(self._snapshot_frames, target)
+        if index == 0:  # pragma: no cover - an invariant: a predicted frame has a snapshot at or before it
             raise RuntimeError(f"no snapshot at or before frame {target} (confirmed {self.confirmed})")
+        start = self._snapshot_frames[index - 1]
         present = self.match.frame
         self.match.restore(self._snapshots[start])
+        for frame in self._snapshot_frames[index:]:
+            del self._snapshots[frame]
+        del self._snapshot_frames[index:]
         for frame in range(start + 1, present + 1):
-            self._snapshots.pop(frame, None)
             self._keyframes.pop(frame, None)
         for frame in range(start, present):
             self._frames.pop(frame, None)
-        self._newest_snapshot = start
         # Frames before the target kept their inputs: the same states and the same records again.
         while self.match.frame < target:
             record = self._step()
@@ -343,9 +355,13 @@ class MatchRunner:
             self._frames.pop(frame, None)
             self._keyframes.pop(frame, None)
         self._pruned = max(self._pruned, floor)
-        base = max((frame for frame in self._snapshots if frame <= floor), default=floor)
-        for frame in [frame for frame in self._snapshots if frame < base]:
-            del self._snapshots[frame]
+        frames = self._snapshot_frames
+        keep = bisect_right(frames, floor) - 1  # the newest snapshot at or before the floor stays
+        base = frames[keep] if keep >= 0 else floor
+        if keep > 0:
+            for frame in frames[:keep]:
+                del self._snapshots[frame]
+            del frames[:keep]
         if base >= self._timelines_pruned + TIMELINE_PRUNE_EVERY:
             self._timelines_pruned = base
             for timeline in self.timelines:
@@ -359,8 +375,7 @@ class MatchRunner:
         if pending is None:
             if frame != self.match.frame:
                 return  # the match ended before this frame: there is no state to show
-            snapshot = self.match.snapshot()
-            self._snapshots[frame] = snapshot
+            snapshot = self._snapshots.get(frame) or self._take_snapshot(frame)
             pending = _Pending(keyframe_view(self.match), snapshot)
         self._keyframed = frame
         out.confirmed.append(KeyframeRecord(frame, pending.view, state_checksum(pending.snapshot)))
