@@ -33,6 +33,7 @@ __all__ = [
     "decode_server_messages",
     "encode",
     "encode_frame",
+    "encode_keyframe",
     "encode_resync",
     "encode_plain",
     "error_message",
@@ -118,15 +119,32 @@ def encode_frame(n: int, confirmed: int, body: bytes) -> bytes:
 
 
 _RESYNC_HEAD = b"\x87" + encode_plain("kind") + encode_plain("resync") + encode_plain("n")
+_KEYFRAME_HEAD = b"\x85" + encode_plain("kind") + encode_plain("keyframe") + encode_plain("n")
+
+
+def encode_keyframe(n: int, frame: int, packed_view: bytes, checksum: str) -> bytes:
+    """`encode(Keyframe(…))` with its view given packed (`encode_plain(view)`): the same bytes."""
+    return b"".join(
+        (
+            _KEYFRAME_HEAD,
+            encode_plain(n),
+            encode_plain("frame"),
+            encode_plain(frame),
+            encode_plain("view"),
+            packed_view,
+            encode_plain("checksum"),
+            encode_plain(checksum),
+        )
+    )
 
 
 def encode_resync(
-    n: int, frame: int, view: dict[str, Any], checksum: str, bodies: list[bytes], confirmed: int
+    n: int, frame: int, packed_view: bytes, checksum: str, bodies: list[bytes], confirmed: int
 ) -> bytes:
-    """`encode(Resync(…))` with its frames given as `pack_frame_body` bytes: the same bytes.
+    """`encode(Resync(…))` with its view packed and its frames as `pack_frame_body` bytes: the same bytes.
 
-    A match keeps the frames since its last keyframe packed (bytes, which the garbage collector
-    never scans) rather than as records, and a resync splices them.
+    A match keeps its last keyframe's view and the frames since packed (bytes, which the garbage
+    collector never scans) rather than as plain data, and a resync splices them.
     """
     frames = [_frame_array_head(len(bodies))]
     frames += [b"\x84" + body for body in bodies]
@@ -137,7 +155,7 @@ def encode_resync(
             encode_plain("frame"),
             encode_plain(frame),
             encode_plain("view"),
-            encode_plain(view),
+            packed_view,
             encode_plain("checksum"),
             encode_plain(checksum),
             encode_plain("frames"),

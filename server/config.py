@@ -39,6 +39,8 @@ class ServerConfig:
     runner: RunnerSettings = field(default_factory=RunnerSettings)
     #: Frames ahead that clients stamp inputs (told in `welcome`).
     input_delay: int = 2
+    #: The clock wakes this many times a frame, each time ticking one slice of the matches.
+    tick_slices: int = 4
     #: Frames of input a client gathers per message (told in `welcome`); a change goes at once.
     input_batch: int = 2
     #: The streams go out every this many ticks, each connection's records in one websocket message:

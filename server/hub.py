@@ -1,6 +1,10 @@
 """The hub: every live match of this process, the one clock that advances them, rooms and bot matches.
 
-One `FrameClock` task calls `_on_tick`, which ticks every match in turn; it never awaits. A match
+One `FrameClock` task calls `_on_tick`, which ticks matches in turn; it never awaits. The clock runs
+`tick_slices` times the frame rate and each wake-up ticks one slice of the matches (each match keeps
+its slice, so its frames stay 1/60 s apart): the loop does the work of a frame in several short
+callbacks instead of one long one, and sockets get in between, so no wake-up waits behind a whole
+frame's simulation. A match
 whose tick raises is cancelled (its players get an `internal` error) and the others go on. Writes to
 the store happen in background tasks, so a slow store never stalls the loop; each finished match is
 written once.
@@ -46,7 +50,12 @@ class Hub:
         self.store = store
         self.signer = TokenSigner(config.secret, config.token_ttl)
         self.matches: dict[str, LiveMatch] = {}
-        self.clock = FrameClock(config.frame_rate, self._on_tick)
+        self.slices = config.tick_slices
+        #: The matches of each slice (a new match joins the emptiest).
+        self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
+        self._slice_of: dict[str, int] = {}
+        self._last_subtick = 0
+        self.clock = FrameClock(config.frame_rate * self.slices, self._on_tick)
         self.connections = 0
         self.finished = 0
         self.crashed = 0
@@ -79,21 +88,35 @@ class Hub:
 
     # ---- the loop --------------------------------------------------------------------------------------
 
-    def _on_tick(self, tick: int) -> None:
+    def _on_tick(self, subtick: int) -> None:
+        """Tick the slices due since the last wake-up (each at most once), at their frame tick."""
         now = self.now()
-        for live in list(self.matches.values()):
-            before = live.runner.match.frame if live.runner is not None else 0
-            try:
-                live.tick(tick, now)
-            except Exception:  # noqa: BLE001 - one match's bug must not stop the others
-                self.crashed += 1
-                log_event(log, logging.ERROR, "match.crashed", exc_info=True, match=live.id, tick=tick)
-                self._fail(live, now)
-            if live.runner is not None:
-                self.frames_simulated += max(0, live.runner.match.frame - before)
-            if live.ended_at is not None and now - live.ended_at > self.config.linger:
-                live.close_all()
-                del self.matches[live.id]
+        first = max(self._last_subtick + 1, subtick - self.slices + 1)
+        self._last_subtick = subtick
+        for due in range(first, subtick + 1):
+            tick = due // self.slices
+            for live in list(self._slices[due % self.slices].values()):
+                self._tick_match(live, tick, now)
+
+    def _tick_match(self, live: LiveMatch, tick: int, now: float) -> None:
+        before = live.runner.match.frame if live.runner is not None else 0
+        try:
+            live.tick(tick, now)
+        except Exception:  # noqa: BLE001 - one match's bug must not stop the others
+            self.crashed += 1
+            log_event(log, logging.ERROR, "match.crashed", exc_info=True, match=live.id, tick=tick)
+            self._fail(live, now)
+        if live.runner is not None:
+            self.frames_simulated += max(0, live.runner.match.frame - before)
+        if live.ended_at is not None and now - live.ended_at > self.config.linger:
+            live.close_all()
+            self._forget(live.id)
+
+    def _forget(self, match_id: str) -> None:
+        self.matches.pop(match_id, None)
+        index = self._slice_of.pop(match_id, None)
+        if index is not None:
+            self._slices[index].pop(match_id, None)
 
     def _fail(self, live: LiveMatch, now: float) -> None:
         error = error_message(ErrorCode.INTERNAL, "the match failed on the server and was cancelled")
@@ -104,7 +127,7 @@ class Hub:
         except Exception:  # noqa: BLE001 - a match that cannot even cancel is dropped
             log_event(log, logging.ERROR, "match.cancel-failed", exc_info=True, match=live.id)
             live.close_all()
-            self.matches.pop(live.id, None)
+            self._forget(live.id)
 
     def _finished(self, finished: Finished) -> None:
         self.finished += 1
@@ -127,6 +150,9 @@ class Hub:
             raise HubError(ErrorCode.BUSY, "this server holds as many matches as it can", 503)
         live = LiveMatch(self.config, seats, self.now(), self._finished, created_wall=time.time())
         self.matches[live.id] = live
+        index = min(range(self.slices), key=lambda i: len(self._slices[i]))
+        self._slices[index][live.id] = live
+        self._slice_of[live.id] = index
         return live
 
     def create_room(self, guest: Guest) -> LiveMatch:
@@ -179,7 +205,8 @@ class Hub:
             "connections": self.connections,
             "finished": self.finished,
             "crashed": self.crashed,
-            "tick": self.clock.tick,
+            "tick": self.clock.tick // self.slices,
+            "slices": self.slices,
             "missed_ticks": self.clock.missed,
             "frames_simulated": self.frames_simulated,
             "lateness_ms": {

@@ -21,9 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.codec import encode_frame, encode_resync, error_message, pack_frame_body
+from protocol.codec import (
+    encode_frame,
+    encode_keyframe,
+    encode_plain,
+    encode_resync,
+    error_message,
+    pack_frame_body,
+)
 from protocol.errors import ErrorCode
-from protocol.messages import Joined, Keyframe, MatchState, Over, Rewind, Status
+from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.versus.match import VersusMatch
 from rules.versus.replay import config_plain
@@ -61,6 +68,15 @@ class Seat:
     def present(self) -> bool:
         """A bot, or a guest whose connection is open."""
         return self.bot is not None or self.connection is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PackedKeyframe:
+    """A confirmed keyframe as the streams send it: the view packed once."""
+
+    frame: int
+    view: bytes
+    checksum: str
 
 
 @dataclass(frozen=True)
@@ -101,9 +117,9 @@ class LiveMatch:
         self.result: dict[str, Any] | None = None
         self._on_finished = on_finished
         self._watchers: set[Connection] = set()
-        #: The newest confirmed keyframe and the confirmed frames after it (packed bodies, which the
-        #: garbage collector does not scan): what a resync sends.
-        self._keyframe: KeyframeRecord | None = None
+        #: The newest confirmed keyframe (its view packed) and the confirmed frames after it (packed
+        #: bodies): what a resync sends, kept as bytes, which the garbage collector does not scan.
+        self._keyframe: PackedKeyframe | None = None
         self._since_keyframe: list[bytes] = []
         #: Each stream's final `over` message, re-sent after a resync.
         self._over: dict[Stream[Connection], bytes] = {}
@@ -285,9 +301,10 @@ class LiveMatch:
             self.players.publish_bytes(_frame(self._body(record), confirmed))
         for item in out.confirmed:
             if isinstance(item, KeyframeRecord):
-                self._keyframe, self._since_keyframe = item, []
-                self.players.publish(_keyframe(item))
-                self.spectators.publish(_keyframe(item))
+                keyframe = PackedKeyframe(item.frame, encode_plain(item.view), item.checksum)
+                self._keyframe, self._since_keyframe = keyframe, []
+                self.players.publish_bytes(_keyframe(keyframe))
+                self.spectators.publish_bytes(_keyframe(keyframe))
             else:
                 body = self._body(item)
                 self._since_keyframe.append(body)
@@ -448,9 +465,9 @@ def _rewind(frame: int) -> Callable[[int], Rewind]:
     return build
 
 
-def _keyframe(keyframe: KeyframeRecord) -> Callable[[int], Keyframe]:
-    def build(n: int) -> Keyframe:
-        return Keyframe(n=n, frame=keyframe.frame, view=keyframe.view, checksum=keyframe.checksum)
+def _keyframe(keyframe: PackedKeyframe) -> Callable[[int], bytes]:
+    def build(n: int) -> bytes:
+        return encode_keyframe(n, keyframe.frame, keyframe.view, keyframe.checksum)
 
     return build
 

@@ -17,6 +17,8 @@ from protocol.codec import (
     decode_server,
     encode,
     encode_frame,
+    encode_keyframe,
+    encode_plain,
     encode_resync,
     pack_frame_body,
     to_plain,
@@ -24,7 +26,7 @@ from protocol.codec import (
 from protocol.errors import ErrorCode
 from protocol.examples import EXAMPLES
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES
-from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES, Frame, Input, Resync
+from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES, Frame, Input, Keyframe, Resync
 
 
 def pack(value: Any) -> bytes:
@@ -148,10 +150,17 @@ def test_spliced_resync_equals_the_encoded_message(count: int) -> None:
     assert isinstance(message, Resync)
     frames = [dict(message.frames[0], frame=message.frame + k) for k in range(count)]
     bodies = [pack_frame_body(f["frame"], f["events"], f["actors"], f["inputs"]) for f in frames]
-    spliced = encode_resync(
-        message.n, message.frame, message.view, message.checksum, bodies, message.confirmed
-    )
+    view = encode_plain(message.view)
+    spliced = encode_resync(message.n, message.frame, view, message.checksum, bodies, message.confirmed)
     assert spliced == encode(replace(message, frames=frames))
+
+
+def test_spliced_keyframe_equals_the_encoded_message() -> None:
+    """A keyframe spliced from its packed view is byte for byte the encoded Keyframe message."""
+    message = EXAMPLES["keyframe"]
+    assert isinstance(message, Keyframe)
+    spliced = encode_keyframe(message.n, message.frame, encode_plain(message.view), message.checksum)
+    assert spliced == encode(message)
 
 
 def test_spliced_frame_equals_the_encoded_message() -> None:
