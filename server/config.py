@@ -50,8 +50,10 @@ class ServerConfig:
     match_config: VersusConfig = field(default_factory=VersusConfig)
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
-    #: Messages queued per connection before it counts as too slow and is dropped.
+    #: Messages queued per connection before it counts as too slow and is dropped (ASGI path)...
     send_queue: int = 512
+    #: ...and bytes its socket may hold unsent (the fast path, server/native.py).
+    send_buffer_bytes: int = 1024 * 1024
     #: Seconds a dropped player may take to come back before the seat forfeits.
     reconnect_grace: float = 30.0
     #: Seconds a room waits for its players before it is cancelled.

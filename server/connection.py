@@ -5,9 +5,15 @@ message) calls `send`/`send_bytes`, which only appends: nothing waits on a slow 
 whose queue overflows is too slow to follow the stream; it is dropped (its queue is emptied, a
 fatal `slow-consumer` error and a close are queued) instead of growing memory without bound.
 
-The writer sends everything queued when it wakes as one websocket message (the messages back to
-back, up to BATCH_BYTES): a match's tick queues several stream records at once, and one websocket
-message for them costs the server a fraction of one per record.
+Whatever is queued goes out as one websocket message (the messages back to back, up to BATCH_BYTES):
+a match's tick queues several stream records at once, and one websocket message for them costs the
+server a fraction of one per record. Two ways out, by what the socket offers:
+
+- a direct transport (server/native.py, the fast path): the first message queued schedules a flush
+  right after the current callback (`loop.call_soon`), which writes without waiting; a client too
+  slow to read shows as the transport's buffer passing `max_buffered` bytes;
+- an awaitable send (any ASGI server): a writer task drains the queue; a slow client shows as the
+  queue passing `queue_size` messages.
 
 The transport is injected (`send` and `close` coroutines), so the queueing is tested without sockets.
 """
@@ -19,7 +25,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from protocol.codec import encode, error_message
 from protocol.errors import ErrorCode
@@ -31,6 +37,26 @@ log = logging.getLogger("floe.connection")
 
 #: A websocket message joins queued messages up to this many bytes (one bigger message goes alone).
 BATCH_BYTES = 64 * 1024
+
+#: Bytes a direct transport may hold unsent before its client counts as too slow.
+MAX_BUFFERED_BYTES = 1024 * 1024
+
+
+class DirectTransport(Protocol):
+    """A socket that sends without waiting (server/native.py's NativeSocket)."""
+
+    def write(self, data: bytes) -> bool:
+        """Send one message now; False when the socket can no longer send."""
+        ...
+
+    def buffered(self) -> int:
+        """Bytes written and not yet taken by the peer."""
+        ...
+
+    def close(self, code: int) -> None:
+        """Start closing with this code."""
+        ...
+
 
 #: Close codes: 1000 normal, 1008 policy violation (hostile or refused), 1013 try again later (slow).
 CLOSE_NORMAL = 1000
@@ -47,9 +73,14 @@ class Connection:
         close: Callable[[int], Awaitable[None]],
         queue_size: int,
         peer: str = "",
+        direct: DirectTransport | None = None,
+        max_buffered: int = MAX_BUFFERED_BYTES,
     ) -> None:
         self._send = send
         self._close = close
+        self._direct = direct
+        self._max_buffered = max_buffered
+        self._flush_scheduled = False
         #: Encoded messages waiting for the writer; None is the close.
         self._queue: deque[bytes | None] = deque()
         self._queue_size = queue_size
@@ -77,7 +108,7 @@ class Connection:
             self._drop_slow()
             return False
         self._queue.append(data)
-        self._wake.set()
+        self._kick()
         return True
 
     def close(self, code: int = CLOSE_NORMAL, message: ServerMessage | None = None) -> None:
@@ -89,7 +120,37 @@ class Connection:
         self.open = False
         self.close_code = code
         self._queue.append(None)
-        self._wake.set()
+        self._kick()
+
+    def _kick(self) -> None:
+        """Get what was queued moving: wake the writer, or schedule one flush of a direct transport."""
+        if self._direct is None:
+            self._wake.set()
+        elif not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write everything queued to the direct transport now (after the callback that queued it)."""
+        self._flush_scheduled = False
+        direct = self._direct
+        assert direct is not None, "flush() is the direct transport's way out"
+        while True:
+            data, closing = self.take_batch()
+            if data is not None:
+                if not direct.write(data):
+                    self.open = False
+                    self._queue.clear()
+                    return
+                self.bytes_sent += len(data)
+            if closing:
+                self._queue.clear()
+                direct.close(self.close_code)
+                return
+            if data is None:
+                break
+        if self.open and direct.buffered() > self._max_buffered:
+            self._drop_slow()
 
     def _drop_slow(self) -> None:
         self._queue.clear()
@@ -98,7 +159,7 @@ class Connection:
             encode(
                 error_message(
                     ErrorCode.SLOW_CONSUMER,
-                    f"the send queue passed {self._queue_size} messages",
+                    "the client does not read fast enough to follow the stream",
                     fatal=True,
                 )
             )
@@ -106,7 +167,7 @@ class Connection:
         self.open = False
         self.close_code = CLOSE_SLOW
         self._queue.append(None)
-        self._wake.set()
+        self._kick()
 
     def take_batch(self) -> tuple[bytes | None, bool]:
         """What the writer sends next: the queued messages joined up to BATCH_BYTES, and whether the close

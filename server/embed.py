@@ -20,17 +20,24 @@ import uvicorn
 from fastapi import FastAPI
 
 from .config import ServerConfig
+from .native import FloeWebSocketProtocol
 
 
 def uvicorn_config(
-    app: FastAPI, host: str, port: int, config: ServerConfig, log_level: str = "warning"
+    app: FastAPI,
+    host: str,
+    port: int,
+    config: ServerConfig,
+    log_level: str = "warning",
+    fast_path: bool = True,
 ) -> uvicorn.Config:
-    """uvicorn's settings for floe: the sans-I/O websockets, the hard frame limit, no compression."""
+    """uvicorn's settings for floe: the sans-I/O websockets with the fast path (server/native.py; off:
+    uvicorn's own class, every message through ASGI), the hard frame limit, no compression."""
     return uvicorn.Config(
         app,
         host=host,
         port=port,
-        ws="websockets-sansio",
+        ws=FloeWebSocketProtocol if fast_path else "websockets-sansio",
         ws_max_size=config.ws_max_bytes,
         ws_per_message_deflate=False,
         log_config=None,
@@ -62,11 +69,11 @@ class RunningServer:
 
 @contextlib.asynccontextmanager
 async def running_server(
-    app: FastAPI, host: str = "127.0.0.1", port: int = 0
+    app: FastAPI, host: str = "127.0.0.1", port: int = 0, fast_path: bool = True
 ) -> AsyncIterator[RunningServer]:
     """Serve `app` in this loop until the block ends; yields the bound address."""
     config: ServerConfig = app.state.hub.config
-    server = uvicorn.Server(uvicorn_config(app, host, port, config))
+    server = uvicorn.Server(uvicorn_config(app, host, port, config, fast_path=fast_path))
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]  # the caller owns signals
     task = asyncio.create_task(server.serve(), name="floe-uvicorn")
     try:

@@ -57,6 +57,8 @@ class Hub:
         self._last_subtick = 0
         self.clock = FrameClock(config.frame_rate * self.slices, self._on_tick)
         self.connections = 0
+        #: Connections served on the websocket fast path (server/native.py), ever.
+        self.native_connections = 0
         self.finished = 0
         self.crashed = 0
         self.frames_simulated = 0
@@ -203,6 +205,7 @@ class Hub:
             "matches": len(self.matches),
             "running": len(running),
             "connections": self.connections,
+            "native_connections": self.native_connections,
             "finished": self.finished,
             "crashed": self.crashed,
             "tick": self.clock.tick // self.slices,

@@ -1,5 +1,8 @@
 """The websocket endpoint: it only shuttles. Bytes go through the guards and the protocol session to
-the dispatcher; answers and the stream leave through the connection's queue and writer task.
+the dispatcher (`Reader`); answers and the stream leave through the connection's queue. Under
+uvicorn with server/native.py's protocol, messages arrive by a plain call and leave by a direct
+write once the handshake is done; under any other ASGI server the endpoint reads in a loop and a
+writer task sends.
 
 Guards, in order: the origin (refused with HTTP 403 and a typed error body before the upgrade), the
 token bucket (excess frames are dropped, with at most one `rate-limited` error a second), the size
@@ -26,6 +29,7 @@ from .connection import CLOSE_POLICY, Connection
 from .dispatch import Dispatcher
 from .hub import Hub
 from .logs import log_event
+from .native import NativeSocket
 from .ratelimit import TokenBucket
 
 log = logging.getLogger("floe.ws")
@@ -81,27 +85,85 @@ async def serve_socket(websocket: WebSocket, hub: Hub, dispatcher: Dispatcher) -
     loop = asyncio.get_running_loop()
     client = websocket.client
     peer = f"{client.host}:{client.port}" if client else ""
+    native = NativeSocket.of(websocket.scope)
+    writer: asyncio.Task[None] | None = None
+    if native is not None:
+        conn = Connection(
+            _never_send,
+            _never_close,
+            config.send_queue,
+            peer,
+            direct=native,
+            max_buffered=config.send_buffer_bytes,
+        )
+        hub.native_connections += 1
+    else:
 
-    async def close(code: int) -> None:
-        await websocket.close(code=code)
+        async def close(code: int) -> None:
+            await websocket.close(code=code)
 
-    conn = Connection(websocket.send_bytes, close, config.send_queue, peer)
-    writer = asyncio.create_task(conn.run_writer(), name=f"floe-writer-{peer}")
-    session = ServerSession(config.max_message_bytes)
-    bucket = TokenBucket(config.rate_per_second, config.rate_burst, loop.time())
-    strikes = 0
-    last_rate_error = -1.0
+        conn = Connection(websocket.send_bytes, close, config.send_queue, peer)
+        writer = asyncio.create_task(conn.run_writer(), name=f"floe-writer-{peer}")
+    reader = Reader(conn, hub, dispatcher, loop)
     hub.connections += 1
     try:
-        while conn.open:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            now = loop.time()
-            if not bucket.take(now):
-                strikes += 1
-                if now - last_rate_error >= 1.0:
-                    last_rate_error = now
+        if native is not None:
+            native.attach(reader.receive)
+            await native.closed.wait()
+        else:
+            while conn.open:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("bytes")
+                reader.receive(data if data is not None else message.get("text") or "")
+    except Exception:  # noqa: BLE001 - a broken connection must never take the process down
+        log_event(log, logging.ERROR, "ws.failed", exc_info=True, peer=peer)
+    finally:
+        hub.connections -= 1
+        if conn.match is not None:
+            conn.match.detach(conn, loop.time())
+        conn.close()
+        if writer is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(writer, FLUSH_SECONDS)
+
+
+async def _never_send(data: bytes) -> None:  # pragma: no cover - a direct connection has no writer
+    raise RuntimeError("a direct connection sends through its transport")
+
+
+async def _never_close(code: int) -> None:  # pragma: no cover - a direct connection has no writer
+    raise RuntimeError("a direct connection closes through its transport")
+
+
+class Reader:
+    """One connection's way in: the token bucket, the protocol session, the strike count, the dispatch."""
+
+    def __init__(
+        self, conn: Connection, hub: Hub, dispatcher: Dispatcher, loop: asyncio.AbstractEventLoop
+    ) -> None:
+        config = hub.config
+        self.conn = conn
+        self.config = config
+        self.dispatcher = dispatcher
+        self.loop = loop
+        self.session = ServerSession(config.max_message_bytes)
+        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, loop.time())
+        self.strikes = 0
+        self.last_rate_error = -1.0
+
+    def receive(self, data: bytes | str) -> None:
+        """Handle one message from the client; a fatal one, or too many refused ones, close the connection."""
+        conn, config = self.conn, self.config
+        if not conn.open:
+            return
+        now = self.loop.time()
+        try:
+            if not self.bucket.take(now):
+                self.strikes += 1
+                if now - self.last_rate_error >= 1.0:
+                    self.last_rate_error = now
                     conn.send(
                         error_message(
                             ErrorCode.RATE_LIMITED,
@@ -110,29 +172,23 @@ async def serve_socket(websocket: WebSocket, hub: Hub, dispatcher: Dispatcher) -
                         )
                     )
             else:
-                data = message.get("bytes")
-                outcome = session.receive(data if data is not None else message.get("text") or "")
+                outcome = self.session.receive(data)
                 if isinstance(outcome, Error):
-                    strikes += 1
+                    self.strikes += 1
                     if outcome.fatal:
                         conn.close(CLOSE_POLICY, outcome)
-                        break
+                        return
                     conn.send(outcome)
                 else:
-                    dispatcher.handle(conn, outcome, now)
-            if strikes > config.max_strikes:
-                log_event(log, logging.WARNING, "ws.hostile", peer=peer, strikes=strikes)
-                conn.close(
-                    CLOSE_POLICY,
-                    error_message(ErrorCode.RATE_LIMITED, "too many refused messages", fatal=True),
-                )
-                break
-    except Exception:  # noqa: BLE001 - a broken connection must never take the process down
-        log_event(log, logging.ERROR, "ws.failed", exc_info=True, peer=peer)
-    finally:
-        hub.connections -= 1
-        if conn.match is not None:
-            conn.match.detach(conn, loop.time())
-        conn.close()
-        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(writer, FLUSH_SECONDS)
+                    self.dispatcher.handle(conn, outcome, now)
+        except Exception:  # noqa: BLE001 - one bad message must not take the connection's match down
+            log_event(log, logging.ERROR, "ws.message-failed", exc_info=True, peer=conn.peer)
+            failed = error_message(ErrorCode.INTERNAL, "the server failed on a message", fatal=True)
+            conn.close(CLOSE_POLICY, failed)
+            return
+        if self.strikes > config.max_strikes:
+            log_event(log, logging.WARNING, "ws.hostile", peer=conn.peer, strikes=self.strikes)
+            conn.close(
+                CLOSE_POLICY,
+                error_message(ErrorCode.RATE_LIMITED, "too many refused messages", fatal=True),
+            )
