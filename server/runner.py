@@ -31,7 +31,6 @@ difference raises `rules.synctest.DesyncError`.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 from bisect import bisect_right
 from collections.abc import Mapping
@@ -46,6 +45,10 @@ from rules.versus.match import MatchResult, VersusMatch
 from .bots import SeatBot
 from .timeline import InputTimeline
 from .view import frame_actors, keyframe_view
+
+#: marshal's version 2 writes equal values as equal bytes (no back-references that depend on which
+#: objects happen to be shared), so held snapshots compare by their bytes in SyncTest.
+MARSHAL_VERSION = 2
 
 #: The input timelines are pruned once the final frames have moved this far (a bisect and a list cut).
 TIMELINE_PRUNE_EVERY = 32
@@ -142,10 +145,10 @@ class InputRefused:
 
 @dataclass(frozen=True, slots=True)
 class _Pending:
-    """A keyframe's state, taken when its frame was simulated and checksummed once it is confirmed."""
+    """A keyframe taken when its frame was simulated, published once the frame is confirmed."""
 
     view: dict[str, Any]
-    snapshot: dict[str, Any]
+    checksum: str
 
 
 class MatchRunner:
@@ -171,7 +174,10 @@ class MatchRunner:
         self.confirmed = 0
         self.result: MatchResult | None = None
         self._dirty: int | None = None
-        self._snapshots: dict[int, dict[str, Any]] = {}
+        #: Frame → the state before it, as marshal bytes: a snapshot is a few thousand small containers,
+        #: and held as objects for the rollback window they would make every young garbage collection
+        #: scan them (pauses of tens of milliseconds under load); bytes are not scanned.
+        self._snapshots: dict[int, bytes] = {}
         self._frames: dict[int, FrameRecord] = {}
         self._keyframes: dict[int, _Pending] = {}
         self._keyframed = -1
@@ -284,9 +290,10 @@ class MatchRunner:
             or (predicted and frame - self._newest_snapshot() >= settings.snapshot_every)
         ):
             # A snapshot already held for this frame is of this very state: later ones die in a rollback.
-            snapshot = self._snapshots.get(frame) or self._take_snapshot(frame)
-            if keyframe:
-                self._keyframes[frame] = _Pending(keyframe_view(match), snapshot)
+            held = self._snapshots.get(frame)
+            state = self._take_snapshot(frame) if held is None else marshal.loads(held) if keyframe else None
+            if keyframe and state is not None:
+                self._keyframes[frame] = _Pending(keyframe_view(match), state_checksum(state))
         records = match.step(inputs)
         record = FrameRecord(frame, [record_plain(r) for r in records], frame_actors(match), inputs)
         self._frames[frame] = record
@@ -296,12 +303,12 @@ class MatchRunner:
         return self._snapshot_frames[-1] if self._snapshot_frames else -1
 
     def _take_snapshot(self, frame: int) -> dict[str, Any]:
-        """Snapshot the present (frame `frame`, newer than every snapshot held)."""
+        """Snapshot the present (frame `frame`, newer than every snapshot held); returns the plain state."""
         assert not self._snapshot_frames or frame > self._snapshot_frames[-1]
-        snapshot = self.match.snapshot()
-        self._snapshots[frame] = snapshot
+        state = self.match.snapshot()
+        self._snapshots[frame] = marshal.dumps(state, MARSHAL_VERSION)
         self._snapshot_frames.append(frame)
-        return snapshot
+        return state
 
     def _rollback(self, target: int) -> None:
         """Restore the newest snapshot at or before `target`; re-simulate quietly up to `target`."""
@@ -310,7 +317,7 @@ class MatchRunner:
             raise RuntimeError(f"no snapshot at or before frame {target} (confirmed {self.confirmed})")
         start = self._snapshot_frames[index - 1]
         present = self.match.frame
-        self.match.restore(self._snapshots[start])
+        self.match.restore(marshal.loads(self._snapshots[start]))
         for frame in self._snapshot_frames[index:]:
             del self._snapshots[frame]
         del self._snapshot_frames[index:]
@@ -375,10 +382,11 @@ class MatchRunner:
         if pending is None:
             if frame != self.match.frame:
                 return  # the match ended before this frame: there is no state to show
-            snapshot = self._snapshots.get(frame) or self._take_snapshot(frame)
-            pending = _Pending(keyframe_view(self.match), snapshot)
+            held = self._snapshots.get(frame)
+            state = self._take_snapshot(frame) if held is None else marshal.loads(held)
+            pending = _Pending(keyframe_view(self.match), state_checksum(state))
         self._keyframed = frame
-        out.confirmed.append(KeyframeRecord(frame, pending.view, state_checksum(pending.snapshot)))
+        out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum))
 
     def _keyframe_due(self, frame: int) -> bool:
         return frame == 0 or (frame + self._keyframe_phase) % self.settings.keyframe_every == 0
@@ -392,29 +400,27 @@ class MatchRunner:
         if target >= present:
             return
         states = {frame: self._snapshots[frame] for frame in range(target + 1, present)}
-        states[present] = self.match.snapshot()
-        digests = {frame: _marshal_digest(state) for frame, state in states.items()}
+        states[present] = marshal.dumps(self.match.snapshot(), MARSHAL_VERSION)
         records = {frame: self._frames[frame] for frame in range(target, present)}
         self._rollback(target)
         while self.match.frame < present:
             frame = self.match.frame
             record = self._step()  # snapshots the re-simulated state of `frame` before stepping it
             if frame > target:
-                self._synctest_compare(frame, self._snapshots[frame], states, digests, present, target)
+                self._synctest_compare(frame, self._snapshots[frame], states, present, target)
             if record != records[frame]:
                 expected, actual = records[frame].body(), record.body()
                 raise DesyncError("output", frame + 1, present, target, state_checksum(expected),
                                   state_checksum(actual), describe_difference(expected, actual, "record"))
-        self._synctest_compare(present, self.match.snapshot(), states, digests, present, target)
+        now = marshal.dumps(self.match.snapshot(), MARSHAL_VERSION)
+        self._synctest_compare(present, now, states, present, target)
 
     @staticmethod
-    def _synctest_compare(frame: int, state: dict[str, Any], states: dict[int, dict[str, Any]],
-                          digests: dict[int, bytes], present: int, target: int) -> None:
-        if _marshal_digest(state) != digests[frame]:
-            raise DesyncError("resimulate", frame, present, target, state_checksum(states[frame]),
-                              state_checksum(state), describe_difference(states[frame], state))
-
-
-def _marshal_digest(snapshot: dict[str, Any]) -> bytes:
-    """SHA-256 of a snapshot's marshal bytes: equal exactly when the snapshots are (rules/synctest.py)."""
-    return hashlib.sha256(marshal.dumps(snapshot, 2)).digest()
+    def _synctest_compare(
+        frame: int, state: bytes, states: dict[int, bytes], present: int, target: int
+    ) -> None:
+        # Equal marshal (version 2) bytes exactly when the snapshots are equal (rules/synctest.py).
+        if state != states[frame]:
+            expected, actual = marshal.loads(states[frame]), marshal.loads(state)
+            raise DesyncError("resimulate", frame, present, target, state_checksum(expected),
+                              state_checksum(actual), describe_difference(expected, actual))
