@@ -44,7 +44,7 @@ from .events import (
     Record,
     SeatOut,
 )
-from .inputs import NEUTRAL, IllegalInputError, decode_input
+from .inputs import NEUTRAL, IllegalInputError, SeatInput, decode_input, is_valid_input
 from .log import GENESIS_HASH, chain_hash
 from .tables import VERSUS_RULES, VersusRules
 
@@ -57,6 +57,9 @@ GARBAGE_SALT = 0
 MIN_SEATS = 2
 MAX_SEATS = 4
 OUTCOMES = ("won", "lost", "drawn", "forfeited")
+#: Every well-formed byte decoded once: step() looks a plain int up here and leaves anything else
+#: (a bool, an int subclass, a malformed byte) to decode_input, which accepts or refuses it as ever.
+_DECODED: dict[int, SeatInput] = {value: decode_input(value) for value in range(256) if is_valid_input(value)}
 
 
 class MatchOverError(RuntimeError):
@@ -140,9 +143,12 @@ class VersusMatch:
         self.board_levels = [game.level for game in self.games]
         self.result: MatchResult | None = None
         self._just_out: list[int] = []
-        #: Each seat's move list, (frame, input byte) whenever the byte changes: the replay's moves.
-        #: Kept as immutable tuples so a snapshot shares them instead of copying.
+        #: Each seat's move list, (frame, input byte) whenever the byte changes: the replay's moves,
+        #: kept in two parts. The frozen part is an immutable tuple that snapshots share instead of
+        #: copying (and restore() adopts as is); step() only appends to the tail, so recording a move
+        #: costs O(1) rather than a copy of the whole list. snapshot() folds the tail in (_freeze_moves).
         self._moves: list[tuple[tuple[int, int], ...]] = [() for _ in range(count)]
+        self._moves_tail: list[list[tuple[int, int]]] = [[] for _ in range(count)]
         self._last_input = [NEUTRAL] * count
         #: The chained SHA-256 of the canonical event log so far (see log_hash).
         self.log_hash = GENESIS_HASH
@@ -155,7 +161,18 @@ class VersusMatch:
     @property
     def moves(self) -> list[list[list[int]]]:
         """Each seat's move list as [frame, input byte] pairs (a copy)."""
-        return [[[frame, value] for frame, value in seat] for seat in self._moves]
+        return [
+            [[frame, value] for frame, value in (*frozen, *tail)]
+            for frozen, tail in zip(self._moves, self._moves_tail, strict=True)
+        ]
+
+    def _freeze_moves(self) -> list[tuple[tuple[int, int], ...]]:
+        """Fold each seat's tail of new moves into its frozen tuple; returns the frozen tuples."""
+        for seat, tail in enumerate(self._moves_tail):
+            if tail:
+                self._moves[seat] = (*self._moves[seat], *tail)
+                tail.clear()
+        return self._moves
 
     @property
     def finished(self) -> bool:
@@ -166,54 +183,69 @@ class VersusMatch:
 
     def check_inputs(self, inputs: Sequence[int]) -> None:
         """Raise IllegalInputError unless `inputs` is one valid byte per seat."""
-        if len(inputs) != self.seats:
+        self._decode(inputs)
+
+    def _decode(self, inputs: Sequence[int]) -> list[SeatInput]:
+        """Every seat's decoded input; raises IllegalInputError (before anything changes) if one is bad."""
+        if len(inputs) != len(self.names):
             raise IllegalInputError(f"inputs: expected {self.seats} input bytes, got {len(inputs)}")
+        decoded: list[SeatInput] = []
         for value in inputs:
-            decode_input(value)
+            # type() is int, not isinstance: True and 1.0 hash like 1 but are not input bytes.
+            seat_input = _DECODED.get(value) if type(value) is int else None
+            decoded.append(decode_input(value) if seat_input is None else seat_input)
+        return decoded
 
     def step(self, inputs: Sequence[int]) -> list[Record]:
         """Advance one frame: inputs, boards, attacks, landings, gems, the end. Returns the frame's log."""
         if self.result is not None:
             raise MatchOverError("the match has ended")
-        self.check_inputs(inputs)
+        decoded = self._decode(inputs)
         records: list[Record] = []
         frame = self.frame
-        for seat, value in enumerate(inputs):
-            if value != self._last_input[seat]:
-                self._last_input[seat] = value
-                self._moves[seat] = (*self._moves[seat], (frame, value))
-        for seat, value in enumerate(inputs):
-            if not self.alive[seat]:
+        alive = self.alive
+        games = self.games
+        last_input = self._last_input
+        for seat, seat_input in enumerate(decoded):
+            value = inputs[seat]
+            if value != last_input[seat]:
+                last_input[seat] = value
+                self._moves_tail[seat].append((frame, value))
+            if not alive[seat]:
                 continue
-            seat_input = decode_input(value)
             if seat_input.forfeit:
                 self.forfeited[seat] = True
                 self._out(seat, "forfeit", records)
                 continue
-            game = self.games[seat]
+            game = games[seat]
             game.control(seat_input.direction)
             if seat_input.kick:
                 game.kick()
-        earned: list[tuple[int, list[str]]] = []
-        for seat, game in enumerate(self.games):
-            if not self.alive[seat]:
+        board_levels = self.board_levels
+        for seat, game in enumerate(games):
+            if not alive[seat]:
                 continue
             game.step_frame()
             events = game.drain()
-            records.extend(BoardRecord(seat, event) for event in events)
-            units, reasons = self._units(events)
-            if units:
-                earned.append((seat, reasons))
-                self._attack(seat, units, reasons, frame, records)
-            if game.level != self.board_levels[seat]:
-                self.board_levels[seat] = game.level
+            if events:  # most frames are quiet: no records, no attack units
+                records.extend(BoardRecord(seat, event) for event in events)
+                units, reasons = self._units(events)
+                if units:
+                    self._attack(seat, units, reasons, frame, records)
+            if game.level != board_levels[seat]:
+                board_levels[seat] = game.level
                 self.gems[seat] = []
-        for seat in range(self.seats):
-            if self.alive[seat]:
-                self._land(seat, frame, records)
-                self._count_gems(seat, frame, records)
-        for seat, game in enumerate(self.games):
-            if self.alive[seat] and game.status == "lost":
+        # The same tests _land and _count_gems open with, hoisted so a seat with nothing due costs no call.
+        pending = self.pending
+        gems = self.gems
+        for seat, queue in enumerate(pending):
+            if alive[seat]:
+                if queue and queue[0][3] <= frame:
+                    self._land(seat, frame, records)
+                if gems[seat]:
+                    self._count_gems(seat, frame, records)
+        for seat, game in enumerate(games):
+            if alive[seat] and game.status == "lost":
                 self._out(seat, "lives", records)
         self.frame = frame + 1
         self._check_end(records)
@@ -391,6 +423,8 @@ class VersusMatch:
     # ---- the end ---------------------------------------------------------------------------------
 
     def _check_end(self, records: list[Record]) -> None:
+        if not self._just_out and self.frame < self.rules.time_limit_frames and self.alive.count(True) > 1:
+            return  # the common frame: nobody went out, two or more still in, time remains
         just_out, self._just_out = self._just_out, []
         live = [seat for seat in range(self.seats) if self.alive[seat]]
         scores = tuple(game.score for game in self.games)
@@ -461,7 +495,7 @@ class VersusMatch:
             "gems": [[list(g) for g in gems] for gems in self.gems],
             "board_levels": list(self.board_levels),
             "result": None if self.result is None else self.result.plain(),
-            "moves": list(self._moves),
+            "moves": list(self._freeze_moves()),
             "last_input": list(self._last_input),
             "log_hash": self.log_hash,
         }
@@ -488,5 +522,6 @@ class VersusMatch:
             seat if isinstance(seat, tuple) else tuple((frame, value) for frame, value in seat)
             for seat in snap["moves"]
         ]
+        self._moves_tail = [[] for _ in self._moves]
         self._last_input = list(snap["last_input"])
         self.log_hash = snap["log_hash"]
