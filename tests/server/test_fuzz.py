@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
@@ -135,6 +136,10 @@ class Fuzzer:
                 self.closed += 1  # a fatal error (version, hostile) closes it; the next example reconnects
 
 
+# websockets' keepalive pings (the players' clients and the server, in other threads) draw from the
+# global `random` while hypothesis generates examples in this one; hypothesis warns about that, but the
+# examples do not depend on it.
+@pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisDeprecationWarning")
 def test_hostile_frames_leave_the_real_match_alone() -> None:
     """≥10,000 hostile frames get errors, the server stays up, and the real match's log is unaffected."""
     # A long match with many lives, so it is still running when the fuzz ends (the second bot then leaves).
