@@ -124,18 +124,7 @@ _KEYFRAME_HEAD = b"\x85" + encode_plain("kind") + encode_plain("keyframe") + enc
 
 def encode_keyframe(n: int, frame: int, packed_view: bytes, checksum: str) -> bytes:
     """`encode(Keyframe(…))` with its view given packed (`encode_plain(view)`): the same bytes."""
-    return b"".join(
-        (
-            _KEYFRAME_HEAD,
-            encode_plain(n),
-            encode_plain("frame"),
-            encode_plain(frame),
-            encode_plain("view"),
-            packed_view,
-            encode_plain("checksum"),
-            encode_plain(checksum),
-        )
-    )
+    return b"".join((_KEYFRAME_HEAD, *_keyframe_entries(n, frame, packed_view, checksum)))
 
 
 def encode_resync(
@@ -146,23 +135,29 @@ def encode_resync(
     A match keeps its last keyframe's view and the frames since packed (bytes, which the garbage
     collector never scans) rather than as plain data, and a resync splices them.
     """
-    frames = [_frame_array_head(len(bodies))]
-    frames += [b"\x84" + body for body in bodies]
     return b"".join(
         (
             _RESYNC_HEAD,
-            encode_plain(n),
-            encode_plain("frame"),
-            encode_plain(frame),
-            encode_plain("view"),
-            packed_view,
-            encode_plain("checksum"),
-            encode_plain(checksum),
+            *_keyframe_entries(n, frame, packed_view, checksum),
             encode_plain("frames"),
-            *frames,
+            _frame_array_head(len(bodies)),
+            *(b"\x84" + body for body in bodies),
             encode_plain("confirmed"),
             encode_plain(confirmed),
         )
+    )
+
+
+def _keyframe_entries(n: int, frame: int, packed_view: bytes, checksum: str) -> tuple[bytes, ...]:
+    """The map entries a keyframe and a resync share, in field order: n, frame, view, checksum."""
+    return (
+        encode_plain(n),
+        encode_plain("frame"),
+        encode_plain(frame),
+        encode_plain("view"),
+        packed_view,
+        encode_plain("checksum"),
+        encode_plain(checksum),
     )
 
 
