@@ -69,13 +69,16 @@ class Connection:
 
     def __init__(
         self,
-        send: Callable[[bytes], Awaitable[None]],
-        close: Callable[[int], Awaitable[None]],
+        send: Callable[[bytes], Awaitable[None]] | None,
+        close: Callable[[int], Awaitable[None]] | None,
         queue_size: int,
         peer: str = "",
         direct: DirectTransport | None = None,
         max_buffered: int = MAX_BUFFERED_BYTES,
     ) -> None:
+        """`send` and `close` are the writer task's (run_writer); a `direct` transport needs neither."""
+        if direct is None and (send is None or close is None):
+            raise ValueError("a connection needs a direct transport or an awaitable send and close")
         self._send = send
         self._close = close
         self._direct = direct
@@ -192,6 +195,7 @@ class Connection:
 
     async def run_writer(self) -> None:
         """Drain the queue into the socket until the close; then close the socket."""
+        assert self._send is not None and self._close is not None, "run_writer() needs send and close"
         # A socket that went away ends the writer and nothing else; closing a closed socket is fine.
         try:
             with contextlib.suppress(Exception):

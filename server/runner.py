@@ -284,16 +284,13 @@ class MatchRunner:
             self.predicted += 1
         keyframe = frame > self._keyframed and self._keyframe_due(frame)
         settings = self.settings
-        if (
-            keyframe
-            or settings.synctest_every
+        if keyframe:
+            self._keyframes[frame] = self._pending_keyframe(frame)
+        elif frame not in self._snapshots and (
+            settings.synctest_every
             or (predicted and frame - self._newest_snapshot() >= settings.snapshot_every)
         ):
-            # A snapshot already held for this frame is of this very state: later ones die in a rollback.
-            held = self._snapshots.get(frame)
-            state = self._take_snapshot(frame) if held is None else marshal.loads(held) if keyframe else None
-            if keyframe and state is not None:
-                self._keyframes[frame] = _Pending(keyframe_view(match), state_checksum(state))
+            self._take_snapshot(frame)
         records = match.step(inputs)
         record = FrameRecord(frame, [record_plain(r) for r in records], frame_actors(match), inputs)
         self._frames[frame] = record
@@ -301,6 +298,15 @@ class MatchRunner:
 
     def _newest_snapshot(self) -> int:
         return self._snapshot_frames[-1] if self._snapshot_frames else -1
+
+    def _pending_keyframe(self, frame: int) -> _Pending:
+        """The keyframe of the present (frame `frame`): its view, and the checksum of its snapshot.
+
+        A snapshot already held for this frame is of this very state (later ones die in a rollback).
+        """
+        held = self._snapshots.get(frame)
+        state = self._take_snapshot(frame) if held is None else marshal.loads(held)
+        return _Pending(keyframe_view(self.match), state_checksum(state))
 
     def _take_snapshot(self, frame: int) -> dict[str, Any]:
         """Snapshot the present (frame `frame`, newer than every snapshot held); returns the plain state."""
@@ -382,9 +388,7 @@ class MatchRunner:
         if pending is None:
             if frame != self.match.frame:
                 return  # the match ended before this frame: there is no state to show
-            held = self._snapshots.get(frame)
-            state = self._take_snapshot(frame) if held is None else marshal.loads(held)
-            pending = _Pending(keyframe_view(self.match), state_checksum(state))
+            pending = self._pending_keyframe(frame)
         self._keyframed = frame
         out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum))
 

@@ -89,8 +89,8 @@ async def serve_socket(websocket: WebSocket, hub: Hub, dispatcher: Dispatcher) -
     writer: asyncio.Task[None] | None = None
     if native is not None:
         conn = Connection(
-            _never_send,
-            _never_close,
+            None,
+            None,
             config.send_queue,
             peer,
             direct=native,
@@ -127,14 +127,6 @@ async def serve_socket(websocket: WebSocket, hub: Hub, dispatcher: Dispatcher) -
         if writer is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(writer, FLUSH_SECONDS)
-
-
-async def _never_send(data: bytes) -> None:  # pragma: no cover - a direct connection has no writer
-    raise RuntimeError("a direct connection sends through its transport")
-
-
-async def _never_close(code: int) -> None:  # pragma: no cover - a direct connection has no writer
-    raise RuntimeError("a direct connection closes through its transport")
 
 
 class Reader:

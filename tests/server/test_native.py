@@ -69,19 +69,11 @@ class FakeTransport:
         self.closed.append(code)
 
 
-async def _noop_send(data: bytes) -> None:  # pragma: no cover - a direct connection never awaits a send
-    return None
-
-
-async def _noop_close(code: int) -> None:  # pragma: no cover
-    return None
-
-
 @pytest.mark.asyncio
 async def test_a_direct_connection_writes_once_per_callback() -> None:
     """Messages queued in one callback leave in one write right after it, joined back to back."""
     transport = FakeTransport()
-    conn = Connection(_noop_send, _noop_close, 64, direct=transport, max_buffered=1000)
+    conn = Connection(None, None, 64, direct=transport, max_buffered=1000)
     messages = [encode(Rewind(n=n, frame=n)) for n in range(1, 4)]
     for data in messages:
         conn.send_bytes(data)
@@ -98,7 +90,7 @@ async def test_a_direct_connection_drops_a_client_that_stops_reading() -> None:
     """Once the socket holds more than `max_buffered` unsent bytes, the client gets a fatal
     slow-consumer error and the close (code 1013), and later sends are refused."""
     transport = FakeTransport()
-    conn = Connection(_noop_send, _noop_close, 64, direct=transport, max_buffered=1000)
+    conn = Connection(None, None, 64, direct=transport, max_buffered=1000)
     conn.send_bytes(encode(Rewind(n=1, frame=1)))
     await asyncio.sleep(0)
     transport.backlog = 5000  # the peer stopped reading
