@@ -1,6 +1,7 @@
 """How many 1 v 1 matches one server process sustains at 60 frames/s: `python -m bench.server_capacity`.
 
-    python -m bench.server_capacity [--matches 10,25,50,75] [--seconds 20] [--spectators 5] [--profile 50]
+    python -m bench.server_capacity [--matches 10,25,50,75] [--seconds 20] [--spectators 5]
+                                    [--profile 50] [--sample 50]
 
 For each match count N: the server (FastAPI on uvicorn with uvloop, the embedded store, default
 settings: 60 frames/s, window 8, input delay 2, input runs of 2, streams sent every 2 frames, the
@@ -23,13 +24,16 @@ the second core. Once every match runs, the window of `--seconds` is measured:
 The clock wakes four times a frame (each wake-up ticks a quarter of the matches); lateness is per
 wake-up, and a missed tick is a wake-up so late that the next one was due too. A count passes when
 p99 lateness is under 4 ms and every client played to the end. `--profile N` adds a cProfile
-of one more window at N matches and sums the time by where it goes. Results: bench/SERVER.md.
+of one more window at N matches and sums the time by where it goes; `--sample N` a statistical
+profile of one more window (bench/sampler.py: the functions with the most CPU, inclusive and own).
+Results: bench/SERVER.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import json
 import os
@@ -55,6 +59,8 @@ from server.config import ServerConfig
 from server.embed import running_server
 from server.hub import Hub
 from server.runner import MatchRunner
+
+from .sampler import Sampler
 
 P99_TARGET_MS = 4.0
 #: Every byte a random walk holds: no direction, then up, down, left, right.
@@ -205,8 +211,14 @@ def percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
 
 
-async def measure(matches: int, seconds: float, spectators: int, profile: bool) -> tuple[Window, str]:
-    """One window at `matches` matches; returns the figures and (with profile) the time breakdown."""
+async def measure(
+    matches: int, seconds: float, spectators: int, profile: str | None = None
+) -> tuple[Window, str]:
+    """One window at `matches` matches; returns the figures and (with a profile) the time breakdown.
+
+    `profile`: "cprofile" (own time by place, every call traced) or "sample" (a statistical profile,
+    bench/sampler.py).
+    """
     app = create_app(server_config())
     hub: Hub = app.state.hub
     async with running_server(app) as server:
@@ -247,10 +259,12 @@ async def measure(matches: int, seconds: float, spectators: int, profile: bool) 
         runners = [live.runner for live in hub.matches.values() if live.runner is not None]
         work_before = runner_work(runners)
         cpu, wall = time.process_time(), time.monotonic()
-        profiler = cProfile.Profile() if profile else None
+        profiler = cProfile.Profile() if profile == "cprofile" else None
+        sampler = Sampler() if profile == "sample" else None
         if profiler is not None:
             profiler.enable()
-        await asyncio.sleep(seconds)
+        with sampler or contextlib.nullcontext():
+            await asyncio.sleep(seconds)
         if profiler is not None:
             profiler.disable()
         elapsed = time.monotonic() - wall
@@ -291,7 +305,9 @@ async def measure(matches: int, seconds: float, spectators: int, profile: bool) 
         client_cpu=report["cpu"],
         failures=report["failures"],
     )
-    return window, breakdown(profiler) if profiler is not None else ""
+    if profiler is not None:
+        return window, breakdown(profiler)
+    return window, sampler.table() if sampler is not None else ""
 
 
 #: Where the time goes, by the file a function lives in (first match wins).
@@ -340,6 +356,9 @@ def main() -> int:
         "--spectators", type=int, default=5, help="spectators (one per match, first N matches)"
     )
     parser.add_argument("--profile", type=int, default=0, help="also profile one window at this many matches")
+    parser.add_argument(
+        "--sample", type=int, default=0, help="also sample one window at this many matches (bench/sampler.py)"
+    )
     parser.add_argument("--bots", help=argparse.SUPPRESS)  # the bot process's plan file
     args = parser.parse_args()
     if args.bots:
@@ -357,7 +376,7 @@ def main() -> int:
     )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     for matches in [int(n) for n in args.matches.split(",") if n]:
-        window, _ = uvloop.run(measure(matches, args.seconds, args.spectators, profile=False))
+        window, _ = uvloop.run(measure(matches, args.seconds, args.spectators))
         print(
             f"| {window.matches} | {window.p50_ms:.2f} | {window.p99_ms:.2f} | {window.max_ms:.1f} | "
             f"{window.missed} | {window.loop_share:.0%} | {window.cpu_share:.0%} | "
@@ -373,10 +392,17 @@ def main() -> int:
         if window.failures:
             print(f"client failures: {window.failures}", flush=True)
     if args.profile:
-        window, table = uvloop.run(measure(args.profile, args.seconds, args.spectators, profile=True))
+        window, table = uvloop.run(measure(args.profile, args.seconds, args.spectators, "cprofile"))
         print(
             f"\nWhere the time goes at {args.profile} matches (cProfile, own time; the profiler slows "
             f"everything, p99 under it {window.p99_ms:.1f} ms):\n"
+        )
+        print(table)
+    if args.sample:
+        window, table = uvloop.run(measure(args.sample, args.seconds, args.spectators, "sample"))
+        print(
+            f"\nWhere the time goes at {args.sample} matches (sampled; "
+            f"p99 under it {window.p99_ms:.1f} ms):\n"
         )
         print(table)
     return 0
