@@ -16,7 +16,6 @@ from protocol.version import PROTOCOL_VERSION
 
 from .connection import Connection
 from .hub import Hub
-from .runner import InputApplied, InputRefused
 from .tokens import TokenError
 
 
@@ -114,16 +113,11 @@ class Dispatcher:
         if conn.spectator or conn.seat is None:
             conn.send(error_message(ErrorCode.READ_ONLY, "spectators cannot send inputs", "input"))
             return
-        late: InputApplied | None = None
-        for offset, value in enumerate(message.inputs):
-            outcome = conn.match.tell_input(conn.seat, message.frame + offset, value)
-            if isinstance(outcome, InputRefused):
-                conn.send(error_message(ErrorCode(outcome.code), outcome.reason, "input"))
-                break
-            if outcome.late and late is None:
-                late = outcome
-        if late is not None:  # once per message: the rest of the run moved with its first late byte
-            conn.send(InputLate(frame=late.frame, applied=late.applied))
+        outcome = conn.match.tell_inputs(conn.seat, message.frame, message.inputs)
+        if outcome.refused is not None:
+            conn.send(error_message(ErrorCode(outcome.refused.code), outcome.refused.reason, "input"))
+        if outcome.late is not None:  # once per message: the rest of the run moved with its first late byte
+            conn.send(InputLate(frame=outcome.late.frame, applied=outcome.late.applied))
 
     def _leave(self, conn: Connection, now: float) -> None:
         if conn.match is None:

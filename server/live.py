@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,7 @@ from .bots import SeatBot, make_seat_bot
 from .config import ServerConfig
 from .connection import CLOSE_POLICY, Connection
 from .logs import log_event
-from .runner import Advance, FrameRecord, InputApplied, InputRefused, KeyframeRecord, MatchRunner
+from .runner import Advance, FrameRecord, InputRefused, KeyframeRecord, MatchRunner, RunOutcome
 from .store import MatchRecord
 from .stream import Stream
 
@@ -422,13 +422,13 @@ class LiveMatch:
 
     # ---- inputs and listing ----------------------------------------------------------------------------
 
-    def tell_input(self, seat: int, frame: int, value: int) -> InputApplied | InputRefused:
-        """A player's input; refused before the start and after the end."""
+    def tell_inputs(self, seat: int, frame: int, values: Sequence[int]) -> RunOutcome:
+        """A player's run of inputs from `frame` on; refused before the start and after the end."""
         if self.runner is None or self.state == "waiting":
-            return InputRefused(ErrorCode.NOT_STARTED.value, "the match has not started")
+            return RunOutcome(refused=InputRefused(ErrorCode.NOT_STARTED.value, "the match has not started"))
         if self.state != "running":
-            return InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended")
-        return self.runner.tell_input(seat, frame, value)
+            return RunOutcome(refused=InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended"))
+        return self.runner.tell_inputs(seat, frame, values)
 
     def current_frame(self) -> int:
         """The schedule's frame (-1 before the start): what a pong tells."""

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import marshal
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,6 +144,15 @@ class InputRefused:
 
 
 @dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """What became of a run of inputs: its first late byte (None: all on time), and the refusal that
+    stopped it (None: every byte was recorded)."""
+
+    late: InputApplied | None = None
+    refused: InputRefused | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class _Pending:
     """A keyframe taken when its frame was simulated, published once the frame is confirmed."""
 
@@ -213,26 +222,44 @@ class MatchRunner:
 
     def tell_input(self, seat: int, frame: int, value: int) -> InputApplied | InputRefused:
         """Record `seat`'s input byte for `frame`; see the module docstring for late and early ones."""
+        outcome = self.tell_inputs(seat, frame, (value,))
+        return outcome.refused or outcome.late or InputApplied(frame, frame)
+
+    def tell_inputs(self, seat: int, frame: int, values: Sequence[int]) -> RunOutcome:
+        """Record a run of `seat`'s input bytes for frames `frame`, `frame + 1`, … in order.
+
+        Each byte is taken as `tell_input` takes it; the run stops at the first byte refused. Once one
+        byte is late, the rest follow it to consecutive frames (a seat's frames only move forward).
+        """
         if not 0 <= seat < self.match.seats:
-            return InputRefused("not-seated", f"seat {seat} is not in this match")
-        if not is_valid_input(value) or value == FORFEIT:
-            return InputRefused("bad-input", f"input {value!r} is not a seat input byte")
+            return RunOutcome(refused=InputRefused("not-seated", f"seat {seat} is not in this match"))
         timeline = self.timelines[seat]
         if self.result is not None:
-            return InputRefused("match-over", "the match has ended")
+            return RunOutcome(refused=InputRefused("match-over", "the match has ended"))
         if timeline.closed:
-            return InputRefused("seat-out", f"seat {seat} has left the match")
-        if frame > self.now + self.settings.max_ahead:
-            return InputRefused(
-                "frame-ahead",
-                f"frame {frame} is more than {self.settings.max_ahead} frames "
-                f"ahead of the server's frame {self.now}",
-            )
-        applied = max(frame, timeline.known_until, self.now - self.window, self.confirmed, 0)
-        if applied != frame:
-            self.late_inputs += 1
-        self._tell(seat, applied, value)
-        return InputApplied(frame, applied)
+            return RunOutcome(refused=InputRefused("seat-out", f"seat {seat} has left the match"))
+        late: InputApplied | None = None
+        floor = max(self.now - self.window, self.confirmed, 0)
+        ahead = self.now + self.settings.max_ahead
+        for offset, value in enumerate(values):
+            stamped = frame + offset
+            if not is_valid_input(value) or value == FORFEIT:
+                refused = InputRefused("bad-input", f"input {value!r} is not a seat input byte")
+                return RunOutcome(late, refused)
+            if stamped > ahead:
+                refused = InputRefused(
+                    "frame-ahead",
+                    f"frame {stamped} is more than {self.settings.max_ahead} frames "
+                    f"ahead of the server's frame {self.now}",
+                )
+                return RunOutcome(late, refused)
+            applied = max(stamped, timeline.known_until, floor)
+            if applied != stamped:
+                self.late_inputs += 1
+                if late is None:
+                    late = InputApplied(stamped, applied)
+            self._tell(seat, applied, value)
+        return RunOutcome(late)
 
     def hold_neutral(self, seat: int) -> None:
         """The seat's player dropped: from the present on it holds nothing (no rollback)."""
