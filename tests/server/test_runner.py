@@ -135,6 +135,24 @@ def test_input_older_than_window_applies_at_earliest_open_frame() -> None:
     assert isinstance(later, InputApplied) and later.applied == 23
 
 
+def test_a_run_moves_with_its_first_late_byte_and_stops_at_a_refusal() -> None:
+    """A run is told byte by byte: the first late byte is reported, the rest follow it in order."""
+    run = runner(rollback_window=8, max_ahead=20)
+    run.advance(30)
+    outcome = run.tell_inputs(1, 20, [LEFT, RIGHT, LEFT, RIGHT])  # frames 20..23: 20 and 21 are too old
+    assert outcome.refused is None and outcome.late == InputApplied(20, 22)
+    assert [run.timelines[1].byte_at(frame) for frame in range(22, 26)] == [LEFT, RIGHT, LEFT, RIGHT]
+    assert run.late_inputs == 4
+    on_time = run.tell_inputs(0, 30, [LEFT, LEFT])
+    assert on_time.refused is None and on_time.late is None
+    stopped = run.tell_inputs(0, 49, [RIGHT, RIGHT, RIGHT])  # frame 51 is beyond now + max_ahead
+    assert stopped.refused is not None and stopped.refused.code == "frame-ahead"
+    assert run.timelines[0].known_until == 51  # 49 and 50 were recorded, 51 was not
+    bad = run.tell_inputs(1, 40, [LEFT, 0x07, LEFT])
+    assert bad.refused is not None and bad.refused.code == "bad-input"
+    assert run.timelines[1].known_until == 41
+
+
 def test_late_input_equal_to_prediction_costs_nothing() -> None:
     """A late input that matches what was predicted confirms the frame without a rollback."""
     run = runner()
