@@ -155,6 +155,13 @@ def test_hostile_frames_leave_the_real_match_alone() -> None:
         outcome: dict[str, Any] = {}
 
         async def setup_and_play(ready: threading.Event) -> None:
+            try:
+                await play_match(ready)
+            except BaseException as error:  # kept for the assertion's message, then raised in the thread
+                outcome["error"] = repr(error)
+                raise
+
+        async def play_match(ready: threading.Event) -> None:
             match_id, first, second = await open_room(server)
             _, fuzz_token = await botclient.new_guest(server.http_url, "mallory")
             bot_match = await botclient.http_json(
@@ -200,7 +207,8 @@ def test_hostile_frames_leave_the_real_match_alone() -> None:
         health = asyncio.run(botclient.http_json(f"{server.http_url}/health"))
         assert health["ok"] is True and health["crashed"] == 0
         assert fuzzer.sent >= TARGET_FRAMES and fuzzer.errors > TARGET_FRAMES // 2 and fuzzer.pongs > 0
-        assert fuzzed_while_playing  # the match was still running when the last hostile frame went out
+        # The match was still running when the last hostile frame went out.
+        assert fuzzed_while_playing, outcome.get("error") or f"the match ended first: {outcome.get('runs')!r}"
         replay = outcome["replay"]
         assert verify(replay).ok and replay.result.outcomes == ("won", "forfeited")
         forfeit = replay.final_frame - 1
