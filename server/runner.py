@@ -1,7 +1,8 @@
 """MatchRunner: the netcode of one match, sans-I/O. Inputs in, frames out; no clock, no awaits.
 
 Frames are counted from the match's start. `advance(now)` is told the frame the schedule is on and
-simulates up to it; `tell_input(seat, frame, byte)` records a seat's input whenever it arrives:
+simulates up to it; `tell_input(seat, frame, byte)` records a seat's input whenever it arrives
+(`tell_inputs` a run of them for consecutive frames, as the `input` message carries them):
 
 - a frame not yet simulated just records it (up to `max_ahead` frames ahead of `now`; further is
   refused);
