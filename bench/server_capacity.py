@@ -1,7 +1,7 @@
 """How many 1 v 1 matches one server process sustains at 60 frames/s: `python -m bench.server_capacity`.
 
     python -m bench.server_capacity [--matches 10,25,50,75] [--seconds 20] [--spectators 5]
-                                    [--profile 50] [--sample 50]
+                                    [--repeat 1] [--profile 50] [--sample 50]
 
 For each match count N: the server (FastAPI on uvicorn with uvloop, the embedded store, default
 settings: 60 frames/s, window 8, input delay 2, input runs of 2, streams sent every 2 frames, the
@@ -23,7 +23,8 @@ the second core. Once every match runs, the window of `--seconds` is measured:
 
 The clock wakes four times a frame (each wake-up ticks a quarter of the matches); lateness is per
 wake-up, and a missed tick is a wake-up so late that the next one was due too. A count passes when
-p99 lateness is under 4 ms and every client played to the end. `--profile N` adds a cProfile
+p99 lateness is under 4 ms and every client played to the end; `--repeat R` measures every count R
+times, in rounds, and sums up how many windows passed. `--profile N` adds a cProfile
 of one more window at N matches and sums the time by where it goes; `--sample N` a statistical
 profile of one more window (bench/sampler.py: the functions with the most CPU, inclusive and own).
 Results: bench/SERVER.md.
@@ -346,6 +347,21 @@ def breakdown(profiler: cProfile.Profile) -> str:
     return "\n".join(lines)
 
 
+def row(window: Window) -> str:
+    """One window as a row of the results table."""
+    return (
+        f"| {window.matches} | {window.p50_ms:.2f} | {window.p99_ms:.2f} | {window.max_ms:.1f} | "
+        f"{window.missed} | {window.loop_share:.0%} | {window.cpu_share:.0%} | "
+        f"{window.cpu_share * 1000 / window.matches:.1f} | {window.frames_per_second:.0f} | "
+        f"{window.player_bps:,.0f} ({window.client_player_bps:,.0f}) | "
+        f"{window.spectator_bps:,.0f} ({window.client_spectator_bps:,.0f}) | "
+        f"{window.messages_to_player:.0f}, {window.messages_from_player:.0f} | "
+        f"{window.predicted_share:.1%} | {window.rollbacks_per_second:.1f} | "
+        f"{window.resimulated_share:.1%} | {window.client_cpu:.0%} | "
+        f"{'yes' if window.passed else 'no'} |"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -354,6 +370,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per count (default 20)")
     parser.add_argument(
         "--spectators", type=int, default=5, help="spectators (one per match, first N matches)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="measure every count this many times, in rounds (default 1)"
     )
     parser.add_argument("--profile", type=int, default=0, help="also profile one window at this many matches")
     parser.add_argument(
@@ -375,22 +394,26 @@ def main() -> int:
         "| bot process CPU | pass |"
     )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
-    for matches in [int(n) for n in args.matches.split(",") if n]:
-        window, _ = uvloop.run(measure(matches, args.seconds, args.spectators))
-        print(
-            f"| {window.matches} | {window.p50_ms:.2f} | {window.p99_ms:.2f} | {window.max_ms:.1f} | "
-            f"{window.missed} | {window.loop_share:.0%} | {window.cpu_share:.0%} | "
-            f"{window.cpu_share * 1000 / window.matches:.1f} | {window.frames_per_second:.0f} | "
-            f"{window.player_bps:,.0f} ({window.client_player_bps:,.0f}) | "
-            f"{window.spectator_bps:,.0f} ({window.client_spectator_bps:,.0f}) | "
-            f"{window.messages_to_player:.0f}, {window.messages_from_player:.0f} | "
-            f"{window.predicted_share:.1%} | {window.rollbacks_per_second:.1f} | "
-            f"{window.resimulated_share:.1%} | {window.client_cpu:.0%} | "
-            f"{'yes' if window.passed else 'no'} |",
-            flush=True,
-        )
-        if window.failures:
-            print(f"client failures: {window.failures}", flush=True)
+    counts = [int(n) for n in args.matches.split(",") if n]
+    windows: dict[int, list[Window]] = {matches: [] for matches in counts}
+    for _ in range(args.repeat):  # rounds over every count, so a change in the machine's load spreads
+        for matches in counts:
+            window, _ = uvloop.run(measure(matches, args.seconds, args.spectators))
+            windows[matches].append(window)
+            print(row(window), flush=True)
+            if window.failures:
+                print(f"client failures: {window.failures}", flush=True)
+    if args.repeat > 1:
+        print("\n| matches | windows passed | p99 ms, lowest–highest | CPU ms per match-s, median |")
+        print("|---:|---:|---:|---:|")
+        for matches, measured in windows.items():
+            p99s = sorted(w.p99_ms for w in measured)
+            costs = sorted(w.cpu_share * 1000 / w.matches for w in measured)
+            passed = sum(w.passed for w in measured)
+            print(
+                f"| {matches} | {passed} of {len(measured)} | {p99s[0]:.2f}–{p99s[-1]:.2f} | "
+                f"{costs[len(costs) // 2]:.1f} |"
+            )
     if args.profile:
         window, table = uvloop.run(measure(args.profile, args.seconds, args.spectators, "cprofile"))
         print(
