@@ -414,20 +414,15 @@ def main() -> int:
                 f"| {matches} | {passed} of {len(measured)} | {p99s[0]:.2f}–{p99s[-1]:.2f} | "
                 f"{costs[len(costs) // 2]:.1f} |"
             )
-    if args.profile:
-        window, table = uvloop.run(measure(args.profile, args.seconds, args.spectators, "cprofile"))
-        print(
-            f"\nWhere the time goes at {args.profile} matches (cProfile, own time; the profiler slows "
-            f"everything, p99 under it {window.p99_ms:.1f} ms):\n"
-        )
-        print(table)
-    if args.sample:
-        window, table = uvloop.run(measure(args.sample, args.seconds, args.spectators, "sample"))
-        print(
-            f"\nWhere the time goes at {args.sample} matches (sampled; "
-            f"p99 under it {window.p99_ms:.1f} ms):\n"
-        )
-        print(table)
+    profiles = (
+        (args.profile, "cprofile", "cProfile, own time; the profiler slows everything"),
+        (args.sample, "sample", "sampled"),
+    )
+    for matches, mode, how in profiles:
+        if matches:
+            window, table = uvloop.run(measure(matches, args.seconds, args.spectators, mode))
+            print(f"\nWhere the time goes at {matches} matches ({how}; p99 under it {window.p99_ms:.1f} ms):")
+            print(f"\n{table}")
     return 0
 
 
