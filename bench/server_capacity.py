@@ -43,11 +43,13 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import websockets
+from websockets.asyncio.client import ClientConnection
 
 from protocol.client import ClientSession
 from protocol.messages import Frame
@@ -71,6 +73,17 @@ HELD_BYTES = tuple(encode_input(d) for d in (None, *DIRECTIONS))
 # ---- the bot process -------------------------------------------------------------------------------
 
 
+async def messages_until(ws: ClientConnection, until: float) -> AsyncIterator[bytes]:
+    """The websocket's messages until `until` (monotonic seconds)."""
+    while time.monotonic() < until:
+        try:
+            data = await asyncio.wait_for(ws.recv(), max(0.01, until - time.monotonic()))
+        except TimeoutError:
+            return
+        assert isinstance(data, bytes)
+        yield data
+
+
 async def cheap_player(url: str, token: str, match_id: str, seed: int, until: float) -> dict[str, Any]:
     """Play a seat with a seeded random walk until `until` (monotonic seconds); count what arrives."""
     rng = random.Random(seed)
@@ -81,12 +94,7 @@ async def cheap_player(url: str, token: str, match_id: str, seed: int, until: fl
         await ws.send(session.hello())
         await ws.send(session.join(match_id))
         next_ping = 0.0
-        while time.monotonic() < until:
-            try:
-                data = await asyncio.wait_for(ws.recv(), max(0.01, until - time.monotonic()))
-            except TimeoutError:
-                break
-            assert isinstance(data, bytes)
+        async for data in messages_until(ws, until):
             now = time.monotonic()
             received += len(data)
             messages += 1
@@ -123,12 +131,7 @@ async def cheap_spectator(url: str, match_id: str, until: float) -> dict[str, An
     async with websockets.connect(url, compression=None, proxy=None, max_size=2**22) as ws:
         await ws.send(session.hello())
         await ws.send(session.watch(match_id, since=0))
-        while time.monotonic() < until:
-            try:
-                data = await asyncio.wait_for(ws.recv(), max(0.01, until - time.monotonic()))
-            except TimeoutError:
-                break
-            assert isinstance(data, bytes)
+        async for data in messages_until(ws, until):
             received += len(data)
             messages += 1
             session.receive(data, time.monotonic())
