@@ -60,8 +60,8 @@ from rules.versus.tables import FRAME_HZ, VERSUS_RULES
 from server.app import create_app
 from server.config import ServerConfig
 from server.embed import running_server
-from server.hub import Hub
-from server.runner import MatchRunner
+from server.match.hub import Hub
+from server.netcode.runner import MatchRunner
 
 from .sampler import Sampler
 

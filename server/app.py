@@ -21,13 +21,13 @@ from protocol.codec import error_message, to_plain
 from protocol.errors import ErrorCode
 
 from .config import ServerConfig
-from .dispatch import Dispatcher
-from .http_api import ApiError, build_router
-from .hub import Hub
+from .http.api import ApiError, build_router
+from .http.verify import Verifier
 from .logs import log_event
-from .store import MemoryStore, Store
-from .verify import Verifier
-from .ws import install_denial_filter, serve_socket
+from .match.dispatch import Dispatcher
+from .match.hub import Hub
+from .store.base import MemoryStore, Store
+from .transport.ws import install_denial_filter, serve_socket
 
 log = logging.getLogger("floe.http")
 

@@ -10,7 +10,7 @@ from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECON
 from rules.versus.match import VersusConfig
 from rules.versus.tables import FRAME_HZ, VERSUS_RULES
 
-from .runner import RunnerSettings
+from .netcode.runner import RunnerSettings
 
 #: The environment variable holding the token secret (any string); without it each process makes one.
 SECRET_ENV = "FLOE_SECRET"

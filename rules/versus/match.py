@@ -47,6 +47,7 @@ from .events import (
 from .inputs import NEUTRAL, IllegalInputError, SeatInput, decode_input, is_valid_input
 from .log import GENESIS_HASH, chain_hash
 from .tables import VERSUS_RULES, VersusRules
+from .view import SeatView
 
 #: Counter gems: immovable, unbreakable, unchewable, hold no egg; they thaw into ice.
 COUNTER_GEM = KickMaterial(
@@ -130,6 +131,7 @@ class VersusMatch:
         self.rules = self.config.rules
         board_config = self.config.board_config(seed)
         self.games = [KickGame(board_config) for _ in self.names]
+        self._views = [SeatView(game) for game in self.games]
         count = len(self.names)
         self.frame = 0
         self.alive = [True] * count
@@ -173,6 +175,10 @@ class VersusMatch:
                 self._moves[seat] = (*self._moves[seat], *tail)
                 tail.clear()
         return self._moves
+
+    def seat_view(self, seat: int) -> SeatView:
+        """What seat `seat`'s player sees of its board (read-only: a bot's input)."""
+        return self._views[seat]
 
     @property
     def finished(self) -> bool:

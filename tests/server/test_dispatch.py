@@ -8,10 +8,10 @@ from protocol.codec import decode_server_messages
 from protocol.examples import EXAMPLES
 from protocol.messages import CLIENT_MESSAGES, Hello
 from protocol.version import PROTOCOL_VERSION
-from server.connection import Connection
-from server.dispatch import Dispatcher
-from server.hub import Hub
-from server.store import MemoryStore
+from server.match.dispatch import Dispatcher
+from server.match.hub import Hub
+from server.store.base import MemoryStore
+from server.transport.connection import Connection
 from tests.server.conftest import fast_config
 
 

@@ -12,8 +12,8 @@ from protocol.messages import Error, Rewind
 from rules.versus.replay import verify
 from server import botclient
 from server.app import create_app
-from server.connection import CLOSE_SLOW, Connection
 from server.embed import RunningServer, running_server
+from server.transport.connection import CLOSE_SLOW, Connection
 from tests.server.conftest import fast_config
 from tests.server.helpers import UNIT
 from tests.server.test_match_network import fetch_replay

@@ -9,11 +9,11 @@ import pytest
 
 from protocol.codec import decode_server, decode_server_messages, encode
 from protocol.messages import Error, Rewind
-from server.connection import BATCH_BYTES, CLOSE_NORMAL, CLOSE_SLOW, Connection
-from server.ratelimit import TokenBucket
-from server.stream import Stream
+from server.match.stream import Stream
 from server.tokens import Guest, TokenError, TokenSigner
-from server.ws import origin_allowed
+from server.transport.connection import BATCH_BYTES, CLOSE_NORMAL, CLOSE_SLOW, Connection
+from server.transport.ratelimit import TokenBucket
+from server.transport.ws import origin_allowed
 
 SECRET = b"0123456789abcdef0123456789abcdef"
 

@@ -13,7 +13,7 @@ from rules.versus.events import record_plain
 from rules.versus.inputs import FORFEIT
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import VERSUS_RULES
-from server.runner import (
+from server.netcode.runner import (
     Advance,
     FrameRecord,
     InputApplied,

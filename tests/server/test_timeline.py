@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.timeline import InputTimeline
+from server.netcode.timeline import InputTimeline
 
 LEFT, LEFT_KICK, UP = 0x03, 0x0B, 0x01
 

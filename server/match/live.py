@@ -32,17 +32,18 @@ from protocol.codec import (
 from protocol.errors import ErrorCode
 from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
+from rules.versus.bots import Bot, make_bot, seat_seed
 from rules.versus.match import VersusMatch
 from rules.versus.replay import config_plain
 from rules.versus.replay import record as record_replay
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION
+from rules.versus.view import SeatView
 
-from .bots import SeatBot, make_seat_bot
-from .config import ServerConfig
-from .connection import CLOSE_POLICY, Connection
-from .logs import log_event
-from .runner import Advance, FrameRecord, InputRefused, KeyframeRecord, MatchRunner, RunOutcome
-from .store import MatchRecord
+from ..config import ServerConfig
+from ..logs import log_event
+from ..netcode.runner import Advance, FrameRecord, InputRefused, KeyframeRecord, MatchRunner, RunOutcome
+from ..store.base import MatchRecord
+from ..transport.connection import CLOSE_POLICY, Connection
 from .stream import Stream
 
 log = logging.getLogger("floe.match")
@@ -257,8 +258,8 @@ class LiveMatch:
             self._publish_pending(now)
 
     def _start(self, tick: int, now: float) -> None:
-        bots: dict[int, SeatBot] = {
-            index: make_seat_bot(seat.bot, self.seed ^ (index + 1) * 0x9E3779B1)
+        bots: dict[int, Bot[SeatView]] = {
+            index: make_bot(seat.bot, seat_seed(self.seed, index))
             for index, seat in enumerate(self.seats)
             if seat.bot is not None
         }

@@ -19,8 +19,8 @@ from protocol.errors import ErrorCode
 from protocol.replay_codec import ReplayDecodeError, decode_replay
 from rules.versus.replay import verify
 
-from .config import ServerConfig
-from .logs import log_event
+from ..config import ServerConfig
+from ..logs import log_event
 
 log = logging.getLogger("floe.verify")
 

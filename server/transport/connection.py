@@ -31,7 +31,7 @@ from protocol.codec import encode, error_message
 from protocol.errors import ErrorCode
 from protocol.messages import ServerMessage
 
-from .logs import log_event
+from ..logs import log_event
 
 log = logging.getLogger("floe.connection")
 

@@ -14,9 +14,9 @@ from protocol.errors import ErrorCode
 from protocol.messages import ClientMessage, Hello, Input, InputLate, Join, Leave, Ping, Pong, Watch, Welcome
 from protocol.version import PROTOCOL_VERSION
 
-from .connection import Connection
+from ..tokens import TokenError
+from ..transport.connection import Connection
 from .hub import Hub
-from .tokens import TokenError
 
 
 class Dispatcher:

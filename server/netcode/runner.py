@@ -39,13 +39,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.synctest import DesyncError, describe_difference, state_checksum
+from rules.versus.bots import Bot
 from rules.versus.events import record_plain
 from rules.versus.inputs import FORFEIT, NEUTRAL, is_valid_input
 from rules.versus.match import MatchResult, VersusMatch
+from rules.versus.view import SeatView, frame_actors, keyframe_view
 
-from .bots import SeatBot
 from .timeline import InputTimeline
-from .view import frame_actors, keyframe_view
 
 #: marshal's version 2 writes equal values as equal bytes (no back-references that depend on which
 #: objects happen to be shared), so held snapshots compare by their bytes in SyncTest.
@@ -168,7 +168,7 @@ class MatchRunner:
         self,
         match: VersusMatch,
         settings: RunnerSettings | None = None,
-        bots: Mapping[int, SeatBot] | None = None,
+        bots: Mapping[int, Bot[SeatView]] | None = None,
         keyframe_phase: int = 0,
     ) -> None:
         if match.frame != 0:
@@ -305,7 +305,7 @@ class MatchRunner:
         for seat, bot in self.bots.items():
             timeline = timelines[seat]
             if timeline.known_until <= frame:
-                timeline.tell(frame, bot.decide(match.games[seat], frame))
+                timeline.tell(frame, bot.decide(match.seat_view(seat), frame))
         inputs = tuple(timeline.byte_at(frame) for timeline in timelines)
         predicted = any(timeline.known_until <= frame for timeline in timelines)
         if predicted:

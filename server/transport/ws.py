@@ -25,10 +25,10 @@ from protocol.errors import ErrorCode
 from protocol.messages import Error
 from protocol.session import ServerSession
 
+from ..logs import log_event
+from ..match.dispatch import Dispatcher
+from ..match.hub import Hub
 from .connection import CLOSE_POLICY, Connection
-from .dispatch import Dispatcher
-from .hub import Hub
-from .logs import log_event
 from .native import NativeSocket
 from .ratelimit import TokenBucket
 

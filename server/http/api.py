@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from protocol.codec import error_message, to_plain
 from protocol.errors import ErrorCode
 
-from .hub import Hub, HubError
-from .tokens import Guest, TokenError
+from ..match.hub import Hub, HubError
+from ..tokens import Guest, TokenError
 from .verify import Verifier, VerifyError
 
 MSGPACK = "application/msgpack"

@@ -20,14 +20,14 @@ from typing import Any
 
 from protocol.codec import error_message
 from protocol.errors import ErrorCode
+from rules.versus.bots import BOT_NAMES
 
-from .bots import BOT_NAMES
+from ..config import ServerConfig
+from ..logs import log_event
+from ..store.base import Store
+from ..tokens import Guest, TokenSigner
 from .clock import FrameClock
-from .config import ServerConfig
 from .live import Finished, LiveMatch, Seat
-from .logs import log_event
-from .store import Store
-from .tokens import Guest, TokenSigner
 
 log = logging.getLogger("floe.hub")
 
