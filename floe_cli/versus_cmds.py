@@ -139,7 +139,8 @@ def _seat_names(bots: list[str], given: str | None) -> list[str]:
 
 def _cmd_match(args: argparse.Namespace) -> int:
     from protocol.replay_codec import encode_replay
-    from rules.versus.replay import record
+    from rules.replay import record
+    from rules.versus.ruleset import PENGO_VERSUS
 
     out: TextIO = args.stdout
     bot_names = [name.strip() for name in args.bots.split(",")]
@@ -183,7 +184,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
               f"sent {flow.packets_sent} packets / {flow.units_sent} units; "
               f"received {flow.packets_received} / {flow.units_received}; landed {flow.units_landed} units "
               f"({landed})", file=out)
-    replay = record(match)
+    replay = record(match, PENGO_VERSUS)
     print(f"log hash: {match.log_hash}", file=out)
     if args.out is not None:
         data = encode_replay(replay)
@@ -209,7 +210,7 @@ def _progress(items: Sequence[T], enabled: bool) -> Iterator[T]:
 def verify_file(path: Path, max_bytes: int, max_frames: int) -> tuple[bool, str]:
     """Read, decode and verify one replay file: (ok, a one-line description)."""
     from protocol.replay_codec import ReplayDecodeError, decode_replay
-    from rules.versus.replay import verify
+    from rules.replay import verify
 
     try:
         size = path.stat().st_size
@@ -360,7 +361,7 @@ def _positive_int(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `match`, `verify` and `rules` to the `floe` parser's subcommands."""
     from protocol.replay_codec import MAX_REPLAY_BYTES
-    from rules.versus.replay import MAX_REPLAY_FRAMES
+    from rules.replay import MAX_REPLAY_FRAMES
 
     match = subparsers.add_parser("match", help="run a headless versus match between bots; write its replay")
     match.add_argument("--bots", default="random,random",

@@ -17,7 +17,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.replay_codec import ReplayDecodeError, decode_replay
-from rules.versus.replay import verify
+from rules.replay import verify
 
 from ..config import ServerConfig
 from ..logs import log_event

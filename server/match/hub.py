@@ -20,7 +20,6 @@ from typing import Any
 
 from protocol.codec import error_message
 from protocol.errors import ErrorCode
-from rules.versus.bots import BOT_NAMES
 
 from ..config import ServerConfig
 from ..logs import log_event
@@ -178,8 +177,7 @@ class Hub:
 
     def create_bot_match(self, guest: Guest, bot: str) -> LiveMatch:
         """A match against a server-side bot; it starts when the guest connects."""
-        if bot not in BOT_NAMES:
-            raise HubError(ErrorCode.MALFORMED, f"bot must be one of {BOT_NAMES}, got {bot!r}", 422)
+        self._check_bot(bot)
         live = self._new_match([Seat(guest.name, guest=guest.id), Seat(f"{bot}-bot", bot=bot)])
         log_event(log, logging.INFO, "room.bot", match=live.id, guest=guest.id, bot=bot)
         return live
@@ -187,9 +185,13 @@ class Hub:
     def create_bot_duel(self, first: str, second: str) -> LiveMatch:
         """A match of two server-side bots (starts at once; used to watch bots and by the SyncTest tests)."""
         for bot in (first, second):
-            if bot not in BOT_NAMES:
-                raise HubError(ErrorCode.MALFORMED, f"bot must be one of {BOT_NAMES}, got {bot!r}", 422)
+            self._check_bot(bot)
         return self._new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)])
+
+    def _check_bot(self, bot: str) -> None:
+        names = self.config.ruleset.bot_names
+        if bot not in names:
+            raise HubError(ErrorCode.MALFORMED, f"bot must be one of {names}, got {bot!r}", 422)
 
     # ---- reading -----------------------------------------------------------------------------------------
 

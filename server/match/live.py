@@ -32,12 +32,8 @@ from protocol.codec import (
 from protocol.errors import ErrorCode
 from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
-from rules.versus.bots import Bot, make_bot, seat_seed
-from rules.versus.match import VersusMatch
-from rules.versus.replay import config_plain
-from rules.versus.replay import record as record_replay
-from rules.versus.tables import RULESET_NAME, RULESET_VERSION
-from rules.versus.view import SeatView
+from rules.replay import record as record_replay
+from rules.ruleset import Bot, seat_seed
 
 from ..config import ServerConfig
 from ..logs import log_event
@@ -158,9 +154,9 @@ class LiveMatch:
             seats=[s.name for s in self.seats],
             bots=[s.bot for s in self.seats],
             seed=self.seed,
-            config=config_plain(self.config.match_config),
-            ruleset=RULESET_NAME,
-            ruleset_version=RULESET_VERSION,
+            config=self.config.ruleset.config_plain(self.config.match_config),
+            ruleset=self.config.ruleset.name,
+            ruleset_version=self.config.ruleset.version,
             state=self.state,
             head=stream.head,
             keyframe_every=self.config.runner.keyframe_every,
@@ -258,13 +254,14 @@ class LiveMatch:
             self._publish_pending(now)
 
     def _start(self, tick: int, now: float) -> None:
-        bots: dict[int, Bot[SeatView]] = {
-            index: make_bot(seat.bot, seat_seed(self.seed, index))
+        ruleset = self.config.ruleset
+        bots: dict[int, Bot[Any]] = {
+            index: ruleset.make_bot(seat.bot, seat_seed(self.seed, index))
             for index, seat in enumerate(self.seats)
             if seat.bot is not None
         }
-        match = VersusMatch(self.config.match_config, self.seed, [seat.name for seat in self.seats])
-        self.runner = MatchRunner(match, self.config.runner, bots, keyframe_phase=self.seed)
+        match = ruleset.new_match(self.config.match_config, self.seed, [seat.name for seat in self.seats])
+        self.runner = MatchRunner(match, ruleset.inputs, self.config.runner, bots, keyframe_phase=self.seed)
         self.start_tick = tick
         self.started_at = now
         self.state = "running"
@@ -364,7 +361,7 @@ class LiveMatch:
         self.state = "over"
         self.ended_at = now
         self.result = runner.result.plain()
-        replay = encode_replay(record_replay(runner.match))
+        replay = encode_replay(record_replay(runner.match, self.config.ruleset))
         self._end_streams(self.result, self.id)
         log_event(
             log,

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.messages import InputLate
+from rules.replay import Replay, input_rows
 from rules.versus.events import record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.replay import Replay, config_from_plain, input_rows
+from rules.versus.ruleset import config_from_plain
 
 #: Every timeout in the networked tests is a multiple of this (raise it on a slow machine).
 UNIT = float(os.environ.get("FLOE_TEST_TIMEOUT_UNIT", "1"))

@@ -9,7 +9,7 @@ import pytest
 
 from protocol.codec import decode_server_messages, encode
 from protocol.messages import Error, Rewind
-from rules.versus.replay import verify
+from rules.replay import verify
 from server import botclient
 from server.app import create_app
 from server.embed import RunningServer, running_server

@@ -11,10 +11,11 @@ import websockets
 
 from protocol.client import ClientSession
 from protocol.messages import Frame, Resync
+from rules.replay import verify
 from rules.synctest import state_checksum
 from rules.versus.inputs import encode_input
 from rules.versus.match import VersusMatch
-from rules.versus.replay import config_from_plain, verify
+from rules.versus.ruleset import config_from_plain
 from server import botclient
 from tests.server.conftest import StartServer, fast_config
 from tests.server.helpers import UNIT, plain, replay_log

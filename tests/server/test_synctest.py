@@ -9,6 +9,7 @@ import pytest
 
 from rules.synctest import DesyncError, run_synctest
 from rules.versus.bots import make_bot
+from rules.versus.inputs import INPUTS
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import VERSUS_RULES
 from server.netcode.runner import MatchRunner, RunnerSettings
@@ -18,7 +19,7 @@ CONFIG = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=2400))
 
 def bot_runner(seed: int, settings: RunnerSettings, match: VersusMatch | None = None) -> MatchRunner:
     bots = {0: make_bot("competent", seed), 1: make_bot("lazy", seed + 1)}
-    return MatchRunner(match or VersusMatch(CONFIG, seed, 2), settings, bots)
+    return MatchRunner(match or VersusMatch(CONFIG, seed, 2), INPUTS, settings, bots)
 
 
 def test_long_bot_match_survives_synctest() -> None:
