@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.messages import InputLate
+from rules.registry import lookup
 from rules.replay import Replay, input_rows
-from rules.versus.events import record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.ruleset import config_from_plain
 
 #: Every timeout in the networked tests is a multiple of this (raise it on a slow machine).
 UNIT = float(os.environ.get("FLOE_TEST_TIMEOUT_UNIT", "1"))
@@ -71,12 +70,10 @@ def straight_run(config: VersusConfig, seed: int, seats: int, rows: Sequence[Seq
 
 
 def replay_log(replay: Replay) -> dict[int, list[dict[str, Any]]]:
-    """Re-simulate a replay from its move lists: frame → that frame's records as plain data."""
-    match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
-    return {
-        frame: [record_plain(r) for r in match.step(inputs)]
-        for frame, inputs in enumerate(input_rows(replay))
-    }
+    """Re-simulate a replay (of any registered ruleset) from its move lists: frame → its plain records."""
+    ruleset = lookup(replay.ruleset, replay.ruleset_version)
+    match = ruleset.new_match(ruleset.config_from_plain(replay.config), replay.seed, replay.seats)
+    return {frame: match.records_plain(match.step(inputs)) for frame, inputs in enumerate(input_rows(replay))}
 
 
 def plain(value: Any) -> Any:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from protocol.codec import decode_server, decode_server_messages, encode
 from protocol.messages import Error, Rewind
+from rules.versus.match import VersusConfig
+from rules.versus.tables import VERSUS_RULES
+from server.config import ServerConfig
 from server.match.stream import Stream
 from server.tokens import Guest, TokenError, TokenSigner
 from server.transport.connection import BATCH_BYTES, CLOSE_NORMAL, CLOSE_SLOW, Connection
@@ -137,3 +141,12 @@ def test_origin_check() -> None:
     assert origin_allowed(None, allowed) and origin_allowed("http://localhost:8000/", allowed)
     assert not origin_allowed("http://evil.example", allowed)
     assert origin_allowed("http://anything", ("*",))
+
+
+def test_with_time_limit_keeps_every_other_rule() -> None:
+    """ServerConfig.with_time_limit changes the time limit and nothing else: 50 lives stay 50."""
+    rules = replace(VERSUS_RULES, lives=50, attack=replace(VERSUS_RULES.attack, fuse_frames=77))
+    config = ServerConfig(match_config=VersusConfig(rules=rules, difficulty="normal")).with_time_limit(5)
+    assert config.match_config.rules.time_limit_frames == 300
+    assert config.match_config.rules.lives == 50 and config.match_config.rules.attack.fuse_frames == 77
+    assert config.match_config.difficulty == "normal"
