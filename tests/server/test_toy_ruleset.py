@@ -31,6 +31,7 @@ from tests.server.helpers import UNIT, plain, replay_log
 from tests.server.test_match_network import fetch_replay, open_room
 from tests.toy.ruleset import LEFT, RIGHT, TOY_RACE, RaceConfig
 
+
 @pytest.fixture(autouse=True)
 def toy_registered() -> Iterator[None]:
     """toy-race is registered while these tests run (verification finds rulesets in the registry)."""
