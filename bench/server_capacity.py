@@ -255,7 +255,7 @@ async def measure(
         while hub.stats()["running"] < matches and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         await asyncio.sleep(max(0.0, warmup - 2))
-        clock = hub.clock
+        clock = hub.frame_clock
         clock.lateness.clear()
         missed, busy, frames = clock.missed, clock.busy, hub.frames_simulated
         streams = [(live.players, live.spectators) for live in hub.matches.values()]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from protocol.messages import InputLate
@@ -14,6 +16,20 @@ from rules.versus.match import VersusConfig, VersusMatch
 
 #: Every timeout in the networked tests is a multiple of this (raise it on a slow machine).
 UNIT = float(os.environ.get("FLOE_TEST_TIMEOUT_UNIT", "1"))
+
+
+#: How often `until` looks at the server's state (seconds).
+POLL = 0.005
+
+
+async def until(condition: Callable[[], bool], timeout: float, what: str = "the condition") -> None:
+    """Wait until `condition()` holds, looking at the server's state (in this process) every POLL
+    seconds: the one way the networked tests wait for something the server does."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not hold within {timeout:g} s")
+        await asyncio.sleep(POLL)
 
 
 def bytes_per_frame(told: Sequence[tuple[int, int]], frames: int) -> list[int]:

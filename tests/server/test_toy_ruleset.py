@@ -27,7 +27,7 @@ from server.config import ServerConfig
 from server.embed import RunningServer
 from server.netcode.runner import FrameRecord, MatchRunner, RunnerSettings
 from tests.server.conftest import StartServer, fast_config
-from tests.server.helpers import UNIT, plain, replay_log
+from tests.server.helpers import UNIT, plain, replay_log, until
 from tests.server.test_match_network import fetch_replay, open_room
 from tests.toy.ruleset import LEFT, RIGHT, TOY_RACE, RaceConfig
 
@@ -66,14 +66,6 @@ async def walk(ws_url: str, session: ClientSession, match_id: str, drop_at: int 
                 return
 
 
-async def until(condition: object, timeout: float) -> None:
-    """Wait (polling the server's state in this process) until `condition()` holds."""
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "the condition never held"
-        await asyncio.sleep(0.01)
-
-
 @pytest.mark.asyncio
 async def test_the_toy_ruleset_plays_a_match_end_to_end(start_server: StartServer) -> None:
     """Two players (one drops and resumes), a spectator, the replay verified locally and by the server."""
@@ -85,7 +77,7 @@ async def test_the_toy_ruleset_plays_a_match_end_to_end(start_server: StartServe
     session = ClientSession(first, client="toy-walker")
     await asyncio.wait_for(walk(server.ws_url, session, match_id, drop_at=60), 30 * UNIT)
     live = hub.matches[match_id]
-    await until(lambda: live.seats[0].connection is None, 10 * UNIT)  # the server saw the drop
+    await until(lambda: live.seats[0].connection is None, 10 * UNIT, "the server seeing the drop")
     await asyncio.wait_for(walk(server.ws_url, session, match_id, drop_at=None), 60 * UNIT)
     run = await asyncio.wait_for(bot, 30 * UNIT)
     spectator = await asyncio.wait_for(watcher, 30 * UNIT)
