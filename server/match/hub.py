@@ -19,6 +19,7 @@ from typing import Any
 
 from protocol.codec import error_message
 from protocol.errors import ErrorCode
+from protocol.messages import MatchState
 
 from ..config import ServerConfig
 from ..errors import ServerError
@@ -172,7 +173,7 @@ class Hub:
             raise ServerError(ErrorCode.NO_SUCH_MATCH, f"no room {match_id!r}", 404)
         seat = live.take_seat(guest.id, guest.name)
         if seat is None:
-            if live.state != "waiting":
+            if live.state != MatchState.WAITING:
                 raise ServerError(ErrorCode.MATCH_OVER, "the room has already started or ended", 409)
             raise ServerError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
         log_event(log, logging.INFO, "room.join", match=live.id, guest=guest.id, seat=seat)
@@ -200,12 +201,13 @@ class Hub:
 
     def live_list(self) -> list[dict[str, Any]]:
         """Matches waiting or running, newest first."""
-        entries = [live.summary() for live in self.matches.values() if live.state in ("waiting", "running")]
+        listed = (MatchState.WAITING, MatchState.RUNNING)
+        entries = [live.summary() for live in self.matches.values() if live.state in listed]
         return sorted(entries, key=lambda entry: entry["created"], reverse=True)
 
     def stats(self) -> dict[str, Any]:
         """Numbers for /health and the benchmark."""
-        running = [live for live in self.matches.values() if live.state == "running"]
+        running = [live for live in self.matches.values() if live.state == MatchState.RUNNING]
         return {
             "matches": len(self.matches),
             "running": len(running),

@@ -103,7 +103,7 @@ class LiveMatch:
         self.created = now
         #: Wall-clock creation time (unix seconds), for listings and records.
         self.created_wall = created_wall
-        self.state: MatchState = "waiting"
+        self.state = MatchState.WAITING
         self.players: Stream[Outbox] = Stream(config.history)
         self.spectators: Stream[Outbox] = Stream(config.history)
         self.runner: MatchRunner | None = None
@@ -135,7 +135,7 @@ class LiveMatch:
         held = self.seat_of(guest_id)
         if held is not None:
             return held
-        if self.state != "waiting":
+        if self.state != MatchState.WAITING:
             return None
         for index, seat in enumerate(self.seats):
             if not seat.taken:
@@ -201,7 +201,7 @@ class LiveMatch:
             seat = self.seats[session.seat]
             if seat.connection is session:
                 seat.connection, seat.dropped_at = None, now
-                if self.runner is not None and self.state == "running":
+                if self.runner is not None and self.state == MatchState.RUNNING:
                     self.runner.hold_neutral(session.seat)
                 log_event(log, logging.INFO, "match.drop", match=self.id, seat=session.seat)
                 self._broadcast_status()
@@ -214,11 +214,11 @@ class LiveMatch:
         """
         seat = session.seat
         if seat is not None and not session.spectator:
-            if self.state == "running" and self.runner is not None:
+            if self.state == MatchState.RUNNING and self.runner is not None:
                 self.runner.forfeit(seat)
                 log_event(log, logging.INFO, "match.forfeit", match=self.id, seat=seat, why="left")
                 return
-            if self.state == "waiting":
+            if self.state == MatchState.WAITING:
                 self.cancel(now, "a player left")
         self.detach(session, now)
 
@@ -230,13 +230,13 @@ class LiveMatch:
 
     def tick(self, tick: int, now: float) -> None:
         """Advance to the schedule's frame, publish what happened, and enforce the grace periods."""
-        if self.state == "waiting":
+        if self.state == MatchState.WAITING:
             if all(s.taken and (s.bot is not None or s.connected_once) for s in self.seats):
                 self._start(tick, now)
             elif now - self.created > self.config.room_timeout:
                 self.cancel(now, "the room timed out")
             return
-        if self.state != "running" or self.runner is None:
+        if self.state != MatchState.RUNNING or self.runner is None:
             return
         for index, seat in enumerate(self.seats):
             if seat.dropped_at is not None and now - seat.dropped_at > self.config.reconnect_grace:
@@ -265,7 +265,7 @@ class LiveMatch:
         self.runner = MatchRunner(match, ruleset.inputs, self.config.runner, bots, keyframe_phase=self.seed)
         self.start_tick = tick
         self.started_at = now
-        self.state = "running"
+        self.state = MatchState.RUNNING
         for index, seat in enumerate(self.seats):
             if seat.bot is None and seat.connection is None:
                 seat.dropped_at = seat.dropped_at or now
@@ -357,7 +357,7 @@ class LiveMatch:
     def _finish(self, now: float) -> None:
         runner = self.runner
         assert runner is not None and runner.result is not None
-        self.state = "over"
+        self.state = MatchState.OVER
         self.ended_at = now
         self.result = runner.result.plain()
         replay = encode_replay(record_replay(runner.match, self.config.ruleset))
@@ -375,17 +375,17 @@ class LiveMatch:
             bytes_players=self.players.bytes_published,
             bytes_spectators=self.spectators.bytes_published,
         )
-        self._on_finished(Finished(self._record("over", now), replay))
+        self._on_finished(Finished(self._record(MatchState.OVER, now), replay))
 
     def cancel(self, now: float, why: str) -> None:
         """End without a result (a room that never started, or a match the server failed)."""
-        if self.state not in ("waiting", "running"):
+        if self.state not in (MatchState.WAITING, MatchState.RUNNING):
             return
-        self.state = "cancelled"
+        self.state = MatchState.CANCELLED
         self.ended_at = now
         self._end_streams(None, None)
         log_event(log, logging.INFO, "match.cancelled", match=self.id, why=why)
-        self._on_finished(Finished(self._record("cancelled", now), None))
+        self._on_finished(Finished(self._record(MatchState.CANCELLED, now), None))
 
     def _end_streams(self, result: dict[str, Any] | None, replay: str | None) -> None:
         for stream in (self.players, self.spectators):
@@ -395,7 +395,7 @@ class LiveMatch:
                 self._over[stream] = missed[-1]
         self._broadcast_status()
 
-    def _record(self, outcome: str, now: float) -> MatchRecord:
+    def _record(self, outcome: MatchState, now: float) -> MatchRecord:
         frames = self.runner.match.frame if self.runner is not None else 0
         return MatchRecord(
             id=self.id,
@@ -403,7 +403,7 @@ class LiveMatch:
             guests=tuple(s.guest for s in self.seats),
             outcome=outcome,
             result=self.result,
-            replay=self.id if outcome == "over" else None,
+            replay=self.id if outcome is MatchState.OVER else None,
             created=self.created_wall,
             ended=self.created_wall + (now - self.created),
             frames=frames,
@@ -424,15 +424,15 @@ class LiveMatch:
 
     def tell_inputs(self, seat: int, frame: int, values: Sequence[int]) -> RunOutcome:
         """A player's run of inputs from `frame` on; refused before the start and after the end."""
-        if self.runner is None or self.state == "waiting":
+        if self.runner is None or self.state == MatchState.WAITING:
             return RunOutcome(refused=InputRefused(ErrorCode.NOT_STARTED.value, "the match has not started"))
-        if self.state != "running":
+        if self.state != MatchState.RUNNING:
             return RunOutcome(refused=InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended"))
         return self.runner.tell_inputs(seat, frame, values)
 
     def current_frame(self) -> int:
         """The schedule's frame (-1 before the start): what a pong tells."""
-        return self.runner.now if self.runner is not None and self.state == "running" else -1
+        return self.runner.now if self.runner is not None and self.state == MatchState.RUNNING else -1
 
     def summary(self) -> dict[str, Any]:
         """The live list's entry."""
