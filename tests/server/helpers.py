@@ -11,7 +11,7 @@ from typing import Any
 from protocol.messages import InputLate
 from rules.registry import lookup
 from rules.replay import Replay, input_rows
-from rules.versus.inputs import KICK_BIT, NEUTRAL
+from rules.versus.inputs import NEUTRAL, held
 from rules.versus.match import VersusConfig, VersusMatch
 
 #: Every timeout in the networked tests is a multiple of this (raise it on a slow machine).
@@ -36,13 +36,13 @@ def bytes_per_frame(told: Sequence[tuple[int, int]], frames: int) -> list[int]:
     """A seat's byte on each frame given what it told: the told byte, else the held one (kick dropped)."""
     by_frame = dict(told)
     out: list[int] = []
-    held = NEUTRAL
+    kept = NEUTRAL
     for frame in range(frames):
         if frame in by_frame:
             out.append(by_frame[frame])
-            held = by_frame[frame] & ~KICK_BIT
+            kept = held(by_frame[frame])
         else:
-            out.append(held)
+            out.append(kept)
     return out
 
 
