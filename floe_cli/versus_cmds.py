@@ -109,11 +109,12 @@ def play_match(
 ) -> tuple[VersusMatch, list[Record]]:
     """Run a match to its end with one bot per seat; returns the match and its versus records."""
     match = VersusMatch(config, seed, names)
-    seats = range(match.seats)
     kept: list[Record] = []
     while match.result is None:
         frame = match.frame
-        row = [bots[s].decide(match.seat_view(s), frame) if match.alive[s] else NEUTRAL for s in seats]
+        row = [
+            bots[seat.index].decide(seat.view, frame) if seat.alive else NEUTRAL for seat in match.seat_states
+        ]
         records = match.step(row)
         if on_frame is not None:
             on_frame(frame, records)

@@ -213,6 +213,7 @@ def _plain_with(path: str, value: Any) -> dict[str, Any]:
     ("result/scores", [1], "result.scores"),
     ("result/scores/1", -5, r"result.scores\[1\]"),
     ("result/reason", "", "result.reason"),
+    ("result/reason", "victory", "result.reason"),
     ("result/frame", 1.5, "result.frame"),
     ("result/extra", 1, "result.extra: unknown field"),
     ("result/frame", _DELETE, "result.frame: missing"),
