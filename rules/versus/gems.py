@@ -20,6 +20,8 @@ COUNTER_GEM = KickMaterial(
 )
 #: What a counter gem thaws into (and what garbage is): the board's ordinary ice.
 ICE = "ice"
+#: The due frame of no gem: later than any match runs (a frame count, not a rule).
+NO_GEM_DUE = 1 << 62
 
 
 class Gem(NamedTuple):
@@ -45,6 +47,11 @@ class GemCounting(NamedTuple):
 def new_gem(block: int, frame: int, table: AttackTable) -> Gem:
     """A gem landed on `frame` in block `block`: it shows gem_count and steps gem_step_frames later."""
     return Gem(block, table.gem_count, frame + table.gem_step_frames)
+
+
+def next_gem_due(gems: tuple[Gem, ...]) -> int:
+    """The frame on which the first of `gems` is due (NO_GEM_DUE for none): no count happens before it."""
+    return min((gem.due for gem in gems), default=NO_GEM_DUE)
 
 
 def count_gems(

@@ -155,7 +155,6 @@ class VersusMatch:
         records: list[Record] = []
         frame = self.frame
         seat_states = self.seat_states
-        table = self.rules.attack
         just_out: list[int] = []
         for seat, value, seat_input in zip(seat_states, inputs, decoded, strict=True):
             if value != seat.last_input:
@@ -180,19 +179,20 @@ class VersusMatch:
             if events:  # most frames are quiet: no records, no attack units
                 index = seat.index
                 records.extend(BoardRecord(index, event) for event in events)
-                units, reasons = attack_units(events, table)
+                units, reasons = attack_units(events, self.rules.attack)
                 if units:
                     self._attack(seat, units, reasons, frame, records)
             if game.level != seat.board_level:
                 seat.board_level = game.level
-                seat.gems = ()
+                if seat.gems:
+                    seat.gems = ()
         for seat in seat_states:
             if seat.alive:
                 pending = seat.pending
                 # A due packet waits while the board is not in play (READY, a death, the clear).
                 if pending and pending[0].lands_at <= frame and seat.game.status == "playing":
                     self._land(seat, frame, records)
-                if seat.gems:
+                if seat.gems_due <= frame:
                     self._count_gems(seat, frame, records)
         for seat in seat_states:
             if seat.alive and seat.game.status == "lost":

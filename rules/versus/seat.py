@@ -13,7 +13,7 @@ from rules.kick.game import KickGame
 from rules.kick.rng import KickRandom
 
 from .attack import Packet
-from .gems import COUNTER_GEM, Gem
+from .gems import COUNTER_GEM, NO_GEM_DUE, Gem, next_gem_due
 from .inputs import NEUTRAL
 from .view import SeatView
 
@@ -33,7 +33,8 @@ class SeatState:
         "pending",
         "last_attack",
         "garbage",
-        "gems",
+        "_gems",
+        "gems_due",
         "board_level",
         "moves",
         "moves_tail",
@@ -57,8 +58,10 @@ class SeatState:
         self.last_attack: int | None = None
         #: The state of the seat's garbage stream (Pengo's generator), which picks where landings go.
         self.garbage = KickRandom(garbage_seed).state
-        #: The counter gems on the seat's board (a new level's board has none).
-        self.gems: tuple[Gem, ...] = ()
+        self._gems: tuple[Gem, ...] = ()
+        #: The frame the first of the gems is due on (gems.next_gem_due), kept by the `gems` setter so
+        #: that step() tests one int on the frames (most of them) when no gem steps.
+        self.gems_due = NO_GEM_DUE
         #: The level the gems belong to: a change of level clears them.
         self.board_level = game.level
         #: The move list, in two parts: the frozen part is an immutable tuple that snapshots share
@@ -69,6 +72,16 @@ class SeatState:
         self.moves_tail: list[Move] = []
         #: The input byte of the last frame (a move is recorded when it changes).
         self.last_input = NEUTRAL
+
+    @property
+    def gems(self) -> tuple[Gem, ...]:
+        """The counter gems on the seat's board, in landing order (a new level's board has none)."""
+        return self._gems
+
+    @gems.setter
+    def gems(self, gems: tuple[Gem, ...]) -> None:
+        self._gems = gems
+        self.gems_due = next_gem_due(gems)
 
     def gem_standing(self, block: int) -> bool:
         """Is block `block` still a counter gem on the board (not gone, not thawed)?"""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.versus.gems import Gem, GemCounting, count_gems, new_gem
+from rules.versus.gems import NO_GEM_DUE, Gem, GemCounting, count_gems, new_gem, next_gem_due
 from rules.versus.tables import VERSUS_RULES
 
 ATTACK = VERSUS_RULES.attack
@@ -67,3 +67,9 @@ def test_only_due_standing_gems_step_and_each_by_one(
         if gem.due > frame or (gem.block not in gone and gem.countdown > 1)
     ]
     assert counting.gems == tuple(expected)
+
+
+def test_the_next_due_frame_is_the_earliest_gem_s() -> None:
+    """next_gem_due is the smallest due frame of the gems, or NO_GEM_DUE when there is none."""
+    assert next_gem_due((Gem(1, 3, 240), Gem(2, 4, 170), Gem(3, 4, 170))) == 170
+    assert next_gem_due(()) == NO_GEM_DUE > 10**12
