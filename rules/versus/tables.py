@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: Versus frames per second: one frame is 13 of the arcade's 780 main-loop passes per second.
 FRAME_HZ = 60
 
 
@@ -75,6 +76,7 @@ NUISANCE_EGGS_PER_UNIT = 1
 
 #: The default ruleset.
 VERSUS_RULES = VersusRules()
-#: The name and version pinned in replays: a rule change that alters outcomes bumps the version.
+#: The name pinned in replays.
 RULESET_NAME = "pengo-versus"
+#: The version pinned in replays: a rule change that alters outcomes bumps it.
 RULESET_VERSION = 1
