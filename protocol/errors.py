@@ -62,6 +62,12 @@ class ErrorCode(enum.StrEnum):
     ROOM_FULL = "room-full"
     """Every seat of the room is taken."""
 
+    ALREADY_PLAYING = "already-playing"
+    """The guest (or the room's creator) already holds a seat in a live match: one at a time."""
+
+    TOO_MANY_ROOMS = "too-many-rooms"
+    """The guest already has as many open rooms as a guest may (HTTP)."""
+
     RATE_LIMITED = "rate-limited"
     """Messages came faster than the connection's token bucket allows; the excess was dropped."""
 

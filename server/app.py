@@ -16,13 +16,14 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from protocol.codec import error_message, to_plain
 from protocol.errors import ErrorCode
 
 from .config import ServerConfig
 from .errors import ServerError
 from .http.api import build_router
+from .http.bodylimit import BodyLimit
 from .http.verify import Verifier
 from .logs import log_event
 from .match.dispatch import Dispatcher
@@ -51,6 +52,12 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 1000)
 
 
+def respond(error: ServerError) -> JSONResponse:
+    """A refusal in the server's one error shape, with Retry-After when the error has a hint."""
+    headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
+    return JSONResponse(error.plain(), status_code=error.status, headers=headers)
+
+
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
     """The app with its hub (reachable as `app.state.hub` for tests and stats)."""
     config = config or ServerConfig()
@@ -74,23 +81,32 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.state.hub = hub
     app.include_router(build_router(hub, verifier))
 
+    app.add_middleware(
+        BodyLimit,
+        default_bytes=config.http_body_bytes,
+        upload_bytes={"/api/replays/verify": config.verify_max_bytes},
+    )
+
     @app.exception_handler(ServerError)
     async def refused(_: Request, error: ServerError) -> JSONResponse:
-        headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
-        return JSONResponse(error.plain(), status_code=error.status, headers=headers)
+        return respond(error)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(part) for part in first.get("loc", ()))
-        body = to_plain(error_message(ErrorCode.MALFORMED, f"{where}: {first.get('msg', 'invalid request')}"))
-        return JSONResponse(body, status_code=422)
+        message = f"{where}: {first.get('msg', 'invalid request')}"
+        return respond(ServerError(ErrorCode.MALFORMED, message, 422))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_refusal(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        code = ErrorCode.NOT_FOUND if error.status_code == 404 else ErrorCode.MALFORMED
+        return respond(ServerError(code, str(error.detail), error.status_code))
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, error: Exception) -> JSONResponse:
         log_event(log, logging.ERROR, "http.failed", error=f"{type(error).__name__}: {error}")
-        body = to_plain(error_message(ErrorCode.INTERNAL, "the server failed on this request"))
-        return JSONResponse(body, status_code=500)
+        return respond(ServerError(ErrorCode.INTERNAL, "the server failed on this request", 500))
 
     @app.websocket("/ws")
     async def websocket(websocket: WebSocket) -> None:

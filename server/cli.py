@@ -3,7 +3,8 @@
     floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…]
 
 `register(subparsers)` adds the subcommand; `run(args)` serves until interrupted and returns the exit
-status. The token secret comes from FLOE_SECRET (else a per-process one); allowed websocket origins
+status. The token secret comes from FLOE_SECRET (at least 16 bytes; without it a per-process one,
+with a warning: tokens then die with the process); allowed websocket origins
 from FLOE_ORIGINS (comma-separated; "*" allows any).
 """
 
@@ -17,7 +18,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from .config import ServerConfig
+from .config import ConfigError, ServerConfig
 
 ORIGINS_ENV = "FLOE_ORIGINS"
 
@@ -67,10 +68,13 @@ def run(args: argparse.Namespace) -> int:
     from .logs import setup_logging
 
     setup_logging()
-    config = config_from_env(args.host, args.port)
-    server = uvicorn.Server(
-        uvicorn_config(create_app(config), args.host, args.port, config, log_level="info")
-    )
+    try:
+        config = config_from_env(args.host, args.port)
+        app = create_app(config)
+    except ConfigError as error:
+        print(f"floe serve: {error}", file=sys.stderr)
+        return 2
+    server = uvicorn.Server(uvicorn_config(app, args.host, args.port, config, log_level="info"))
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(server.serve())
     return 0

@@ -14,7 +14,7 @@ from rules.versus.tables import FRAME_HZ
 
 from .netcode.runner import RunnerSettings
 
-#: The environment variable holding the token secret (any string); without it each process makes one.
+#: The environment variable holding the token secret (at least MIN_SECRET_BYTES bytes of UTF-8).
 SECRET_ENV = "FLOE_SECRET"
 
 DEFAULT_ORIGINS = (
@@ -26,10 +26,60 @@ DEFAULT_ORIGINS = (
 )
 
 
-def secret_from_env() -> bytes:
-    """The token secret: FLOE_SECRET when set, else 32 random bytes (tokens then die with the process)."""
+#: The shortest token secret the server takes.
+MIN_SECRET_BYTES = 16
+
+
+class ConfigError(ValueError):
+    """A setting the server refuses to start with."""
+
+
+def secret_from_env() -> bytes | None:
+    """FLOE_SECRET as bytes, or None when it is not set; ConfigError when it is set but too short
+    (an empty one included: it must not silently mean a random secret)."""
     value = os.environ.get(SECRET_ENV)
-    return value.encode("utf-8") if value else secrets.token_bytes(32)
+    if value is None:
+        return None
+    secret = value.encode("utf-8")
+    if len(secret) < MIN_SECRET_BYTES:
+        raise ConfigError(f"{SECRET_ENV} must be at least {MIN_SECRET_BYTES} bytes, got {len(secret)}")
+    return secret
+
+
+def token_secret(configured: bytes | None, shared_store: bool) -> tuple[bytes, str]:
+    """The secret to sign tokens with, and where it came from ("configured" or "random").
+
+    A random secret is made only for the embedded store (tokens then die with the process, which is
+    what one process on its own store means); a store shared by several processes needs every one
+    of them to sign alike, so it refuses to start without a configured secret.
+    """
+    if configured is not None:
+        if len(configured) < MIN_SECRET_BYTES:
+            raise ConfigError(f"the token secret must be at least {MIN_SECRET_BYTES} bytes")
+        return configured, "configured"
+    if shared_store:
+        raise ConfigError(f"a shared store needs a token secret: set {SECRET_ENV} (at least "
+                          f"{MIN_SECRET_BYTES} bytes, the same on every node)")
+    return secrets.token_bytes(32), "random"
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    """Per-guest and per-address bounds of the lobby (rates are per second; a burst is a bucket's size)."""
+
+    #: Matches with every seat taken that one guest may hold a seat in at once.
+    live_matches_per_guest: int = 1
+    #: Rooms one guest may have waiting for a second player.
+    open_rooms_per_guest: int = 3
+    #: Rooms and bot matches one guest may make: a burst, then this many a second.
+    match_rate_per_guest: float = 0.2
+    match_burst_per_guest: float = 5
+    #: The same per address (several guests behind one address share it).
+    match_rate_per_address: float = 1.0
+    match_burst_per_address: float = 20
+    #: Guests one address may make.
+    guest_rate_per_address: float = 0.2
+    guest_burst_per_address: float = 10
 
 
 @dataclass(frozen=True)
@@ -59,8 +109,13 @@ class ServerConfig:
     send_buffer_bytes: int = 1024 * 1024
     #: Seconds a dropped player may take to come back before the seat forfeits.
     reconnect_grace: float = 30.0
-    #: Seconds a room waits for its players before it is cancelled.
+    #: Seconds a room waits for its players before it is cancelled (from its creation: not renewable).
     room_timeout: float = 300.0
+    #: Per-guest and per-address bounds of the lobby.
+    limits: LimitSettings = field(default_factory=LimitSettings)
+    #: Seconds a seat in a live match counts against its guest at most (a match that never reported
+    #: its end frees its seats then; matches end long before).
+    live_hold: float = 3600.0
     #: Seconds a finished match stays listed for late reconnects before it is forgotten.
     linger: float = 30.0
     #: At most this many frames simulated per match in one tick when the loop fell behind; past it the
@@ -77,14 +132,19 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = DEFAULT_ORIGINS
     #: Live matches (rooms included) one process holds at most.
     max_matches: int = 2000
+    #: The largest request body of the JSON routes (bytes; refused with 413 before it is read).
+    http_body_bytes: int = 16 * 1024
     #: Replay verification: body bound, frame bound, concurrency, wall-time bound, pool kind.
     verify_max_bytes: int = 1024 * 1024
     verify_max_frames: int = 10 * 60 * FRAME_HZ
     verify_concurrency: int = 2
+    #: Of those, how many one client address may hold at once.
+    verify_per_client: int = 1
     verify_timeout: float = 30.0
     verify_pool: str = "process"
-    #: Tokens: the HMAC secret and their lifetime.
-    secret: bytes = field(default_factory=secret_from_env, repr=False)
+    #: Tokens: the HMAC secret (None: FLOE_SECRET's, or a random one for the embedded store, see
+    #: `token_secret`) and their lifetime.
+    secret: bytes | None = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0
     #: Replays and match records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
