@@ -79,6 +79,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     app = FastAPI(title="floe", lifespan=lifespan)
     app.state.hub = hub
+    app.state.verifier = verifier
     app.include_router(build_router(hub, verifier))
 
     app.add_middleware(

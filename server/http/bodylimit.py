@@ -3,8 +3,9 @@
 JSON routes read their whole body before validating it, so an unbounded body costs memory before
 anything can refuse it. This middleware answers 413 `too-large` (the server's one error shape) as
 soon as the declared `Content-Length` is over the route's bound, and cuts off a body sent without one
-(chunked) the moment it passes it: the route sees at most the bound. The bound is `http_body_bytes`
-for every route, or a larger one for the routes that take uploads (`upload_bytes` by path prefix).
+(chunked) the moment it passes it: the route sees at most the bound, then a disconnect. The bound is
+`http_body_bytes` for every route, or a larger one for the routes that take uploads (`upload_bytes`,
+by path prefix).
 """
 
 from __future__ import annotations
@@ -21,10 +22,6 @@ Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-class BodyTooLarge(Exception):
-    """Raised inside the app's receive when a chunked body passes its bound."""
 
 
 class BodyLimit:
@@ -52,27 +49,32 @@ class BodyLimit:
             await _refuse(send, f"body of {declared} bytes is over the limit of {limit}")
             return
         seen = 0
-        started = False
+        started = refused = False
 
         async def bounded_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise BodyTooLarge
+                    # Answer now, and tell the app the client went away (it stops reading; whatever it
+                    # sends after this is dropped).
+                    refused = True
+                    if not started:
+                        await _refuse(send, f"body is over the limit of {limit} bytes")
+                    return {"type": "http.disconnect"}
             return message
 
-        async def tracking_send(message: Message) -> None:
+        async def guarded_send(message: Message) -> None:
             nonlocal started
+            if refused:
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
-        try:
-            await self.app(scope, bounded_receive, tracking_send)
-        except BodyTooLarge:
-            if not started:
-                await _refuse(send, f"body is over the limit of {limit} bytes")
+        await self.app(scope, bounded_receive, guarded_send)
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -82,6 +82,11 @@ class Verifier:
         self._by_client: Counter[str] = Counter()
         self._executor: concurrent.futures.Executor | None = None
 
+    @property
+    def busy(self) -> int:
+        """Slots taken now (a timed-out job's included until its worker is done)."""
+        return self._busy
+
     def _pool(self) -> concurrent.futures.Executor:
         if self._executor is None:  # made on first use: a server that never verifies starts no workers
             workers = self.config.verify_concurrency
