@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -211,22 +212,38 @@ async def test_one_client_cannot_take_every_verification_slot(start_server: Star
         assert (await first).status_code == 200
 
 
-async def test_a_timed_out_job_keeps_its_slot_until_its_worker_is_done(start_server: StartServer) -> None:
+async def test_a_timed_out_job_keeps_its_slot_until_its_worker_is_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A verification past its time bound is answered 504 at once, but its slot stays taken until the
-    worker finishes, so a second one is told busy instead of queueing behind a busy worker."""
-    server = await start_server(abuse_config(verify_concurrency=1, verify_per_client=1, verify_timeout=0.05))
-    slow = finished_replay_bytes(6000)
-    verifier = server.app.state.verifier
-    async with attacker(server) as http:
-        answer = await http.post("/api/replays/verify", content=slow, headers=MSGPACK)
-        assert answer.status_code == 504 and answer.json()["code"] == "timeout"
-        if verifier.busy == 1:  # the worker is still on it
-            busy = await http.post("/api/replays/verify", content=slow, headers=MSGPACK)
-            assert busy.status_code in (429, 503) and busy.json()["code"] in ("rate-limited", "busy")
-        await until(lambda: verifier.busy == 0, 30 * UNIT, "the worker finishing its job")
-    async with bystander(server) as http:
-        again = await http.post("/api/replays/verify", content=finished_replay_bytes(), headers=MSGPACK)
-    assert again.status_code == 200
+    worker finishes, so the next one is told busy instead of queueing behind a busy worker."""
+    from server.errors import ServerError
+    from server.http import verify as verify_module
+
+    release = threading.Event()
+
+    def stuck(data: bytes, max_frames: int) -> dict[str, Any]:
+        release.wait(30 * UNIT)
+        return {"decoded": True, "ok": True, "reason": "ok", "result": None, "frames": 0, "frame": None,
+                "log_hash": None}
+
+    monkeypatch.setattr(verify_module, "verify_bytes", stuck)
+    config = abuse_config(verify_pool="thread", verify_concurrency=1, verify_timeout=0.05)
+    verifier = verify_module.Verifier(config)
+    try:
+        with verifier.slot("127.0.0.2") as held, pytest.raises(ServerError) as timed_out:
+            await verifier.run(held, b"\x80")
+        assert timed_out.value.status == 504 and verifier.busy == 1
+        with pytest.raises(ServerError) as busy, verifier.slot("127.0.0.3"):
+            pass
+        assert busy.value.status == 503 and busy.value.retry_after
+        release.set()
+        await until(lambda: verifier.busy == 0, 10 * UNIT, "the worker finishing its job")
+        with verifier.slot("127.0.0.3") as held:
+            assert (await verifier.run(held, b"\x80"))["ok"] is True
+    finally:
+        release.set()
+        verifier.close()
 
 
 async def test_health_costs_the_loop_a_constant(served: RunningServer) -> None:
