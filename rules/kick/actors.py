@@ -117,21 +117,17 @@ class Enemy:
         "dead_end_count",
         "dead_end_a",
         "dead_end_b",
-        "short_pause",
         "crush_count",
         "carried_by",
         "jump",
         "chewing",
         "score",
-        "enabled",
         "from_map",
-        "stun_cause",
-        "egg_index",
         "dodge_dir",
         "base_den",
     )
 
-    def __init__(self, slot: int, kind: str, brain: str, enabled: bool, facing: Direction) -> None:
+    def __init__(self, slot: int, kind: str, brain: str, facing: Direction) -> None:
         self.slot = slot
         self.id = ""
         self.kind = kind
@@ -152,23 +148,14 @@ class Enemy:
         self.dead_end_count = 0xFF
         self.dead_end_a = -1
         self.dead_end_b = -1
-        self.short_pause = False
         self.crush_count = 0
         self.carried_by: int | None = None
         self.jump = 0
         self.chewing = False
         self.score = 0
-        self.enabled = enabled
         self.from_map = False
-        self.stun_cause = ""
-        self.egg_index = -1
         self.dodge_dir: Direction = facing
         self.base_den = 1  # base period = base_period / base_den passes per pixel
-
-    @property
-    def wake(self) -> int:
-        """The next pass this slot has something to do."""
-        return self.next_move if self.state in (MOVING, STUN_MOVING) else self.due
 
     def plain(self) -> list[Any]:
         return [getattr(self, name) for name in Enemy.__slots__]

@@ -25,35 +25,12 @@ from .config import ConfigError, KickGoal, KickMaterial, check_integer, check_nu
 from .events import BreakStart, Broken, Crack, KickBoardEvent, SlideStart, SlideStep, SlideStop
 from .geometry import CELL_PX, DIRECTIONS, STEP, Cell, Direction
 from .tables import PENGO_LOOP_HZ
+from .timers import passes_for_seconds, period_for_speed, ticks_due
 
 #: Called at each cell centre of a slide with (next cell x, y, block): True stops the block short.
 Obstacle = Callable[[int, int, "Block"], bool]
 #: Called at each cell centre of a slide before the stop check (the session catches enemies here).
 CentreHook = Callable[["Block"], None]
-
-
-def passes_for_seconds(seconds: float) -> int:
-    """Whole passes for a duration in seconds (at least 1 for any positive duration)."""
-    passes = round(seconds * PENGO_LOOP_HZ)
-    return max(1, passes) if seconds > 0 else 0
-
-
-def period_for_speed(cells_per_second: float) -> Fraction:
-    """Passes per pixel for a speed in cells per second, as an exact fraction.
-
-    Speeds made by `pengo_speed(p)` come back as exactly p; other speeds keep their fraction, so an
-    actor at 2.6 cells/s accumulates its sub-pass remainder exactly.
-    """
-    period = Fraction(PENGO_LOOP_HZ, CELL_PX) / Fraction(cells_per_second).limit_denominator(100_000)
-    period = period.limit_denominator(10_000)
-    if abs(period - round(period)) < Fraction(1, 10_000):
-        return Fraction(round(period))
-    return period
-
-
-def next_tick(now: int, length: int) -> int:
-    """The first pass after `now` on which a tick of `length` passes fires."""
-    return (now // length + 1) * length
 
 
 class Motion:
@@ -514,9 +491,7 @@ class KickBoard:
             due = self.break_due()
         passable_at = None
         if passable and self._break_tick is not None and self._passable_ticks is not None:
-            passable_at = (
-                next_tick(self.now, self._break_tick) + (self._passable_ticks - 1) * self._break_tick
-            )
+            passable_at = ticks_due(self.now, self._break_tick, self._passable_ticks)
         block.breaking = Breaking(by, self.now, due, passable_at)
         self.breaking_blocks.append(block)
         self._pending.append(BreakStart(block.id, block.cell, by, block.egg, block.material))
@@ -524,7 +499,7 @@ class KickBoard:
     def break_due(self) -> int:
         """The pass on which a break started now ends."""
         if self._break_tick is not None:
-            return next_tick(self.now, self._break_tick) + (self._break_ticks - 1) * self._break_tick
+            return ticks_due(self.now, self._break_tick, self._break_ticks)
         return self.now + max(1, passes_for_seconds(self.break_seconds))
 
     def break_block(self, x: int, y: int, by: str, rule: Literal["enemy", "any"] = "any") -> bool:

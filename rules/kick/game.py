@@ -51,9 +51,6 @@ from .board import (
     KickBoard,
     KickBoardConfig,
     Motion,
-    next_tick,
-    passes_for_seconds,
-    period_for_speed,
 )
 from .config import KickConfig, KickDifficulty, KickGoal, KickLevel, normalize_config
 from .deal import level_deal_seed
@@ -124,6 +121,7 @@ from .tables import (
     VBLANK_PASSES,
     WRAP,
 )
+from .timers import next_tick, passes_for_seconds, period_for_speed
 
 #: A pressed kick is held for one 1/60 s frame: the arcade samples the button only at centres
 #: ($3F85) and has no kick buffer, so a tap between centres is lost, as on the board.
@@ -471,11 +469,11 @@ class KickGame:
         for index in range(max(active, 0) if egg_kind else 0):
             facing = facings[index] if index < len(facings) else "down"
             assert egg_kind is not None
-            slot = Enemy(index, egg_kind, self.kinds[egg_kind].brain, True, facing)
+            slot = Enemy(index, egg_kind, self.kinds[egg_kind].brain, facing)
             self._reset_slot_mind(slot)
             self.slots.append(slot)
         for kind, _cell in map_enemies:
-            slot = Enemy(len(self.slots), kind, self.kinds[kind].brain, True, "left")
+            slot = Enemy(len(self.slots), kind, self.kinds[kind].brain, "left")
             self._reset_slot_mind(slot)
             slot.from_map = True
             self.slots.append(slot)
@@ -1108,7 +1106,6 @@ class KickGame:
 
     def _stun(self, e: Enemy, cause: str) -> None:
         e.state = STUN_MOVING
-        e.stun_cause = cause
         self._events.append(Stun(e.id, "shake" if cause == "shake" else "line"))
 
     # ---- blocks ----------------------------------------------------------------------------------
