@@ -777,14 +777,9 @@ class KickGame:
         self._enemies.hide_egg(block_id, kind)
 
     def transmute(self, block_id: int, material: str) -> None:
-        """Change a resting block's material (a counter gem thawing into ice)."""
-        block = self.board.blocks.get(block_id)
-        if block is None or block.motion is not None:
-            raise ValueError(f"block {block_id} is not at rest")
-        if material not in self.materials:
-            raise ValueError(f"material: unknown material {material!r}")
+        """Change a resting block's material (a counter gem thawing into ice); ValueError if it cannot."""
         self._freeze_view()
-        block.material = material
+        self.board.set_material(block_id, material)
 
 
 def create_kick_game(config: KickConfig) -> KickGame:

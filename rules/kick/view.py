@@ -204,7 +204,7 @@ def _enemies(game: KickGame) -> dict[str, Any]:
 
 
 def _blocks(game: KickGame) -> dict[str, Any]:
-    return {"blocks": tuple(game.board.state)}
+    return {"blocks": game.board.block_states()}
 
 
 def _goals(game: KickGame) -> dict[str, Any]:
