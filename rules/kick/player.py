@@ -36,12 +36,6 @@ class PlayerRules:
         self._game = game
         self._events = events
         self._enemies = enemies
-        self._config = game.config
-        self._materials = game.materials
-        self._arcade = game.arcade
-
-    def _due(self, arcade_due: int, seconds: float) -> int:
-        return due_after(self._arcade, self._game.now, arcade_due, seconds)
 
     # ---- a life ----------------------------------------------------------------------------------
 
@@ -60,7 +54,7 @@ class PlayerRules:
         if player.state == P_READY and player.due == NEVER:
             self.place()
             now = game.now
-            if self._arcade:
+            if game.arcade:
                 player.due = wraps_due(now, READY_WRAPS)
             else:
                 player.due = now + passes_for_seconds(PLAYER_READY_SECONDS)
@@ -77,7 +71,7 @@ class PlayerRules:
         board = game.board
         chosen = self._respawn_cell()
         block = board.block_at(chosen.x, chosen.y)
-        if block is not None and self._materials[block.material].breaks_when_blocked:
+        if block is not None and game.materials[block.material].breaks_when_blocked:
             board.remove(block.id)
         game.start_cell = chosen
         return chosen
@@ -87,7 +81,7 @@ class PlayerRules:
         the map's start cell or the free cell nearest to it."""
         game = self._game
         board = game.board
-        config = self._config
+        config = game.config
         if config.player.respawn is not None or config.generator is not None:
             candidates = config.player.respawn or tuple(Cell(x, y) for x, y in PENGO_RESPAWN)
             for cell in candidates:
@@ -97,7 +91,7 @@ class PlayerRules:
                 if block is not None and (
                     block.egg is not None
                     or block.breaking is not None
-                    or not self._materials[block.material].breaks_when_blocked
+                    or not game.materials[block.material].breaks_when_blocked
                 ):
                     continue
                 return Cell(cell.x, cell.y)
@@ -120,7 +114,7 @@ class PlayerRules:
 
     def _busy(self) -> bool:
         """A block the player kicked is still sliding (one slide at a time)."""
-        return self._config.one_slide and any(
+        return self._game.config.one_slide and any(
             b.motion is not None and b.motion.by == "player" for b in self._game.board.sliding_blocks
         )
 
@@ -138,13 +132,13 @@ class PlayerRules:
         now = game.now
         if not board.inside(nx, ny):
             self._events.append(Kick(at, facing, "border"))
-            shake_seconds = self._config.wall_shake_seconds
+            shake_seconds = game.config.wall_shake_seconds
             if shake_seconds is None:
                 return False
             self._events.append(Shake(facing))
             player.state = P_SHAKE
             player.shake_side = facing
-            if self._arcade:
+            if game.arcade:
                 player.due = ticks_due(now, T32, BREAK_POSE_T32)
                 player.shake_tests = [ticks_due(now, T32, n) for n in SHAKE_STUN_AT_T32]
             else:
@@ -161,12 +155,14 @@ class PlayerRules:
         if result.kind == "slide":
             game.hits[block.id] = 0
             player.state = P_PUSH
-            player.due = self._due(wraps_due(now, PUSH_POSE_WRAPS), self._config.player.push_seconds)
+            pose = wraps_due(now, PUSH_POSE_WRAPS)
+            player.due = due_after(game.arcade, now, pose, game.config.player.push_seconds)
             return True
         if result.kind == "break" and egg is not None:
             self._enemies.egg_destroyed(block)
         player.state = P_BREAK
-        player.due = self._due(ticks_due(now, T32, BREAK_POSE_T32), self._config.player.break_seconds)
+        pose = ticks_due(now, T32, BREAK_POSE_T32)
+        player.due = due_after(game.arcade, now, pose, game.config.player.break_seconds)
         return True
 
     def shake_test(self) -> None:

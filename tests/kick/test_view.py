@@ -10,16 +10,8 @@ from collections import deque
 import pytest
 
 from floe_cli.players import ScriptedPlayer
-from rules.kick import (
-    IceSlideOptions,
-    KickBlockState,
-    KickConfig,
-    KickGame,
-    KickState,
-    PengoOptions,
-    ice_slide_preset,
-    pengo_preset,
-)
+from rules.kick import KickBlockState, KickConfig, KickGame, KickState
+from rules.kick.presets import IceSlideOptions, PengoOptions, ice_slide_preset, pengo_preset
 from rules.kick.rng import KickRandom
 from rules.kick.view import FIELDS, LazyKickState, build_state
 
