@@ -11,9 +11,10 @@ each round, so that the machine's drift between rounds touches both alike. `--wo
 each tree's own module (the server bench: each tree's server under each tree's bench);
 `--workload new` runs the new tree's module file against the old tree's packages (the same
 workload code measuring two engines). The metric is the first group of a regular expression matched
-against the command's output (the last match counts; thousands separators are dropped). Printed: every round's two values and their
-ratio (new/old for a cost, old/new for a speed: above 1 is slower either way), then the median
-ratio and its spread (lowest and highest). The verdict "no slower" is a median ratio ≤ 1.05.
+against the command's output (the last match counts; thousands separators are dropped). Printed:
+every round's two values and their ratio (new/old for a cost, old/new for a speed: above 1 is
+slower either way), then the median ratio and its spread (lowest and highest). The verdict "no
+slower" is a median ratio ≤ 1.05.
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@ It plays one 3-minute 1 v 1 match with the bots (competent vs competent by defau
 `floe match` seats them), taking the first seed from `--seed` on whose match lasts the full time
 limit (the default rules: 3 minutes, 3 lives), records it, encodes it with msgpack, and then times
 `decode_replay` + `verify` — the whole of what `floe verify` and the server's verifier do per replay —
-`--runs` times. Without rules.versus.bots it falls back to seeded random inputs on boards with 99
-lives, which always reach the time limit.
+`--runs` times.
 
 Reported: the replay's size, the median and best wall and CPU seconds of a verification, the
 multiple of real time (180 s of play / seconds to verify; the target, ≥100×, is judged on the median
@@ -27,12 +26,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.kick_speed import pin_to_one_core
-from floe_cli.versus_cmds import SeatBot, make_seat_bot, play_match, seat_seed
+from floe_cli.versus_cmds import play_match
 from protocol.replay_codec import decode_replay, encode_replay
+from rules.replay import Replay, record, verify
 from rules.versus import match as match_module
+from rules.versus.bots import Bot, make_bot, seat_seed
 from rules.versus.match import VersusConfig
-from rules.versus.replay import Replay, record, verify
-from rules.versus.tables import FRAME_HZ, VersusRules
+from rules.versus.ruleset import PENGO_VERSUS
+from rules.versus.tables import FRAME_HZ
+from rules.versus.view import SeatView
 
 TARGET = 100.0
 MATCH_SECONDS = 180
@@ -46,34 +48,18 @@ class Timing:
     cpu: float
 
 
-def _bots_exist(bots: Sequence[str]) -> bool:
-    try:
-        for name in bots:
-            make_seat_bot(name, 1)
-    except ValueError:
-        return False
-    return True
-
-
 def three_minute_match(bots: Sequence[str], first_seed: int, tries: int = 50) -> tuple[Replay, str]:
     """The replay of the first match from `first_seed` on that lasts all 3 minutes, and how it was played."""
-    if _bots_exist(bots):
-        names = list(bots)
-        config = VersusConfig()
-        how = f"bots {','.join(bots)}, default rules"
-    else:
-        names = ["random", "random"]
-        config = VersusConfig(VersusRules(lives=99))
-        how = "seeded random inputs (no rules.versus.bots), 99 lives"
+    names = list(bots)
+    config = VersusConfig()
+    how = f"bots {','.join(bots)}, default rules"
     for seed in range(first_seed, first_seed + tries):
-        players: list[SeatBot] = [
-            make_seat_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(names)
-        ]
+        players: list[Bot[SeatView]] = [make_bot(n, seat_seed(seed, seat)) for seat, n in enumerate(names)]
         match, _ = play_match(players, seed, names, config)
         result = match.result
         assert result is not None
         if result.reason == "time" and result.frame == MATCH_SECONDS * FRAME_HZ:
-            return record(match), f"{how}, seed {seed}"
+            return record(match, PENGO_VERSUS), f"{how}, seed {seed}"
     raise RuntimeError(f"no 3-minute match in seeds {first_seed}..{first_seed + tries - 1}")
 
 

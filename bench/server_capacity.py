@@ -60,8 +60,8 @@ from rules.versus.tables import FRAME_HZ, VERSUS_RULES
 from server.app import create_app
 from server.config import ServerConfig
 from server.embed import running_server
-from server.hub import Hub
-from server.runner import MatchRunner
+from server.match.hub import Hub
+from server.netcode.runner import MatchRunner
 
 from .sampler import Sampler
 
@@ -255,7 +255,7 @@ async def measure(
         while hub.stats()["running"] < matches and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         await asyncio.sleep(max(0.0, warmup - 2))
-        clock = hub.clock
+        clock = hub.frame_clock
         clock.lateness.clear()
         missed, busy, frames = clock.missed, clock.busy, hub.frames_simulated
         streams = [(live.players, live.spectators) for live in hub.matches.values()]

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from rules.kick.events import Crush, Death, Eat, EggBroken, Line, RoundClear
-from rules.versus.bots import CompetentBot, make_bot
+from rules.versus.bots import CompetentBot, make_bot, seat_seed
 from rules.versus.events import Attack, BoardRecord, Landing, Offset, Queued
 from rules.versus.inputs import NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
@@ -142,7 +142,7 @@ def play_match(suite: str, index: int, base_seed: int, rules: VersusRules = VERS
     names = suite_bots(suite, index)
     match_rules = no_attack_rules(rules) if suite == "mirror-no-attacks" else rules
     match = VersusMatch(VersusConfig(rules=match_rules), seed, len(names))
-    bots = [make_bot(name, (seed * 4 + seat + 1) & 0xFFFFFFFF) for seat, name in enumerate(names)]
+    bots = [make_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(names)]
     seats = [SeatStats(name) for name in names]
     exposed_until = [-1] * len(names)
     clock = time.process_time
@@ -154,7 +154,7 @@ def play_match(suite: str, index: int, base_seed: int, rules: VersusRules = VERS
                 inputs.append(NEUTRAL)
                 continue
             started = clock()
-            inputs.append(bot.decide(match.games[seat], frame))
+            inputs.append(bot.decide(match.seat_view(seat), frame))
             stats = seats[seat]
             stats.decide_seconds += clock() - started
             stats.decisions += 1

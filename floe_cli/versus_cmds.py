@@ -6,17 +6,14 @@
 
 `register(subparsers)` adds the three subcommands to the `floe` parser; each sets `versus_run`, which
 `run(args)` calls (floe_cli/main.py dispatches to it for the names in COMMANDS). Bots come from
-`rules.versus.bots.make_bot(name, seed)`, imported only when a match needs one; the `random` bot is
-built in here, so matches run before (and without) that module.
+`rules.versus.bots.make_bot(name, seat_seed(seed, seat))`, as everywhere else.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import importlib
 import inspect
-import random
 import sys
 import time
 from collections import Counter
@@ -24,68 +21,18 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
-from rules.kick.game import KickGame
-from rules.kick.geometry import DIRECTIONS
+from rules.versus.bots import BOT_NAMES, Bot, make_bot, seat_seed
 from rules.versus.events import Attack, BoardRecord, Landing, Offset, Queued, Record, record_plain
-from rules.versus.inputs import KICK_BIT, NEUTRAL, encode_input
+from rules.versus.inputs import NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import FRAME_HZ, VersusRules
+from rules.versus.view import SeatView
 
 COMMANDS: tuple[str, ...] = ("match", "verify", "rules")
-#: The built-in bot (the others come from rules.versus.bots).
-BUILTIN_BOTS: tuple[str, ...] = ("random",)
 
 T = TypeVar("T")
-
-
-class SeatBot(Protocol):
-    """Something that plays one seat (rules.versus.bots.Bot's shape): called before every frame."""
-
-    def decide(self, game: KickGame, frame: int) -> int:
-        """The seat's input byte for this frame, from its board."""
-        ...
-
-
-class RandomBot:
-    """Holds a random direction (or none) for a random while and taps kick at random; seeded."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-        self.held = NEUTRAL
-        self.frames_left = 0
-
-    def decide(self, game: KickGame, frame: int) -> int:
-        """The next input byte (the board is not looked at)."""
-        rng = self.rng
-        if self.frames_left <= 0:
-            self.held = encode_input(rng.choice((None, *DIRECTIONS)))
-            self.frames_left = 4 + rng.randrange(40)
-        self.frames_left -= 1
-        return self.held | (KICK_BIT if rng.randrange(12) == 0 else 0)
-
-
-def make_seat_bot(name: str, seed: int) -> SeatBot:
-    """The bot `name` seeded with `seed`: built in (random) or from rules.versus.bots.make_bot."""
-    if name == "random":
-        return RandomBot(seed)
-    try:
-        bots = importlib.import_module("rules.versus.bots")
-    except ModuleNotFoundError as error:
-        if error.name != "rules.versus.bots":
-            raise
-        raise ValueError(f"bot {name!r}: only {', '.join(BUILTIN_BOTS)} exists (rules.versus.bots is not "
-                         f"installed)") from None
-    bot = bots.make_bot(name, seed)
-    if not callable(getattr(bot, "decide", None)):
-        raise ValueError(f"bot {name!r}: make_bot returned {type(bot).__name__}, which has no decide()")
-    return bot  # type: ignore[no-any-return]
-
-
-def seat_seed(seed: int, seat: int) -> int:
-    """A bot's seed: derived from the match seed and its seat, so every seat plays differently."""
-    return (seed * 0x9E3779B1 + (seat + 1) * 0x7F4A7C15) & 0xFFFFFFFF
 
 
 # ---- floe match ----------------------------------------------------------------------------------------
@@ -154,7 +101,7 @@ def _compact(value: Any) -> str:
 
 
 def play_match(
-    bots: Sequence[SeatBot],
+    bots: Sequence[Bot[SeatView]],
     seed: int,
     names: Sequence[str],
     config: VersusConfig | None = None,
@@ -166,9 +113,8 @@ def play_match(
     kept: list[Record] = []
     while match.result is None:
         frame = match.frame
-        games = match.games
-        records = match.step([bots[seat].decide(games[seat], frame) if match.alive[seat] else NEUTRAL
-                              for seat in seats])
+        row = [bots[s].decide(match.seat_view(s), frame) if match.alive[s] else NEUTRAL for s in seats]
+        records = match.step(row)
         if on_frame is not None:
             on_frame(frame, records)
         kept.extend(r for r in records if not isinstance(r, BoardRecord))
@@ -193,7 +139,8 @@ def _seat_names(bots: list[str], given: str | None) -> list[str]:
 
 def _cmd_match(args: argparse.Namespace) -> int:
     from protocol.replay_codec import encode_replay
-    from rules.versus.replay import record
+    from rules.replay import record
+    from rules.versus.ruleset import PENGO_VERSUS
 
     out: TextIO = args.stdout
     bot_names = [name.strip() for name in args.bots.split(",")]
@@ -209,7 +156,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
         rules = replace(rules, **changes)  # type: ignore[arg-type]
     config = VersusConfig(rules=rules, difficulty=args.difficulty)
-    bots = [make_seat_bot(name, seat_seed(args.seed, seat)) for seat, name in enumerate(bot_names)]
+    bots = [make_bot(name, seat_seed(args.seed, seat)) for seat, name in enumerate(bot_names)]
 
     def show(frame: int, records: list[Record]) -> None:
         for rec in records:
@@ -237,7 +184,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
               f"sent {flow.packets_sent} packets / {flow.units_sent} units; "
               f"received {flow.packets_received} / {flow.units_received}; landed {flow.units_landed} units "
               f"({landed})", file=out)
-    replay = record(match)
+    replay = record(match, PENGO_VERSUS)
     print(f"log hash: {match.log_hash}", file=out)
     if args.out is not None:
         data = encode_replay(replay)
@@ -263,7 +210,7 @@ def _progress(items: Sequence[T], enabled: bool) -> Iterator[T]:
 def verify_file(path: Path, max_bytes: int, max_frames: int) -> tuple[bool, str]:
     """Read, decode and verify one replay file: (ok, a one-line description)."""
     from protocol.replay_codec import ReplayDecodeError, decode_replay
-    from rules.versus.replay import verify
+    from rules.replay import verify
 
     try:
         size = path.stat().st_size
@@ -414,12 +361,12 @@ def _positive_int(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `match`, `verify` and `rules` to the `floe` parser's subcommands."""
     from protocol.replay_codec import MAX_REPLAY_BYTES
-    from rules.versus.replay import MAX_REPLAY_FRAMES
+    from rules.replay import MAX_REPLAY_FRAMES
 
     match = subparsers.add_parser("match", help="run a headless versus match between bots; write its replay")
     match.add_argument("--bots", default="random,random",
-                       help="comma-separated bots, one per seat (2-4): competent, lazy (rules.versus.bots) "
-                            "or random (built in); default random,random")
+                       help=f"comma-separated bots, one per seat (2-4): {', '.join(BOT_NAMES)} "
+                            "(rules.versus.bots); default random,random")
     match.add_argument("--seed", type=_positive_int, default=1,
                        help="match seed, decimal or 0x hex (default 1)")
     match.add_argument("--seats", default=None, help="comma-separated seat names (default: the bot names)")

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from rules.versus.replay import Replay
+from rules.replay import Replay
 
 __all__ = ["MAX_REPLAY_BYTES", "ReplayDecodeError", "decode_replay", "encode_replay"]
 

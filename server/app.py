@@ -21,13 +21,14 @@ from protocol.codec import error_message, to_plain
 from protocol.errors import ErrorCode
 
 from .config import ServerConfig
-from .dispatch import Dispatcher
-from .http_api import ApiError, build_router
-from .hub import Hub
+from .errors import ServerError
+from .http.api import build_router
+from .http.verify import Verifier
 from .logs import log_event
-from .store import MemoryStore, Store
-from .verify import Verifier
-from .ws import install_denial_filter, serve_socket
+from .match.dispatch import Dispatcher
+from .match.hub import Hub
+from .store.base import MemoryStore, Store
+from .transport.ws import install_denial_filter, serve_socket
 
 log = logging.getLogger("floe.http")
 
@@ -72,9 +73,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.state.hub = hub
     app.include_router(build_router(hub, verifier))
 
-    @app.exception_handler(ApiError)
-    async def api_error(_: Request, error: ApiError) -> JSONResponse:
-        return error.response()
+    @app.exception_handler(ServerError)
+    async def refused(_: Request, error: ServerError) -> JSONResponse:
+        headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
+        return JSONResponse(error.plain(), status_code=error.status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND
-from rules.versus.match import VersusConfig
-from rules.versus.tables import FRAME_HZ, VERSUS_RULES
+from rules.ruleset import Ruleset
+from rules.versus.ruleset import PENGO_VERSUS
+from rules.versus.tables import FRAME_HZ
 
-from .runner import RunnerSettings
+from .netcode.runner import RunnerSettings
 
 #: The environment variable holding the token secret (any string); without it each process makes one.
 SECRET_ENV = "FLOE_SECRET"
@@ -46,8 +48,9 @@ class ServerConfig:
     #: The streams go out every this many ticks, each connection's records in one websocket message:
     #: half the messages of one per frame, for at most one frame more of display latency.
     send_every: int = 2
-    #: The versus rules every match is played with (its time limit included).
-    match_config: VersusConfig = field(default_factory=VersusConfig)
+    #: The ruleset every match is played with, and its config (None: the ruleset's default).
+    ruleset: Ruleset[Any, Any] = PENGO_VERSUS
+    match_config: Any = None
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
     #: Messages queued per connection before it counts as too slow and is dropped (ASGI path)...
@@ -88,8 +91,11 @@ class ServerConfig:
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 
+    def __post_init__(self) -> None:
+        if self.match_config is None:
+            object.__setattr__(self, "match_config", self.ruleset.default_config())
+
     def with_time_limit(self, seconds: float) -> ServerConfig:
-        """The same config with matches limited to `seconds` of frames (tests use a few seconds)."""
+        """The same config, every other rule kept, with matches limited to `seconds` of frames."""
         frames = max(1, round(seconds * FRAME_HZ))
-        rules = replace(VERSUS_RULES, time_limit_frames=frames)
-        return replace(self, match_config=replace(self.match_config, rules=rules))
+        return replace(self, match_config=self.ruleset.with_time_limit(self.match_config, frames))

@@ -20,7 +20,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from .config import ServerConfig
-from .native import FloeWebSocketProtocol
+from .transport.native import FloeWebSocketProtocol
 
 
 def uvicorn_config(

@@ -1,12 +1,15 @@
 """Versus bots: one input byte per frame, decided from what a player sees.
 
-A bot reads the live session the way a player reads the screen: the resting blocks
-(`board.grid`, `board.blocks`: material, whether a block is shattering), the visible enemies
-(`game.slots`: position, facing and the visible phase of the slot state — moving, paused, stunned,
-blinking, hatching), the player (position, facing, whether Pengo is walking), the status and the
-egg flash (`clock < flash_until`, the cheap form of `state.egg_flash`). It never reads the random
-stream, a slot's mode or timers, or which blocks hide eggs — except while the eggs flash, when the
-egg blocks are on screen and the bot may remember them (by block, so a kicked egg block is followed).
+Every bot is a `Bot`: `decide(view, frame)` with the seat's read-only `SeatView` (rules/versus/view.py),
+the way a player reads the screen: the blocks (material, whether one slides, shatters or moves), the
+visible enemies (position, facing, visible phase, blinking), Pengo (position, facing, whether he can
+walk), the status and the egg blocks while the eggs flash (when they are on screen: the bot may
+remember them, by block, so a kicked egg block is followed). It cannot read the random stream, a
+slot's mode or timers, or hidden eggs, and it cannot change the match.
+
+The server ("play a bot"), `floe match`, the benchmarks and the golden regeneration all build bots
+with `make_bot(name, seat_seed(match_seed, seat))`: one formula for a seat's bot seed. `Bot` and
+`seat_seed` are rules/ruleset.py's (every ruleset's bots have that shape); they are re-exported here.
 
 Every choice a bot makes is drawn from its own `KickRandom`, so a bot is a pure function of its seed
 and what it has seen. Bots decide cheaply between cell centres (they keep holding) and search only
@@ -20,17 +23,17 @@ seen released at an earlier sample, so a bot presses for one frame and releases 
 from __future__ import annotations
 
 from collections import deque
-from typing import Protocol
+from collections.abc import Callable
 
-from rules.kick.actors import BLINKING, HATCHING, MOVING, P_WALK, PAUSE, STUN_MOVING, STUNNED, Enemy
-from rules.kick.game import KickGame
 from rules.kick.geometry import CELL_PX, DIRECTIONS, OPPOSITE, STEP, Direction
 from rules.kick.rng import KickRandom
+from rules.ruleset import Bot, seat_seed
 
-from .inputs import NEUTRAL, encode_input
+from .inputs import KICK_BIT, NEUTRAL, encode_input
+from .twister import Twister
+from .view import BoardView, EnemyView, SeatView
 
-#: The bots make_bot knows.
-BOT_NAMES: tuple[str, ...] = ("lazy", "competent")
+__all__ = ["BOTS", "BOT_NAMES", "Bot", "CompetentBot", "LazyBot", "RandomBot", "make_bot", "seat_seed"]
 
 #: Plan for the next cell centre once Pengo is this many pixels (or fewer) from it: the engine's turn
 #: assist ($3EA6) then steers toward that centre, and the plan is at most a few frames old when used.
@@ -47,14 +50,11 @@ _BYTES: dict[tuple[Direction | None, bool], int] = {
     for kick in (False, True)
 }
 _STEPS: tuple[tuple[Direction, int, int], ...] = tuple((d, STEP[d].x, STEP[d].y) for d in DIRECTIONS)
+#: Phases of a Sno-Bee that can reach Pengo (hatching ones soon), and of one a slide crushes.
+_ACTIVE = ("moving", "pause", "hatching")
+_TARGETS = ("moving", "pause", "stunned")
 
 
-class Bot(Protocol):
-    """Something that plays one seat: called once before every frame with that seat's board."""
-
-    def decide(self, game: KickGame, frame: int) -> int:
-        """The input byte for this frame."""
-        ...
 
 
 def bot_random(seed: int, salt: int) -> KickRandom:
@@ -63,15 +63,9 @@ def bot_random(seed: int, salt: int) -> KickRandom:
     return KickRandom(mixed | 1)
 
 
-def _walking(game: KickGame) -> bool:
-    """Is Pengo in play and free to walk (not pushing, breaking, shaking, dead)?"""
-    player = game.player
-    return game.status == "playing" and not player.dead and player.state == P_WALK
-
-
-def _next_centre(game: KickGame) -> tuple[int, int, bool] | None:
+def _next_centre(view: SeatView) -> tuple[int, int, bool] | None:
     """The cell centre Pengo decides at next (x, y, at it now), or None while it is too far away."""
-    player = game.player
+    player = view.player
     px, py = player.px, player.py
     if px % CELL_PX == 0 and py % CELL_PX == 0:
         return px // CELL_PX, py // CELL_PX, True
@@ -92,18 +86,18 @@ class LazyBot:
         self.until = 0
         self.last_press = -PRESS_GAP
 
-    def decide(self, game: KickGame, frame: int) -> int:
+    def decide(self, view: SeatView, frame: int) -> int:
         """Keep wandering; maybe kick."""
-        if game.status != "playing":
+        if view.status != "playing":
             return NEUTRAL
         rng = self.rng
         blocked = False
-        if self.held is not None and _walking(game):
-            player = game.player
-            if player.px % CELL_PX == 0 and player.py % CELL_PX == 0:
+        if self.held is not None:
+            player = view.player
+            if player.walking and player.px % CELL_PX == 0 and player.py % CELL_PX == 0:
                 step = STEP[self.held]
                 cx, cy = player.px // CELL_PX, player.py // CELL_PX
-                blocked = not game.board.tile_free(cx + step.x, cy + step.y)
+                blocked = not view.board.tile_free(cx + step.x, cy + step.y)
         if frame >= self.until or (blocked and rng.chance(4)):
             choice = rng.below(6)
             self.held = None if choice >= 4 else DIRECTIONS[choice]
@@ -167,7 +161,7 @@ class CompetentBot:
         self._adjacent: list[tuple[int, ...]] = []
         self._jitter = 0
         self._open: list[int] = []
-        self._open_grid: list[int] = []
+        self._open_grid: tuple[int, ...] = ()
         #: Searches made (for the bench): one per decision at a centre.
         self.searches = 0
         #: What the last search decided (crush, shake, flee, a goal's kind, ambush): for reading logs.
@@ -175,50 +169,51 @@ class CompetentBot:
 
     # ---- the frame ---------------------------------------------------------------------------------
 
-    def decide(self, game: KickGame, frame: int) -> int:
+    def decide(self, view: SeatView, frame: int) -> int:
         """Hold the plan between centres; plan (and maybe kick) at or just before a centre."""
-        if game.status != "playing":
+        if view.status != "playing":
             self.planned = None
             self.kick_dir = None
             self.held = None
             return NEUTRAL
-        if game.level != self.level:
-            self.level = game.level
+        if view.level != self.level:
+            self.level = view.level
             self.eggs = {}
-        if game.clock < game.flash_until:
-            self._remember_eggs(game)
-        if not _walking(game):
+        if view.eggs_flashing:
+            self._remember_eggs(view)
+        player = view.player
+        if not player.walking:
             self.planned = None
             self.kick_dir = None
             return _BYTES[(self.held, False)]
-        centre = _next_centre(game)
+        centre = _next_centre(view)
         if centre is None:
             return _BYTES[(self.held, False)]
         x, y, here = centre
         if self.planned == (x, y):
             if self.kick_dir is not None and here:
-                return self._press(game, x, y, frame)
-            if not here or game.player.moving:
+                return self._press(view, x, y, frame)
+            if not here or player.moving:
                 return _BYTES[(self.held, False)]
             if frame % 4:  # standing at a centre: a full search every fourth frame, a crush check always
-                shot = self._best_shot(game, x, y)
+                shot = self._best_shot(view, x, y)
                 if shot is not None:
                     self._kick(shot)
-                    return self._press(game, x, y, frame)
+                    return self._press(view, x, y, frame)
                 return _BYTES[(self.held, False)]
         self.planned = (x, y)
-        self._plan(game, x, y)
+        self._plan(view, x, y)
         if here and self.kick_dir is not None:
-            return self._press(game, x, y, frame)
+            return self._press(view, x, y, frame)
         return _BYTES[(self.held, False)]
 
-    def _press(self, game: KickGame, x: int, y: int, frame: int) -> int:
+    def _press(self, view: SeatView, x: int, y: int, frame: int) -> int:
         """Press the kick planned at this centre (once the button has been up long enough)."""
         direction = self.kick_dir
         assert direction is not None
         if frame - self.last_press < PRESS_GAP:
             return _BYTES[(direction, False)]
-        if not self._kick_still_good(game, x, y, direction):
+        if not self._kick_still_good(view.board, x, y, direction):
             self.kick_dir = None
             self.planned = None
             return _BYTES[(None, False)]
@@ -228,11 +223,11 @@ class CompetentBot:
         self.held = None
         return _BYTES[(direction, True)]
 
-    def _remember_eggs(self, game: KickGame) -> None:
+    def _remember_eggs(self, view: SeatView) -> None:
         """While the eggs flash they are on screen: note which blocks hold one."""
-        for block in game.board.blocks.values():
-            if block.egg is not None and block.id not in self.eggs:
-                self.eggs[block.id] = None
+        for block_id in view.egg_blocks():
+            if block_id not in self.eggs:
+                self.eggs[block_id] = None
 
     # ---- geometry ----------------------------------------------------------------------------------
 
@@ -256,42 +251,42 @@ class CompetentBot:
     # ---- what is on the board ----------------------------------------------------------------------
 
     @staticmethod
-    def _enemies(game: KickGame) -> tuple[list[Enemy], list[Enemy]]:
-        """(dangerous: paused, moving or hatching; stunned: stunned or blinking) Sno-Bees."""
-        active: list[Enemy] = []
-        stunned: list[Enemy] = []
-        for e in game.slots:
-            state = e.state
-            if state in (MOVING, PAUSE, HATCHING):
+    def _enemies(enemies: tuple[EnemyView, ...]) -> tuple[list[EnemyView], list[EnemyView]]:
+        """(dangerous: paused, moving or hatching; stunned, blinking or not) Sno-Bees."""
+        active: list[EnemyView] = []
+        stunned: list[EnemyView] = []
+        for e in enemies:
+            phase = e.phase
+            if phase in _ACTIVE:
                 active.append(e)
-            elif state in (STUN_MOVING, STUNNED, BLINKING):
+            elif phase == "stunned":
                 stunned.append(e)
         return active, stunned
 
     @staticmethod
-    def _slideable(game: KickGame, x: int, y: int) -> bool:
-        block = game.board.block_at(x, y)
-        return block is not None and block.breaking is None and game.materials[block.material].slides
+    def _slideable(board: BoardView, x: int, y: int) -> bool:
+        block = board.block_at(x, y)
+        return block is not None and not block.breaking and block.slides
 
-    def _best_shot(self, game: KickGame, x: int, y: int) -> Direction | None:
+    def _best_shot(self, view: SeatView, x: int, y: int) -> Direction | None:
         """The kick from (x, y) that crushes the most Sno-Bees, or None."""
-        targets = [e for e in game.slots if e.state in (MOVING, PAUSE, STUN_MOVING, STUNNED, BLINKING)]
+        targets = [e for e in view.enemies() if e.phase in _TARGETS]
         if not targets:
             return None
         best: Direction | None = None
         best_count = 0
+        board = view.board
         for d in DIRECTIONS:
-            count = self._crush_count(game, x, y, d, targets)
+            count = self._crush_count(board, x, y, d, targets)
             if count > best_count:
                 best, best_count = d, count
         return best
 
-    def _crush_count(self, game: KickGame, x: int, y: int, d: Direction, targets: list[Enemy]) -> int:
+    def _crush_count(self, board: BoardView, x: int, y: int, d: Direction, targets: list[EnemyView]) -> int:
         """Sno-Bees a kick from (x, y) toward d crushes: the block next to Pengo must slide, and a
         target must be on the free run beyond it, close enough to the line to be caught on arrival."""
-        board = game.board
         sx, sy = STEP[d].x, STEP[d].y
-        if not self._slideable(game, x + sx, y + sy):
+        if not self._slideable(board, x + sx, y + sy):
             return 0
         bx, by = x + 2 * sx, y + 2 * sy
         if not board.tile_free(bx, by):
@@ -315,52 +310,51 @@ class CompetentBot:
                 continue
             if abs(offset) > 7:
                 continue
-            if e.state != MOVING:
+            if e.phase != "moving":
                 count += 1
                 continue
             # Moving across the line: where it will be when the block gets there (a pixel per ~11
             # passes for the Sno-Bee, per 3 for the block, plus a frame before the kick).
             cells = 1 + delta / CELL_PX
             drift = (13 + cells * 48) / 11
-            es = STEP[e.dir]
+            es = STEP[e.facing]
             moving = es.y if sx else es.x
             if abs(offset + moving * drift) <= 7:
                 count += 1
         return count
 
     @staticmethod
-    def _kick_still_good(game: KickGame, x: int, y: int, d: Direction) -> bool:
+    def _kick_still_good(board: BoardView, x: int, y: int, d: Direction) -> bool:
         """Re-check a planned kick at the centre it was planned for: a block (or the border) is there."""
-        board = game.board
         nx, ny = x + STEP[d].x, y + STEP[d].y
         if not board.inside(nx, ny):
             return True
         block = board.block_at(nx, ny)
-        return block is not None and block.breaking is None
+        return block is not None and not block.breaking
 
     # ---- the plan ----------------------------------------------------------------------------------
 
-    def _plan(self, game: KickGame, x: int, y: int) -> None:
+    def _plan(self, view: SeatView, x: int, y: int) -> None:
         """Decide what to do at centre (x, y): set self.held (walk) or self.kick_dir (kick there)."""
         self.searches += 1
-        board = game.board
+        board = view.board
         cols, rows = board.cols, board.rows
         self._setup(cols, rows)
         self.kick_dir = None
         # 1. A crush from here.
-        shot = self._best_shot(game, x, y)
+        shot = self._best_shot(view, x, y)
         if shot is not None:
             self.intent = "crush"
             self._kick(shot)
             return
-        active, stunned = self._enemies(game)
-        hunters = [e for e in active if e.state != HATCHING]
+        active, stunned = self._enemies(view.enemies())
+        hunters = [e for e in active if e.phase != "hatching"]
         start = y * cols + x
-        grid = board.grid
+        grid = board.occupancy()
         self._open = self._openness(grid, cols, rows)
         bee = self._bee_distance(active, grid, cols, rows)
         # 2. A shake on Sno-Bees walking along the border Pengo stands on.
-        side = self._shake(game, x, y, hunters)
+        side = self._shake(board, x, y, hunters)
         if side is not None:
             self.intent = "shake"
             self._kick(side)
@@ -376,7 +370,7 @@ class CompetentBot:
         self._jitter = rng.below(64)
         best: _Goal | None = None
         best_score = 0.0
-        for goal in self._goals(game, hunters, stunned, dist, bee, cols):
+        for goal in self._goals(view, hunters, stunned, dist, bee, cols):
             cell = goal.cell
             score = goal.value - 0.6 * dist[cell] + self._noise(cell)
             if bee[cell] < 8:
@@ -393,9 +387,9 @@ class CompetentBot:
                 return
         # 5. Nothing to do: wait in ambush.
         self.intent = "ambush"
-        self.held = self._ambush(game, start, order, dist, parent, bee, grid)
+        self.held = self._ambush(board, start, order, dist, parent, bee, grid)
 
-    def _openness(self, grid: list[int], cols: int, rows: int) -> list[int]:
+    def _openness(self, grid: tuple[int, ...], cols: int, rows: int) -> list[int]:
         """Free cells in the 5 × 5 square around each cell (corridors score low, open floor high);
         recomputed only when the resting blocks changed."""
         if self._open_grid == grid:
@@ -415,7 +409,7 @@ class CompetentBot:
                 x0, x1 = max(0, x - 2), min(cols, x + 3)
                 top, low = y0 * width, y1 * width
                 out[y * cols + x] = total[low + x1] - total[top + x1] - total[low + x0] + total[top + x0]
-        self._open_grid = list(grid)
+        self._open_grid = grid
         return out
 
     def _noise(self, cell: int) -> float:
@@ -426,7 +420,9 @@ class CompetentBot:
         self.kick_dir = d
         self.held = d
 
-    def _bee_distance(self, active: list[Enemy], grid: list[int], cols: int, rows: int) -> list[int]:
+    def _bee_distance(
+        self, active: list[EnemyView], grid: tuple[int, ...], cols: int, rows: int
+    ) -> list[int]:
         """Steps each cell is from the nearest Sno-Bee over free cells (FAR: none can walk there).
 
         A Sno-Bee between two centres counts from both; a hatching one from its egg block, a step late.
@@ -435,7 +431,7 @@ class CompetentBot:
         dist = [FAR] * size
         queue: deque[int] = deque()
         for e in active:
-            delay = 1 if e.state == HATCHING else 0
+            delay = 1 if e.phase == "hatching" else 0
             for cx, cy in (
                 (e.px // CELL_PX, e.py // CELL_PX),
                 ((e.px + CELL_PX - 1) // CELL_PX, (e.py + CELL_PX - 1) // CELL_PX),
@@ -455,7 +451,7 @@ class CompetentBot:
         return dist
 
     def _search(
-        self, start: int, grid: list[int], bee: list[int], slack: int, depth0: int = 0
+        self, start: int, grid: tuple[int, ...], bee: list[int], slack: int, depth0: int = 0
     ) -> tuple[list[int], list[int], list[int]]:
         """Breadth-first over free cells Pengo reaches `slack` steps before any Sno-Bee could:
         (distance, parent) per cell, -1 when unreached, and the cells in the order reached."""
@@ -491,9 +487,9 @@ class CompetentBot:
         return None
 
     @staticmethod
-    def _shake(game: KickGame, x: int, y: int, hunters: list[Enemy]) -> Direction | None:
+    def _shake(board: BoardView, x: int, y: int, hunters: list[EnemyView]) -> Direction | None:
         """A border side Pengo stands on with a Sno-Bee walking along it (and no other one close)."""
-        cols, rows = game.board.cols, game.board.rows
+        cols, rows = board.cols, board.rows
         right, bottom = (cols - 1) * CELL_PX, (rows - 1) * CELL_PX
         sides: tuple[tuple[Direction, bool], ...] = (
             ("left", x == 0),
@@ -514,7 +510,7 @@ class CompetentBot:
                     or (side == "down" and e.py == bottom)
                 )
                 near = abs(e.px / CELL_PX - x) + abs(e.py / CELL_PX - y)
-                if on_line and e.state == MOVING and 1.6 <= near <= 6:
+                if on_line and e.phase == "moving" and 1.6 <= near <= 6:
                     walkers += 1
                 elif near < 2.5:
                     others_close = True
@@ -522,7 +518,7 @@ class CompetentBot:
                 return side
         return None
 
-    def _flee(self, start: int, grid: list[int], bee: list[int]) -> Direction | None:
+    def _flee(self, start: int, grid: tuple[int, ...], bee: list[int]) -> Direction | None:
         """Step to the free neighbour with the most room Pengo reaches before the Sno-Bees do."""
         best: Direction | None = None
         best_score = -1.0
@@ -549,14 +545,14 @@ class CompetentBot:
 
     def _goals(
         self,
-        game: KickGame,
-        hunters: list[Enemy],
-        stunned: list[Enemy],
+        view: SeatView,
+        hunters: list[EnemyView],
+        stunned: list[EnemyView],
         dist: list[int],
         bee: list[int],
         cols: int,
     ) -> list[_Goal]:
-        board = game.board
+        board = view.board
         goals: list[_Goal] = []
 
         def can_stop(cell: int) -> bool:
@@ -572,7 +568,7 @@ class CompetentBot:
                 step = STEP[d]
                 if (step.x and off_y) or (step.y and off_x):
                     continue  # not on this line
-                if e.state == MOVING and (off_x or off_y) and e.dir != d and e.dir != OPPOSITE[d]:
+                if e.phase == "moving" and (off_x or off_y) and e.facing != d and e.facing != OPPOSITE[d]:
                     continue
                 # d points from the target back toward the kicker.
                 cx, cy = ex + step.x, ey + step.y
@@ -581,7 +577,7 @@ class CompetentBot:
                     cx += step.x
                     cy += step.y
                     gap += 1
-                if not self._slideable(game, cx, cy):
+                if not self._slideable(board, cx, cy):
                     continue
                 kx, ky = cx + step.x, cy + step.y
                 if not board.tile_free(kx, ky):
@@ -589,23 +585,23 @@ class CompetentBot:
                 cell = ky * cols + kx
                 if not can_stop(cell):
                     continue
-                value = (9.0 if e.state in (MOVING, PAUSE) else 6.0) - 0.4 * gap
+                value = (9.0 if e.phase in ("moving", "pause") else 6.0) - 0.4 * gap
                 goals.append(_Goal(cell, OPPOSITE[d], value, "crush"))
         # Stunned Sno-Bees to eat.
         for e in stunned:
             ex, ey = (e.px + CELL_PX // 2) // CELL_PX, (e.py + CELL_PX // 2) // CELL_PX
             cell = ey * cols + ex
             if 0 <= cell < len(dist) and dist[cell] >= 0:
-                if e.state == BLINKING and dist[cell] > 3:
+                if e.blinking and dist[cell] > 3:
                     continue
                 goals.append(_Goal(cell, None, 8.0, "eat"))
         # Egg blocks seen while the eggs flashed: a kick breaks one that cannot slide.
         for block_id in list(self.eggs):
-            block = board.blocks.get(block_id)
-            if block is None or block.breaking is not None:
+            block = board.block(block_id)
+            if block is None or block.breaking:
                 del self.eggs[block_id]
                 continue
-            if block.motion is not None:
+            if block.moving:
                 continue
             for d in DIRECTIONS:
                 step = STEP[d]
@@ -615,11 +611,11 @@ class CompetentBot:
                 if board.tile_free(px, py) and can_stop(py * cols + px):
                     goals.append(_Goal(py * cols + px, d, 5.0, "egg"))
         # A diamond that one push lines up (the line pays once a round).
-        if self.line_level != game.level:
-            diamonds = [b for b in board.blocks.values() if b.material == "diamond" and b.motion is None]
+        if self.line_level != view.level:
+            diamonds = [b for b in board.blocks() if b.material == "diamond" and not b.moving]
             if len(diamonds) == 3:
                 if _in_line([(b.cx, b.cy) for b in diamonds]):
-                    self.line_level = game.level
+                    self.line_level = view.level
                 else:
                     for b in diamonds:
                         others = [(o.cx, o.cy) for o in diamonds if o is not b]
@@ -638,19 +634,18 @@ class CompetentBot:
 
     def _ambush(
         self,
-        game: KickGame,
+        board: BoardView,
         start: int,
         order: list[int],
         dist: list[int],
         parent: list[int],
         bee: list[int],
-        grid: list[int],
+        grid: tuple[int, ...],
     ) -> Direction | None:
         """Head for (or stay at) a cell next to a slideable block with a long free run beyond it, a few
         steps from the nearest Sno-Bee, with more than one way out."""
-        board = game.board
         cols, rows = board.cols, board.rows
-        slide = self._slide_map(game)
+        slide = self._slide_map(board)
         neighbours = self._neighbours
         best = start
         best_score = -1e9
@@ -688,14 +683,12 @@ class CompetentBot:
         return self._first_step(start, best, parent)
 
     @staticmethod
-    def _slide_map(game: KickGame) -> bytearray:
+    def _slide_map(board: BoardView) -> bytearray:
         """1 for every cell holding a resting, unbroken block that slides when kicked."""
-        board = game.board
         cols = board.cols
         slide = bytearray(cols * board.rows)
-        materials = game.materials
-        for block in board.blocks.values():
-            if block.motion is None and block.breaking is None and materials[block.material].slides:
+        for block in board.blocks():
+            if not block.moving and not block.breaking and block.slides:
                 slide[block.cy * cols + block.cx] = 1
         return slide
 
@@ -711,10 +704,41 @@ def _in_line(cells: list[tuple[int, int]]) -> bool:
     return False
 
 
-def make_bot(name: str, seed: int) -> Bot:
-    """A bot by name ("lazy" or "competent") with its own seeded choices."""
-    if name == "lazy":
-        return LazyBot(seed)
-    if name == "competent":
-        return CompetentBot(seed)
-    raise ValueError(f"bot: unknown bot {name!r}; one of {BOT_NAMES}")
+class RandomBot:
+    """Holds a random direction (or none) for a random while and taps kick at random; sees nothing.
+
+    Its draws are CPython's `random.Random(seed)` ones (rules/versus/twister.py): it played the golden
+    replay `duel-random-busy` with them.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.rng = Twister(seed)
+        self.held = NEUTRAL
+        self.frames_left = 0
+
+    def decide(self, view: object, frame: int) -> int:
+        """The next input byte (the view is not looked at)."""
+        rng = self.rng
+        if self.frames_left <= 0:
+            self.held = encode_input(rng.choice((None, *DIRECTIONS)))
+            self.frames_left = 4 + rng.below(40)
+        self.frames_left -= 1
+        return self.held | (KICK_BIT if rng.below(12) == 0 else 0)
+
+
+#: Every bot by name.
+BOTS: dict[str, Callable[[int], Bot[SeatView]]] = {
+    "competent": CompetentBot,
+    "lazy": LazyBot,
+    "random": RandomBot,
+}
+#: The bots make_bot knows.
+BOT_NAMES: tuple[str, ...] = tuple(BOTS)
+
+
+def make_bot(name: str, seed: int) -> Bot[SeatView]:
+    """A bot by name ("competent", "lazy" or "random") with its own seeded choices."""
+    factory = BOTS.get(name)
+    if factory is None:
+        raise ValueError(f"bot: unknown bot {name!r}; one of {BOT_NAMES}")
+    return factory(seed)

@@ -31,6 +31,8 @@ from rules.kick.game import KickGame
 from rules.kick.geometry import Cell
 from rules.kick.presets import PengoOptions, pengo_preset
 from rules.kick.rng import KickRandom
+from rules.result import MatchResult
+from rules.synctest import state_checksum
 
 from .events import (
     Attack,
@@ -43,10 +45,12 @@ from .events import (
     Queued,
     Record,
     SeatOut,
+    record_plain,
 )
 from .inputs import NEUTRAL, IllegalInputError, SeatInput, decode_input, is_valid_input
 from .log import GENESIS_HASH, chain_hash
 from .tables import VERSUS_RULES, VersusRules
+from .view import SeatView, frame_actors, keyframe_view
 
 #: Counter gems: immovable, unbreakable, unchewable, hold no egg; they thaw into ice.
 COUNTER_GEM = KickMaterial(
@@ -56,7 +60,6 @@ COUNTER_GEM = KickMaterial(
 GARBAGE_SALT = 0
 MIN_SEATS = 2
 MAX_SEATS = 4
-OUTCOMES = ("won", "lost", "drawn", "forfeited")
 #: Every well-formed byte decoded once: step() looks a plain int up here and leaves anything else
 #: (a bool, an int subclass, a malformed byte) to decode_input, which accepts or refuses it as ever.
 _DECODED: dict[int, SeatInput] = {value: decode_input(value) for value in range(256) if is_valid_input(value)}
@@ -85,34 +88,6 @@ class VersusConfig:
         )
 
 
-@dataclass(frozen=True)
-class MatchResult:
-    """How a match ended: one outcome per seat (won, lost, drawn, forfeited)."""
-
-    winner: int | None
-    outcomes: tuple[str, ...]
-    reason: str
-    frame: int
-    scores: tuple[int, ...]
-
-    def plain(self) -> dict[str, Any]:
-        """Plain data."""
-        return {
-            "winner": self.winner,
-            "outcomes": list(self.outcomes),
-            "reason": self.reason,
-            "frame": self.frame,
-            "scores": list(self.scores),
-        }
-
-    @classmethod
-    def from_plain(cls, data: dict[str, Any]) -> MatchResult:
-        """Rebuild from plain()."""
-        return cls(
-            data["winner"], tuple(data["outcomes"]), data["reason"], data["frame"], tuple(data["scores"])
-        )
-
-
 class VersusMatch:
     """A versus match of 2–4 seats."""
 
@@ -130,6 +105,7 @@ class VersusMatch:
         self.rules = self.config.rules
         board_config = self.config.board_config(seed)
         self.games = [KickGame(board_config) for _ in self.names]
+        self._views = [SeatView(game) for game in self.games]
         count = len(self.names)
         self.frame = 0
         self.alive = [True] * count
@@ -173,6 +149,10 @@ class VersusMatch:
                 self._moves[seat] = (*self._moves[seat], *tail)
                 tail.clear()
         return self._moves
+
+    def seat_view(self, seat: int) -> SeatView:
+        """What seat `seat`'s player sees of its board (read-only: a bot's input)."""
+        return self._views[seat]
 
     @property
     def finished(self) -> bool:
@@ -525,3 +505,21 @@ class VersusMatch:
         self._moves_tail = [[] for _ in self._moves]
         self._last_input = list(snap["last_input"])
         self.log_hash = snap["log_hash"]
+
+    # ---- the seam (rules/ruleset.py's Match) -------------------------------------------------------
+
+    def records_plain(self, records: Sequence[Record]) -> list[dict[str, Any]]:
+        """A frame's records as plain maps (the stream's events)."""
+        return [record_plain(record) for record in records]
+
+    def checksum(self, snapshot: dict[str, Any]) -> str:
+        """The canonical SHA-256 of a snapshot of this match."""
+        return state_checksum(snapshot)
+
+    def actors(self) -> list[Any]:
+        """Every seat's moving things (rules/versus/view.py)."""
+        return frame_actors(self)
+
+    def keyframe_view(self) -> dict[str, Any]:
+        """The whole visible state (rules/versus/view.py)."""
+        return keyframe_view(self)

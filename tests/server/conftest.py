@@ -13,7 +13,7 @@ import pytest_asyncio
 from server.app import create_app
 from server.config import ServerConfig
 from server.embed import RunningServer, running_server
-from server.runner import RunnerSettings
+from server.netcode.runner import RunnerSettings
 
 #: Frames per second in the networked tests: fast enough to be quick, slow enough that the bots, the
 #: spectator and the server sharing this one process keep up (no test asserts a speed).

@@ -9,8 +9,9 @@ import httpx
 import pytest
 
 from protocol.replay_codec import decode_replay, encode_replay
+from rules.replay import record
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.replay import config_plain, record
+from rules.versus.ruleset import PENGO_VERSUS, config_plain
 from rules.versus.tables import VERSUS_RULES
 from tests.server.conftest import StartServer, fast_config
 from tests.versus.helpers import random_inputs
@@ -25,7 +26,7 @@ def finished_replay_bytes(frames: int = 120) -> bytes:
     for row in random_inputs(77, 2, frames):
         match.step(row)
     assert config_plain(config)["rules"]["time_limit_frames"] == frames and match.finished
-    return encode_replay(record(match))
+    return encode_replay(record(match, PENGO_VERSUS))
 
 
 async def test_guests_rooms_and_the_live_list(start_server: StartServer) -> None:

@@ -10,9 +10,10 @@ import pytest
 
 from protocol.client import ClientSession
 from protocol.replay_codec import decode_replay
+from rules.replay import Replay, verify
 from rules.synctest import state_checksum
 from rules.versus.match import VersusMatch
-from rules.versus.replay import Replay, config_from_plain, verify
+from rules.versus.ruleset import config_from_plain
 from server import botclient
 from server.embed import RunningServer
 from tests.server.conftest import StartServer, fast_config

@@ -8,12 +8,13 @@ import asyncio
 import pytest
 
 from protocol.codec import decode_server_messages, encode
+from protocol.errors import CloseCode
 from protocol.messages import Error, Rewind
-from rules.versus.replay import verify
+from rules.replay import verify
 from server import botclient
 from server.app import create_app
-from server.connection import CLOSE_SLOW, Connection
 from server.embed import RunningServer, running_server
+from server.transport.connection import Connection
 from tests.server.conftest import fast_config
 from tests.server.helpers import UNIT
 from tests.server.test_match_network import fetch_replay
@@ -97,7 +98,7 @@ async def test_a_direct_connection_drops_a_client_that_stops_reading() -> None:
     conn.send_bytes(encode(Rewind(n=2, frame=2)))
     await asyncio.sleep(0)
     await asyncio.sleep(0)
-    assert not conn.open and transport.closed == [CLOSE_SLOW]
+    assert not conn.open and transport.closed == [CloseCode.TRY_AGAIN]
     last = decode_server_messages(transport.writes[-1])[-1]
     assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
     assert not conn.send_bytes(b"late")

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from protocol.codec import decode_server, decode_server_messages, encode
+from protocol.errors import CloseCode
 from protocol.messages import Error, Rewind
-from server.connection import BATCH_BYTES, CLOSE_NORMAL, CLOSE_SLOW, Connection
-from server.ratelimit import TokenBucket
-from server.stream import Stream
+from protocol.ratelimit import TokenBucket
+from rules.versus.match import VersusConfig
+from rules.versus.tables import VERSUS_RULES
+from server.config import ServerConfig
+from server.match.stream import Stream
 from server.tokens import Guest, TokenError, TokenSigner
-from server.ws import origin_allowed
+from server.transport.connection import BATCH_BYTES, Connection
+from server.transport.ws import origin_allowed
 
 SECRET = b"0123456789abcdef0123456789abcdef"
 
@@ -75,7 +80,7 @@ async def test_slow_consumer_is_dropped_not_buffered() -> None:
     await asyncio.wait_for(writer, 5)
     last = decode_server(sent[-1])
     assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
-    assert closed == [CLOSE_SLOW] and len(sent) <= 5
+    assert closed == [CloseCode.TRY_AGAIN] and len(sent) <= 5
 
 
 @pytest.mark.asyncio
@@ -104,14 +109,14 @@ async def test_the_writer_joins_what_is_queued_into_one_websocket_message() -> N
         conn.send_bytes(data)
     conn.close()
     await asyncio.wait_for(writer, 5)
-    assert sent[1:] == [huge, huge + b"".join(more)] and closed == [CLOSE_NORMAL]
+    assert sent[1:] == [huge, huge + b"".join(more)] and closed == [CloseCode.NORMAL]
     assert [len(decode_server_messages(data)) for data in sent] == [3, 1, 3]
 
 
 def test_tokens_round_trip_and_refuse_forgeries() -> None:
     """A token names its guest; a changed byte, another secret or expiry is refused."""
     signer = TokenSigner(SECRET, ttl=60)
-    guest, token = signer.new_guest("Ann <script>", now=1000.0)
+    guest, token = signer.new_guest("g_test", "Ann <script>", now=1000.0)
     assert guest.name == "Ann script" and signer.verify(token, 1010.0) == guest
     forged = token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]
     for bad, now in ((forged, 1010.0), (token, 2000.0), ("v1.x", 1010.0), ("nonsense", 1010.0)):
@@ -137,3 +142,12 @@ def test_origin_check() -> None:
     assert origin_allowed(None, allowed) and origin_allowed("http://localhost:8000/", allowed)
     assert not origin_allowed("http://evil.example", allowed)
     assert origin_allowed("http://anything", ("*",))
+
+
+def test_with_time_limit_keeps_every_other_rule() -> None:
+    """ServerConfig.with_time_limit changes the time limit and nothing else: 50 lives stay 50."""
+    rules = replace(VERSUS_RULES, lives=50, attack=replace(VERSUS_RULES.attack, fuse_frames=77))
+    config = ServerConfig(match_config=VersusConfig(rules=rules, difficulty="normal")).with_time_limit(5)
+    assert config.match_config.rules.time_limit_frames == 300
+    assert config.match_config.rules.lives == 50 and config.match_config.rules.attack.fuse_frames == 77
+    assert config.match_config.difficulty == "normal"

@@ -8,17 +8,18 @@ from typing import Any
 import pytest
 
 from rules.synctest import DesyncError, run_synctest
+from rules.versus.bots import make_bot
+from rules.versus.inputs import INPUTS
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import VERSUS_RULES
-from server.bots import make_seat_bot
-from server.runner import MatchRunner, RunnerSettings
+from server.netcode.runner import MatchRunner, RunnerSettings
 
 CONFIG = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=2400))
 
 
 def bot_runner(seed: int, settings: RunnerSettings, match: VersusMatch | None = None) -> MatchRunner:
-    bots = {0: make_seat_bot("competent", seed), 1: make_seat_bot("lazy", seed + 1)}
-    return MatchRunner(match or VersusMatch(CONFIG, seed, 2), settings, bots)
+    bots = {0: make_bot("competent", seed), 1: make_bot("lazy", seed + 1)}
+    return MatchRunner(match or VersusMatch(CONFIG, seed, 2), INPUTS, settings, bots)
 
 
 def test_long_bot_match_survives_synctest() -> None:

@@ -8,11 +8,12 @@ from typing import Any
 
 from rules.kick.actors import MOVING, PAUSE
 from rules.kick.geometry import DIRECTIONS
+from rules.replay import Replay, input_rows
 from rules.synctest import canonical_encoding
 from rules.versus.events import Record, record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL, encode_input
 from rules.versus.match import VersusMatch
-from rules.versus.replay import Replay, config_from_plain, input_rows
+from rules.versus.ruleset import config_from_plain
 
 
 def random_inputs(seed: int, seats: int, frames: int) -> list[list[int]]:

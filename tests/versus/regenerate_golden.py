@@ -11,8 +11,8 @@ a stale set fails loudly instead of passing silently. Each golden match writes t
   name the first line that differs;
 - and one line in `MANIFEST.txt` (ruleset, frames, result, hash) for review in a diff.
 
-The matches are played by the bots (rules/versus/bots.py, and floe_cli's seeded `random` bot),
-seeded as `floe match` seeds them. The inputs are stored in the replays, so a later change to a bot
+The matches are played by the bots of rules/versus/bots.py, seeded as everything seeds them
+(`seat_seed`). The inputs are stored in the replays, so a later change to a bot
 changes nothing here until this script is run again. Together the set covers every versus record:
 attacks (chained, in margin time), offsets, every landing kind, gem counts and thaws, both ways of
 going out, and the three endings.
@@ -25,13 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from floe_cli.versus_cmds import make_seat_bot, play_match, seat_seed
+from floe_cli.versus_cmds import play_match
 from protocol.replay_codec import decode_replay, encode_replay
-from rules.kick.game import KickGame
+from rules.replay import record, verify
+from rules.versus.bots import Bot, make_bot, seat_seed
 from rules.versus.inputs import FORFEIT
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.replay import record, verify
+from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION, AttackTable, VersusRules
+from rules.versus.view import SeatView
 
 from .helpers import replay_trace
 
@@ -70,22 +72,21 @@ GOLDEN_MATCHES: tuple[GoldenMatch, ...] = (
 class _Scripted:
     """A bot that forfeits on the scripted frames and otherwise plays its inner bot."""
 
-    def __init__(self, inner: object, frames: set[int]) -> None:
+    def __init__(self, inner: Bot[SeatView], frames: set[int]) -> None:
         self.inner = inner
         self.frames = frames
 
-    def decide(self, game: KickGame, frame: int) -> int:
+    def decide(self, view: SeatView, frame: int) -> int:
         if frame in self.frames:
             return FORFEIT
-        value: int = self.inner.decide(game, frame)  # type: ignore[attr-defined]
-        return value
+        return self.inner.decide(view, frame)
 
 
 def play(golden: GoldenMatch) -> VersusMatch:
     """Play one golden match to its end."""
-    bots = []
+    bots: list[Bot[SeatView]] = []
     for seat, name in enumerate(golden.bots):
-        bot = make_seat_bot(name, seat_seed(golden.seed, seat))
+        bot = make_bot(name, seat_seed(golden.seed, seat))
         frames = {frame for frame, who in golden.forfeits if who == seat}
         bots.append(_Scripted(bot, frames) if frames else bot)
     match, _ = play_match(bots, golden.seed, list(golden.bots), golden.config)
@@ -100,7 +101,7 @@ def regenerate(out: Path = GOLDEN, say: Callable[[str], None] = print) -> None:
     manifest = [f"# {RULESET_NAME} v{RULESET_VERSION}: name final_frame reason winner scores log_hash"]
     for golden in GOLDEN_MATCHES:
         match = play(golden)
-        replay = record(match)
+        replay = record(match, PENGO_VERSUS)
         data = encode_replay(replay)
         assert decode_replay(data) == replay
         verdict = verify(replay)

@@ -11,10 +11,12 @@ from rules.kick.actors import MOVING
 from rules.kick.events import Crush
 from rules.kick.game import KickGame
 from rules.kick.geometry import CELL_PX
-from rules.versus.bots import BOT_NAMES, Bot, CompetentBot, make_bot
+from rules.versus.bots import BOT_NAMES, Bot, CompetentBot, make_bot, seat_seed
 from rules.versus.inputs import FORFEIT, decode_input, is_valid_input
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import VERSUS_RULES
+from rules.versus.twister import Twister
+from rules.versus.view import SeatView
 
 from ..kick.lab import lab_game
 
@@ -30,15 +32,15 @@ def apply(game: KickGame, value: int) -> None:
 def play(names: tuple[str, str], seed: int, frames: int, config: VersusConfig | None = None) -> VersusMatch:
     """A match of two bots (seeded per seat) played for up to `frames` frames or to its end."""
     match = VersusMatch(config or VersusConfig(), seed, 2)
-    bots = [make_bot(name, seed * 4 + seat + 1) for seat, name in enumerate(names)]
+    bots = [make_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(names)]
     while not match.finished and match.frame < frames:
-        match.step([bot.decide(game, match.frame) for bot, game in zip(bots, match.games, strict=True)])
+        match.step([bot.decide(match.seat_view(seat), match.frame) for seat, bot in enumerate(bots)])
     return match
 
 
 def test_make_bot_knows_the_names_and_refuses_others() -> None:
     """make_bot builds every name in BOT_NAMES and raises ValueError naming an unknown one."""
-    assert BOT_NAMES == ("lazy", "competent")
+    assert BOT_NAMES == ("competent", "lazy", "random")
     for name in BOT_NAMES:
         assert callable(make_bot(name, 1).decide)
     with pytest.raises(ValueError, match="'clever'"):
@@ -51,12 +53,12 @@ def test_bots_are_deterministic_per_seed_and_return_valid_bytes(name: str) -> No
     runs = []
     for _ in range(2):
         match = VersusMatch(VersusConfig(), 21, 2)
-        bots: list[Bot] = [make_bot(name, 5), make_bot(name, 6)]
+        bots: list[Bot[SeatView]] = [make_bot(name, 5), make_bot(name, 6)]
         seen: list[tuple[int, int]] = []
         for _frame in range(1500):
             if match.finished:
                 break
-            row = (bots[0].decide(match.games[0], match.frame), bots[1].decide(match.games[1], match.frame))
+            row = tuple(bot.decide(match.seat_view(seat), match.frame) for seat, bot in enumerate(bots))
             seen.append(row)
             match.step(list(row))
         runs.append(seen)
@@ -64,7 +66,7 @@ def test_bots_are_deterministic_per_seed_and_return_valid_bytes(name: str) -> No
     values = {value for row in runs[0] for value in row}
     assert all(is_valid_input(value) and value != FORFEIT for value in values)
     assert any(value & 0x08 for value in values), "the bot never kicked"
-    if name == "lazy":  # two competent bots on identical boards may well agree on every choice
+    if name != "competent":  # two competent bots on identical boards may well agree on every choice
         assert [row[0] for row in runs[0]] != [row[1] for row in runs[0]], "two seeds played the same"
 
 
@@ -74,7 +76,7 @@ def test_competent_bot_crushes_a_snobee_lined_up_behind_a_block() -> None:
     bot = make_bot("competent", 3)
     crushed = False
     for frame in range(240):
-        apply(game, bot.decide(game, frame))
+        apply(game, bot.decide(SeatView(game), frame))
         game.step_frame()
         if any(isinstance(event, Crush) for event in game.drain()):
             crushed = True
@@ -95,7 +97,7 @@ def test_competent_bot_ignores_what_a_player_cannot_see() -> None:
             break
         player = game.player
         if (player.px % CELL_PX) % 13 > 3 or (player.py % CELL_PX) % 13 > 3:
-            match.step([bot.decide(game, frame), 0])  # far from a centre: the bot only holds
+            match.step([bot.decide(match.seat_view(0), frame), 0])  # far from a centre: the bot only holds
             continue
         checked += 1
         twin_game = KickGame(game.config)
@@ -109,8 +111,8 @@ def test_competent_bot_ignores_what_a_player_cannot_see() -> None:
                     block.egg = None if block.egg is not None else "sno-bee"
                     changed += 1
         twin_bot = copy.deepcopy(bot)
-        value = bot.decide(game, frame)
-        assert twin_bot.decide(twin_game, frame) == value, f"frame {frame}"
+        value = bot.decide(match.seat_view(0), frame)
+        assert twin_bot.decide(SeatView(twin_game), frame) == value, f"frame {frame}"
         match.step([value, 0])
     assert changed and checked > 50
 
@@ -127,3 +129,39 @@ def test_competent_beats_lazy_in_most_short_matches() -> None:
         if result.winner is not None and names[result.winner] == "competent":
             wins += 1
     assert wins >= 8, wins
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 0x7F4A7C15, 2**32 - 1, 2**40 + 5])
+def test_twister_draws_as_cpython_random(seed: int) -> None:
+    """The random bot's generator gives CPython's random.Random(seed) draws for randrange and choice."""
+    import random
+
+    reference, twister = random.Random(seed), Twister(seed)
+    sizes = [1, 2, 5, 12, 40, 1000, 2**31 + 3]
+    for size in sizes * 300:
+        assert twister.below(size) == reference.randrange(size)
+    items = (None, "up", "down", "left", "right")
+    assert [twister.choice(items) for _ in range(200)] == [reference.choice(items) for _ in range(200)]
+
+
+def test_seat_view_follows_the_board_of_each_new_level() -> None:
+    """A seat view made at the start reads the live board of whatever level is in play (a new level
+    brings a new board), and shows the egg blocks exactly while the eggs flash."""
+    match = VersusMatch(VersusConfig(), 3, 2)
+    view = match.seat_view(0)
+    game = match.games[0]
+    game.go_to_level(2)
+    assert view.level == 2
+    flashing = hidden = 0
+    for _frame in range(1200):
+        assert view.board.occupancy() == tuple(game.board.grid)
+        assert [b.id for b in view.board.blocks()] == list(game.board.blocks)
+        eggs = tuple(b.id for b in game.board.blocks.values() if b.egg is not None)
+        if game.clock < game.flash_until:
+            flashing += 1
+            assert view.egg_blocks() == eggs and eggs
+        else:
+            hidden += 1
+            assert view.egg_blocks() == ()
+        match.step([0, 0])
+    assert flashing and hidden

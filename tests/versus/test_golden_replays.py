@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from protocol.replay_codec import decode_replay, encode_replay
-from rules.versus.replay import Replay, verify
+from rules.replay import Replay, verify
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION
 
 from .helpers import replay_trace
@@ -122,3 +122,14 @@ def test_first_difference_names_the_line() -> None:
     assert report.startswith(f"{name}.trace line ") and "expected:" in report and "actual:" in report
     assert '"seat-out"' in report.split("actual:")[1]
     assert first_difference(name, replay) == f"{name}.trace: the log is unchanged"
+
+
+def test_regeneration_reproduces_the_committed_files(tmp_path: Path) -> None:
+    """Regenerating the golden set (the same bots, seeds, script) writes the committed files byte for byte."""
+    from .regenerate_golden import regenerate
+
+    regenerate(tmp_path, say=lambda _line: None)
+    committed = sorted(path.name for path in GOLDEN.iterdir())
+    assert sorted(path.name for path in tmp_path.iterdir()) == committed
+    for name in committed:
+        assert (tmp_path / name).read_bytes() == (GOLDEN / name).read_bytes(), f"{name} differs; {REGENERATE}"

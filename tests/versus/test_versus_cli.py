@@ -13,7 +13,7 @@ import pytest
 from floe_cli import versus_cmds
 from protocol.replay_codec import decode_replay, encode_replay
 from rules.kick import tables as kick_tables
-from rules.versus.replay import verify
+from rules.replay import verify
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION, VERSUS_RULES, AttackTable
 
 

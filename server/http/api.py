@@ -6,35 +6,20 @@ with a fitting status; protocol/README.md lists the endpoints.
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from protocol.codec import error_message, to_plain
 from protocol.errors import ErrorCode
 
-from .hub import Hub, HubError
-from .tokens import Guest, TokenError
-from .verify import Verifier, VerifyError
+from ..errors import ServerError
+from ..match.hub import Hub
+from ..tokens import Guest, TokenError
+from .verify import Verifier
 
 MSGPACK = "application/msgpack"
-
-
-class ApiError(Exception):
-    """Answered as a typed error body with `status`."""
-
-    def __init__(self, code: ErrorCode, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-
-    def response(self) -> JSONResponse:
-        """The JSON error response."""
-        return JSONResponse(to_plain(error_message(self.code, self.message)), status_code=self.status)
 
 
 class GuestRequest(BaseModel):
@@ -57,29 +42,24 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
 
     def guest_of(authorization: str | None) -> Guest:
         if authorization is None or not authorization.startswith("Bearer "):
-            raise ApiError(ErrorCode.AUTH, "send the guest token as 'Authorization: Bearer <token>'", 401)
+            raise ServerError(ErrorCode.AUTH, "send the guest token as 'Authorization: Bearer <token>'", 401)
         try:
-            return hub.signer.verify(authorization.removeprefix("Bearer ").strip(), time.time())
+            return hub.signer.verify(authorization.removeprefix("Bearer ").strip(), hub.clock.wall())
         except TokenError as error:
-            raise ApiError(ErrorCode.AUTH, f"token refused: {error}", 401) from None
-
-    def lobby(call: Any) -> Any:
-        try:
-            return call()
-        except HubError as error:
-            raise ApiError(error.code, error.message, error.status) from None
+            raise ServerError(ErrorCode.AUTH, f"token refused: {error}", 401) from None
 
     @router.post("/api/guests")
     async def new_guest(body: GuestRequest | None = None) -> dict[str, str]:
         """A guest identity and its signed token."""
-        guest, token = hub.signer.new_guest(body.name if body else None, time.time())
+        name = body.name if body else None
+        guest, token = hub.signer.new_guest(hub.ids.guest_id(), name, hub.clock.wall())
         return {"guest": guest.id, "name": guest.name, "token": token}
 
     @router.post("/api/rooms")
     async def new_room(authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         """A custom room; share its id, a second player joins it."""
         guest = guest_of(authorization)
-        live = lobby(lambda: hub.create_room(guest))
+        live = hub.create_room(guest)
         return {"match": live.id, "seat": 0}
 
     @router.post("/api/rooms/{match_id}/join")
@@ -88,7 +68,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
     ) -> dict[str, Any]:
         """Take the free seat of a room."""
         guest = guest_of(authorization)
-        live, seat = lobby(lambda: hub.join_room(match_id, guest))
+        live, seat = hub.join_room(match_id, guest)
         return {"match": live.id, "seat": seat}
 
     @router.post("/api/bot-matches")
@@ -97,7 +77,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
     ) -> dict[str, Any]:
         """Play against a server-side bot ("competent" or "lazy"); it starts when you connect."""
         guest = guest_of(authorization)
-        live = lobby(lambda: hub.create_bot_match(guest, body.bot))
+        live = hub.create_bot_match(guest, body.bot)
         return {"match": live.id, "seat": 0}
 
     @router.get("/api/matches")
@@ -113,7 +93,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
             return {"live": True, **live.summary(), "result": live.result}
         record = await hub.store.get_match(match_id)
         if record is None:
-            raise ApiError(ErrorCode.NOT_FOUND, f"no match {match_id!r}", 404)
+            raise ServerError(ErrorCode.NOT_FOUND, f"no match {match_id!r}", 404)
         return {"live": False, **record.plain()}
 
     @router.get("/api/replays/{replay_id}")
@@ -121,7 +101,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
         """A finished match's replay, msgpack (protocol/replay_codec.py)."""
         data = await hub.store.get_replay(replay_id)
         if data is None:
-            raise ApiError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
+            raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
         return Response(content=data, media_type=MSGPACK)
 
     @router.post("/api/replays/verify")
@@ -130,16 +110,14 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
         limit = hub.config.verify_max_bytes
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise ApiError(ErrorCode.TOO_LARGE, f"body of {declared} bytes is over the limit of {limit}", 413)
+            message = f"body of {declared} bytes is over the limit of {limit}"
+            raise ServerError(ErrorCode.TOO_LARGE, message, 413)
         body = bytearray()
         async for chunk in request.stream():
             body += chunk
             if len(body) > limit:
-                raise ApiError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
-        try:
-            return await verifier.verify(bytes(body))
-        except VerifyError as error:
-            raise ApiError(error.code, error.message, error.status) from None
+                raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
+        return await verifier.verify(bytes(body))
 
     @router.get("/health")
     async def health() -> dict[str, Any]:

@@ -15,7 +15,7 @@ import math
 from collections import deque
 from collections.abc import Callable
 
-from .logs import log_event
+from ..logs import log_event
 
 log = logging.getLogger("floe.clock")
 

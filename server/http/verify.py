@@ -17,22 +17,13 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.replay_codec import ReplayDecodeError, decode_replay
-from rules.versus.replay import verify
+from rules.replay import verify
 
-from .config import ServerConfig
-from .logs import log_event
+from ..config import ServerConfig
+from ..errors import ServerError
+from ..logs import log_event
 
 log = logging.getLogger("floe.verify")
-
-
-class VerifyError(Exception):
-    """A verification that could not run: `code` (ErrorCode) and the HTTP status to answer with."""
-
-    def __init__(self, code: ErrorCode, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
 
 
 def verify_bytes(data: bytes, max_frames: int) -> dict[str, Any]:
@@ -73,15 +64,15 @@ class Verifier:
         return self._executor
 
     async def verify(self, data: bytes) -> dict[str, Any]:
-        """The verdict as plain data; raises VerifyError when busy, oversized or out of time."""
+        """The verdict as plain data; raises ServerError when busy, oversized or out of time."""
         if len(data) > self.config.verify_max_bytes:
-            raise VerifyError(
+            raise ServerError(
                 ErrorCode.TOO_LARGE,
                 f"replay of {len(data)} bytes is over the limit of {self.config.verify_max_bytes}",
                 413,
             )
         if self._slots.locked():
-            raise VerifyError(ErrorCode.BUSY, "every verification slot is busy; try again", 503)
+            raise ServerError(ErrorCode.BUSY, "every verification slot is busy; try again", 503)
         async with self._slots:
             loop = asyncio.get_running_loop()
             future = loop.run_in_executor(self._pool(), verify_bytes, data, self.config.verify_max_frames)
@@ -89,12 +80,12 @@ class Verifier:
                 return await asyncio.wait_for(future, self.config.verify_timeout)
             except TimeoutError:  # before OSError, of which it is a subclass
                 message = f"verification ran past {self.config.verify_timeout:g} s"
-                raise VerifyError(ErrorCode.TIMEOUT, message, 504) from None
+                raise ServerError(ErrorCode.TIMEOUT, message, 504) from None
             except (concurrent.futures.BrokenExecutor, RuntimeError, OSError) as error:
                 # A worker died (killed, out of memory) or could not start: a fresh pool next time.
                 log_event(log, logging.ERROR, "verify.pool-failed", error=f"{type(error).__name__}: {error}")
                 self.close()
-                raise VerifyError(ErrorCode.INTERNAL, "the verification worker failed", 500) from None
+                raise ServerError(ErrorCode.INTERNAL, "the verification worker failed", 500) from None
 
     def close(self) -> None:
         """Stop the workers (running ones finish their bounded job)."""

@@ -21,16 +21,14 @@ from fastapi import WebSocket
 from fastapi.responses import JSONResponse
 
 from protocol.codec import error_message, to_plain
-from protocol.errors import ErrorCode
-from protocol.messages import Error
-from protocol.session import ServerSession
+from protocol.errors import CloseCode, ErrorCode
 
-from .connection import CLOSE_POLICY, Connection
-from .dispatch import Dispatcher
-from .hub import Hub
-from .logs import log_event
+from ..logs import log_event
+from ..match.dispatch import Dispatcher
+from ..match.hub import Hub
+from ..match.session import Session
+from .connection import Connection
 from .native import NativeSocket
-from .ratelimit import TokenBucket
 
 log = logging.getLogger("floe.ws")
 
@@ -79,7 +77,7 @@ async def serve_socket(websocket: WebSocket, hub: Hub, dispatcher: Dispatcher) -
             _DENIED.set(True)
             await websocket.send_denial_response(JSONResponse(to_plain(refusal), status_code=403))
         except RuntimeError:  # a server without the denial extension: a bare 403
-            await websocket.close(code=CLOSE_POLICY)
+            await websocket.close(code=CloseCode.POLICY)
         return
     await websocket.accept()
     loop = asyncio.get_running_loop()
@@ -121,8 +119,7 @@ async def serve_socket(websocket: WebSocket, hub: Hub, dispatcher: Dispatcher) -
         log_event(log, logging.ERROR, "ws.failed", exc_info=True, peer=peer)
     finally:
         hub.connections -= 1
-        if conn.match is not None:
-            conn.match.detach(conn, loop.time())
+        reader.closed()
         conn.close()
         if writer is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
@@ -130,57 +127,18 @@ async def serve_socket(websocket: WebSocket, hub: Hub, dispatcher: Dispatcher) -
 
 
 class Reader:
-    """One connection's way in: the token bucket, the protocol session, the strike count, the dispatch."""
+    """One connection's way in: every message goes to its session (server/match/session.py) with the time."""
 
     def __init__(
         self, conn: Connection, hub: Hub, dispatcher: Dispatcher, loop: asyncio.AbstractEventLoop
     ) -> None:
-        config = hub.config
-        self.conn = conn
-        self.config = config
-        self.dispatcher = dispatcher
         self.loop = loop
-        self.session = ServerSession(config.max_message_bytes)
-        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, loop.time())
-        self.strikes = 0
-        self.last_rate_error = -1.0
+        self.session = Session(conn, dispatcher, hub.config, loop.time())
 
     def receive(self, data: bytes | str) -> None:
-        """Handle one message from the client; a fatal one, or too many refused ones, close the connection."""
-        conn, config = self.conn, self.config
-        if not conn.open:
-            return
-        now = self.loop.time()
-        try:
-            if not self.bucket.take(now):
-                self.strikes += 1
-                if now - self.last_rate_error >= 1.0:
-                    self.last_rate_error = now
-                    conn.send(
-                        error_message(
-                            ErrorCode.RATE_LIMITED,
-                            f"over {config.rate_per_second:g} messages a "
-                            f"second (burst {config.rate_burst:g})",
-                        )
-                    )
-            else:
-                outcome = self.session.receive(data)
-                if isinstance(outcome, Error):
-                    self.strikes += 1
-                    if outcome.fatal:
-                        conn.close(CLOSE_POLICY, outcome)
-                        return
-                    conn.send(outcome)
-                else:
-                    self.dispatcher.handle(conn, outcome, now)
-        except Exception:  # noqa: BLE001 - one bad message must not take the connection's match down
-            log_event(log, logging.ERROR, "ws.message-failed", exc_info=True, peer=conn.peer)
-            failed = error_message(ErrorCode.INTERNAL, "the server failed on a message", fatal=True)
-            conn.close(CLOSE_POLICY, failed)
-            return
-        if self.strikes > config.max_strikes:
-            log_event(log, logging.WARNING, "ws.hostile", peer=conn.peer, strikes=self.strikes)
-            conn.close(
-                CLOSE_POLICY,
-                error_message(ErrorCode.RATE_LIMITED, "too many refused messages", fatal=True),
-            )
+        """Handle one message from the client."""
+        self.session.receive(data, self.loop.time())
+
+    def closed(self) -> None:
+        """The connection is gone."""
+        self.session.closed(self.loop.time())

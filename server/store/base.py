@@ -13,6 +13,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from protocol.messages import MatchState
+
 
 @dataclass(frozen=True)
 class MatchRecord:
@@ -21,7 +23,7 @@ class MatchRecord:
     id: str
     seats: tuple[str, ...]
     guests: tuple[str | None, ...]
-    outcome: str
+    outcome: MatchState
     result: dict[str, Any] | None
     replay: str | None
     created: float
@@ -35,7 +37,7 @@ class MatchRecord:
             "id": self.id,
             "seats": list(self.seats),
             "guests": list(self.guests),
-            "outcome": self.outcome,
+            "outcome": self.outcome.value,
             "result": self.result,
             "replay": self.replay,
             "created": self.created,

@@ -1,0 +1,126 @@
+"""What each valid client message does. One handler per kind; `assert_never` makes a new kind that is
+not handled here a type error, and tests/server/test_dispatch.py makes it a test failure too.
+
+Handlers never await: they bind connections, tell the runner inputs, and queue answers.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from protocol.codec import error_message
+from protocol.errors import ErrorCode
+from protocol.messages import ClientMessage, Hello, Input, InputLate, Join, Leave, Ping, Pong, Watch, Welcome
+from protocol.version import PROTOCOL_VERSION
+
+from ..tokens import TokenError
+from .hub import Hub
+from .session import Session
+
+
+class Dispatcher:
+    """Routes a session's messages to the hub and its matches."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.config = hub.config
+
+    def handle(self, session: Session, message: ClientMessage, now: float) -> None:
+        """Act on one valid message (the session checked its shape, the handshake and the rate)."""
+        match message:
+            case Hello():
+                self._hello(session, message)
+            case Join():
+                self._join(session, message, now)
+            case Watch():
+                self._watch(session, message, now)
+            case Input():
+                self._input(session, message)
+            case Ping():
+                frame = session.match.current_frame() if session.match is not None else -1
+                session.send(Pong(id=message.id, t=message.t, frame=frame))
+            case Leave():
+                self._leave(session, now)
+            case _:
+                assert_never(message)
+
+    def _hello(self, session: Session, message: Hello) -> None:
+        guest = None
+        if message.token is not None:
+            try:
+                guest = self.hub.signer.verify(message.token, self.hub.clock.wall())  # expiry: wall time
+            except TokenError as error:
+                session.send(
+                    error_message(
+                        ErrorCode.AUTH, f"token refused: {error}; continuing as a spectator", "hello"
+                    )
+                )
+        session.guest = guest
+        config = self.config
+        session.send(
+            Welcome(
+                version=PROTOCOL_VERSION,
+                guest=guest.id if guest else None,
+                name=guest.name if guest else None,
+                frame_rate=config.frame_rate,
+                input_delay=config.input_delay,
+                rollback_window=config.runner.rollback_window,
+                max_ahead=config.runner.max_ahead,
+                max_message_bytes=config.max_message_bytes,
+                rate_per_second=int(config.rate_per_second),
+                rate_burst=int(config.rate_burst),
+                input_batch=config.input_batch,
+                send_every=config.send_every,
+            )
+        )
+
+    def _join(self, session: Session, message: Join, now: float) -> None:
+        if session.match is not None:
+            session.send(
+                error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "join")
+            )
+            return
+        if session.guest is None:
+            session.send(error_message(ErrorCode.AUTH, "playing needs a guest token in hello", "join"))
+            return
+        live = self.hub.matches.get(message.match)
+        if live is None:
+            session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "join"))
+            return
+        seat = live.seat_of(session.guest.id)
+        if seat is None:
+            refusal = error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match", "join")
+            session.send(refusal)
+            return
+        live.attach_player(session, seat, message.since, now)
+
+    def _watch(self, session: Session, message: Watch, now: float) -> None:
+        if session.match is not None:
+            session.send(
+                error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "watch")
+            )
+            return
+        live = self.hub.matches.get(message.match)
+        if live is None:
+            session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "watch"))
+            return
+        live.attach_spectator(session, message.since, now)
+
+    def _input(self, session: Session, message: Input) -> None:
+        if session.match is None:
+            session.send(error_message(ErrorCode.NOT_JOINED, "join a match before sending inputs", "input"))
+            return
+        if session.spectator or session.seat is None:
+            session.send(error_message(ErrorCode.READ_ONLY, "spectators cannot send inputs", "input"))
+            return
+        outcome = session.match.tell_inputs(session.seat, message.frame, message.inputs)
+        if outcome.refused is not None:
+            session.send(error_message(ErrorCode(outcome.refused.code), outcome.refused.reason, "input"))
+        if outcome.late is not None:  # once per message: the rest of the run moved with its first late byte
+            session.send(InputLate(frame=outcome.late.frame, applied=outcome.late.applied))
+
+    def _leave(self, session: Session, now: float) -> None:
+        if session.match is None:
+            session.send(error_message(ErrorCode.NOT_JOINED, "this connection follows no match", "leave"))
+            return
+        session.match.leave(session, now)
