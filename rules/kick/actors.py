@@ -1,7 +1,8 @@
 """The actors' records: the player and the enemy slots, as slot classes with plain-data snapshots.
 
 Enemy states keep the arcade's numbers ($332D, PENGO-RULES §4) so the state machine reads like the
-listing; `PHASE_OF_STATE` maps them to the seed API's phases.
+listing; `PHASE_OF_STATE` maps them to the seed API's phases. `schedule_move` times an actor's next
+pixel from its period.
 """
 
 from __future__ import annotations

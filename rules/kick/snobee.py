@@ -1,7 +1,8 @@
 """The Sno-Bee's mind: one decision at a cell centre ($33D8), as the arcade takes it.
 
-Every random draw comes from the session's one KickRandom stream, in the listing's order
-(PENGO-RULES §4 and §6). `decide` returns whether the Sno-Bee steps after deciding.
+`decide` is the `sno-bee` brain of `brain.BRAINS`: it reads and acts only through its `BrainHost` and
+returns whether the Sno-Bee steps after deciding. Every random draw comes from the session's one
+KickRandom stream (`host.rng`), in the listing's order (PENGO-RULES §4 and §6).
 Deviation (documented): a hatchling starts from its level's base period instead of the stale one the
 previous occupant of its slot left ($34FB), and every retry loop is bounded (the arcade can hang).
 """
