@@ -129,6 +129,7 @@ class Levels:
         self._legend = dict(config.legend)
         self._paces: dict[int, LevelPace] = {}
         self._authored: dict[int, LevelDeal | None] = {}
+        self._generated: LevelFrame | None = None
 
     def index(self, level: int) -> int:
         """The 0-based level-table row of a level number (1-based), looping when the config loops."""
@@ -236,10 +237,13 @@ class Levels:
         return LevelDeal(frame, tuple(blocks), tuple(eggs), MAP_FACINGS, (), self._slots(level))
 
     def _generated_frame(self) -> LevelFrame:
-        config = self._config
-        cols, rows = config.cols, config.rows
-        assert cols is not None and rows is not None
-        return LevelFrame(cols, rows, (), (), config.player.start or pengo_start(cols, rows))
+        if self._generated is None:
+            config = self._config
+            cols, rows = config.cols, config.rows
+            assert cols is not None and rows is not None
+            start = config.player.start or pengo_start(cols, rows)
+            self._generated = LevelFrame(cols, rows, (), (), start)
+        return self._generated
 
     def _generated_deal(self, level: KickLevel, rng: KickRandom) -> LevelDeal:
         generator = self._config.generator
