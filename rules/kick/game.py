@@ -514,7 +514,7 @@ class KickGame:
             pressed = self.now <= self.button_until
             if pressed and player.button_seen_released:
                 player.button_seen_released = False
-                if self._player_rules.kick():
+                if self._player_rules.resolve_kick():
                     player.moving = False
                     return
             elif not pressed:

@@ -118,7 +118,7 @@ class PlayerRules:
             b.motion is not None and b.motion.by == "player" for b in self._game.board.sliding_blocks
         )
 
-    def kick(self) -> bool:
+    def resolve_kick(self) -> bool:
         """The fire button at a centre ($3F85) and the kick's resolution ($41D9). True: Pengo is busy."""
         if self._busy():
             return False  # $3F92: swallowed while the block is busy
