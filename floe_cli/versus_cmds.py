@@ -109,11 +109,12 @@ def play_match(
 ) -> tuple[VersusMatch, list[Record]]:
     """Run a match to its end with one bot per seat; returns the match and its versus records."""
     match = VersusMatch(config, seed, names)
-    seats = range(match.seats)
     kept: list[Record] = []
     while match.result is None:
         frame = match.frame
-        row = [bots[s].decide(match.seat_view(s), frame) if match.alive[s] else NEUTRAL for s in seats]
+        row = [
+            bots[seat.index].decide(seat.view, frame) if seat.alive else NEUTRAL for seat in match.seat_states
+        ]
         records = match.step(row)
         if on_frame is not None:
             on_frame(frame, records)
@@ -336,16 +337,24 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     print(file=out)
     _print_rows(out, "Attack table (AttackTable)", _dataclass_rows(rules.attack, versus_notes))
     print(file=out)
-    kick_notes = _comments(kick_tables)
-    rows = []
-    for name in dir(kick_tables):
-        value = getattr(kick_tables, name)
-        if name.isupper() and isinstance(value, int | tuple) and not isinstance(value, bool):
-            rows.append((name, _value_text(name, value), kick_notes.get(name, "")))
-    order = {name: index for index, name in enumerate(kick_notes)}
-    rows.sort(key=lambda row: order.get(row[0], len(order)))
-    _print_rows(out, "Pengo (rules/kick/tables.py)", rows)
+    fixed = _constant_rows(versus_tables)
+    _print_rows(out, "Fixed for the ruleset version (not in a replay's config)", fixed)
+    print(file=out)
+    _print_rows(out, "Pengo (rules/kick/tables.py)", _constant_rows(kick_tables))
     return 0
+
+
+def _constant_rows(module: ModuleType) -> list[tuple[str, str, str]]:
+    """A tables module's UPPER number and tuple constants with their comments, in source order."""
+    notes = _comments(module)
+    rows = []
+    for name in dir(module):
+        value = getattr(module, name)
+        if name.isupper() and isinstance(value, int | tuple) and not isinstance(value, bool):
+            rows.append((name, _value_text(name, value), notes.get(name, "")))
+    order = {name: index for index, name in enumerate(notes)}
+    rows.sort(key=lambda row: order.get(row[0], len(order)))
+    return rows
 
 
 # ---- wiring --------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ Decoding is bounded: input over `max_bytes` (default 4 MiB) is refused before it
 own limits (string, array and map lengths) follow from the input's length, and anything that is not
 a replay's plain data (bin or ext values, non-string map keys, trailing bytes, missing or wrongly
 typed fields) is refused with a message naming what is wrong. Whether the rules reproduce the replay
-is `rules.versus.replay.verify`'s question.
+is `rules.replay.verify`'s question.
 """
 
 from __future__ import annotations

@@ -271,6 +271,9 @@ def _check(replay: Replay, max_frames: int) -> tuple[Ruleset[Any, Any], Any]:
     result = replay.result
     if not isinstance(result, MatchResult) or len(result.outcomes) != seats or len(result.scores) != seats:
         raise _Rejected(f"result: expected a MatchResult with one outcome and score per seat, got {result!r}")
+    if result.reason not in ruleset.end_reasons:
+        known = ", ".join(ruleset.end_reasons)
+        raise _Rejected(f"result.reason: {result.reason!r} is not a {ruleset.name} end reason ({known})")
     if not isinstance(replay.log_hash, str) or not _HASH.fullmatch(replay.log_hash):
         raise _Rejected(f"log_hash: expected 64 lowercase hex digits, got {replay.log_hash!r}")
     return ruleset, config

@@ -184,6 +184,11 @@ class Ruleset(Protocol[C, V]):
         """The bots `make_bot` knows."""
         ...
 
+    @property
+    def end_reasons(self) -> tuple[str, ...]:
+        """Every reason a match of this ruleset can end for (a result's `reason`)."""
+        ...
+
     def default_config(self) -> C:
         """The config matches are played with unless told otherwise."""
         ...

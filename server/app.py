@@ -27,7 +27,8 @@ from .http.verify import Verifier
 from .logs import log_event
 from .match.dispatch import Dispatcher
 from .match.hub import Hub
-from .store.base import MemoryStore, Store
+from .store.base import Store
+from .store.memory import MemoryStore
 from .transport.ws import install_denial_filter, serve_socket
 
 log = logging.getLogger("floe.http")

@@ -16,6 +16,7 @@ from typing import Any
 from rules.plain import check_int, check_list, check_map, check_str, exact_keys, is_int, show
 
 from .bots import BOT_NAMES, Bot, make_bot
+from .ending import EndReason
 from .inputs import INPUTS, PengoInputs
 from .match import MAX_SEATS, MIN_SEATS, VersusConfig, VersusMatch
 from .tables import RULESET_NAME, RULESET_VERSION
@@ -126,6 +127,7 @@ class VersusRuleset:
     max_seats = MAX_SEATS
     inputs: PengoInputs = INPUTS
     bot_names = BOT_NAMES
+    end_reasons: tuple[str, ...] = tuple(reason.value for reason in EndReason)
 
     def default_config(self) -> VersusConfig:
         """The default rules (rules/versus/tables.py) on the arcade difficulty."""

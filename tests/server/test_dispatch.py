@@ -11,7 +11,7 @@ from protocol.version import PROTOCOL_VERSION
 from server.match.dispatch import Dispatcher
 from server.match.hub import Hub
 from server.match.session import Session
-from server.store.base import MemoryStore
+from server.store.memory import MemoryStore
 from server.transport.connection import Connection
 from tests.server.conftest import fast_config
 

@@ -18,7 +18,7 @@ from server.match.dispatch import Dispatcher
 from server.match.hub import Hub
 from server.match.live import Seat
 from server.match.session import Session
-from server.store.base import MemoryStore
+from server.store.memory import MemoryStore
 from server.tokens import Guest
 from tests.server.conftest import fast_config
 

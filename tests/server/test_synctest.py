@@ -54,10 +54,10 @@ class ForgetfulMatch(VersusMatch):
     """A match whose restore forgets the garbage streams: the kind of bug SyncTest exists to catch."""
 
     def restore(self, snap: dict[str, Any]) -> None:
-        garbage = [rng.state for rng in self.garbage]
+        garbage = [seat.garbage for seat in self.seat_states]
         super().restore(snap)
-        for rng, state in zip(self.garbage, garbage, strict=True):
-            rng.state = state
+        for seat, stream in zip(self.seat_states, garbage, strict=True):
+            seat.garbage = stream
         self.score_bias = getattr(self, "score_bias", 0) + 1
         self.games[0].score += self.score_bias  # and drifts the score on every restore
 

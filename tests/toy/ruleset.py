@@ -226,6 +226,7 @@ class RaceRuleset:
     max_seats = 4
     inputs: PengoInputs = INPUTS
     bot_names = tuple(_BOTS)
+    end_reasons = ("finish", "forfeit", "time")
 
     def default_config(self) -> RaceConfig:
         """The default track."""

@@ -11,11 +11,11 @@ import pytest
 
 from protocol.replay_codec import MAX_REPLAY_BYTES, ReplayDecodeError, decode_replay, encode_replay
 from rules.replay import FORMAT_VERSION, MAX_REPLAY_FRAMES, Replay, Verdict, record, verify
-from rules.result import result_from_plain
+from rules.result import MatchResult, result_from_plain
 from rules.synctest import run_synctest
 from rules.versus.events import Landing, record_plain
 from rules.versus.inputs import FORFEIT, NEUTRAL
-from rules.versus.match import MatchResult, VersusConfig, VersusMatch
+from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.ruleset import PENGO_VERSUS, config_from_plain, config_plain
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION, AttackTable, VersusRules
 
@@ -395,6 +395,7 @@ def test_move_lists_must_match_the_seats() -> None:
     ({"final_frame": 0}, "final_frame"),
     ({"seats": ("one",)}, "seats"),
     ({"log_hash": "nothex"}, "log_hash"),
+    ({"result": MatchResult(0, ("won", "lost"), "victory", 1, (0, 0))}, "not a pengo-versus end reason"),
 ])
 def test_unknown_rulesets_and_bad_fields_are_rejected(changes: dict[str, Any], reason: str) -> None:
     """Another ruleset or version, another format, or malformed fields are rejected before simulating."""
