@@ -9,6 +9,9 @@ map keys, no trailing bytes), a map with a string `kind`, a known kind, and the 
 ranges, lengths, no unknown or missing ones). Every failure is a `ProtocolError` carrying an
 `ErrorCode`; nothing else escapes.
 
+The server's `frame` record, 60 a second, is the one message that is not a map: an array whose first
+element is 0 (protocol/messages.py `Frame`), and a resync's frames are arrays too.
+
 A client sends one message per websocket message. The server may send several back to back in one
 websocket message (msgpack values simply follow each other; `decode_server_messages` splits them,
 as @msgpack/msgpack's `decodeMulti` does in a browser): the streams go out a few frames at a time.
@@ -24,7 +27,18 @@ from pydantic import TypeAdapter, ValidationError
 
 from .errors import ErrorCode
 from .limits import MAX_CLIENT_MESSAGE_BYTES, MAX_FRAME, MAX_INPUT_RUN, MAX_SERVER_MESSAGE_BYTES
-from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Error, Input, Message, ServerMessage
+from .messages import (
+    CLIENT_MESSAGES,
+    FRAME_CODE,
+    SERVER_MESSAGES,
+    ClientMessage,
+    Error,
+    Frame,
+    Input,
+    Message,
+    Resync,
+    ServerMessage,
+)
 
 __all__ = [
     "ProtocolError",
@@ -94,28 +108,46 @@ def encode_plain(plain: Any) -> bytes:
 
 
 def encode(message: Message) -> bytes:
-    """The message as msgpack bytes."""
-    return encode_plain(to_plain(message))
+    """The message as msgpack bytes (a `frame` as its array, a resync's frames as arrays)."""
+    if isinstance(message, Frame):
+        body = pack_frame_body(message.frame, message.events, message.actors, message.inputs)
+        return encode_frame(message.n, message.confirmed, message.frame, body)
+    plain = to_plain(message)
+    if isinstance(message, Resync):
+        plain["frames"] = [frame_array(body) for body in message.frames]
+    return encode_plain(plain)
 
 
-_FRAME_HEAD = b"\x87" + encode_plain("kind") + encode_plain("frame") + encode_plain("n")
-_FRAME_CONFIRMED = encode_plain("confirmed")
+def frame_array(body: dict[str, Any]) -> list[Any]:
+    """A frame body (`{"frame", "inputs", "events", "actors"}`) as the wire's array."""
+    return [body["frame"], body["inputs"], body["events"], body["actors"]]
 
 
-def pack_frame_body(frame: int, events: list[dict[str, Any]], actors: list[Any], inputs: list[int]) -> bytes:
-    """The part of a `frame` message that both streams share, packed once (see encode_frame)."""
-    # A 4-entry map packed in one call, minus its one-byte header (0x84): its entries back to back.
-    return encode_plain({"frame": frame, "events": events, "actors": actors, "inputs": inputs})[1:]
+def frame_body(values: list[Any]) -> dict[str, Any]:
+    """The wire's `[frame, inputs, events, actors]` array as a frame body map."""
+    if not isinstance(values, list) or len(values) != 4:
+        raise ProtocolError(ErrorCode.MALFORMED, "a frame body is the array [frame, inputs, events, actors]")
+    frame, inputs, events, actors = values
+    return {"frame": frame, "inputs": inputs, "events": events, "actors": actors}
 
 
-def encode_frame(n: int, confirmed: int, body: bytes) -> bytes:
+_FRAME_HEAD = b"\x97" + encode_plain(FRAME_CODE)
+
+
+def pack_frame_body(frame: int, events: list[Any], actors: list[Any], inputs: list[int]) -> bytes:
+    """The part of a `frame` record that both streams share, packed once (see encode_frame):
+    `frame, inputs, events, actors`, back to back."""
+    # A 4-element array packed in one call, minus its one-byte header (0x94): its values back to back.
+    return encode_plain((frame, inputs, events, actors))[1:]
+
+
+def encode_frame(n: int, confirmed: int, frame: int, body: bytes) -> bytes:
     """`encode(Frame(n, …, confirmed))` from a `pack_frame_body`: the same bytes, the body packed once.
 
-    msgpack maps are their entries back to back, so the entries a frame record shares between the
-    players' and the spectators' stream (the events and actor positions, the bulk) are packed once
-    and only `n` and `confirmed` per stream.
+    A frame record is the array `[0, n, frame + 1 − confirmed, frame, inputs, events, actors]`; the
+    values both streams share (the bulk) are packed once and only `n` and the lag per stream.
     """
-    return b"".join((_FRAME_HEAD, encode_plain(n), body, _FRAME_CONFIRMED, encode_plain(confirmed)))
+    return b"".join((_FRAME_HEAD, encode_plain(n), encode_plain(frame + 1 - confirmed), body))
 
 
 _RESYNC_HEAD = b"\x87" + encode_plain("kind") + encode_plain("resync") + encode_plain("n")
@@ -133,7 +165,8 @@ def encode_resync(
     """`encode(Resync(…))` with its view packed and its frames as `pack_frame_body` bytes: the same bytes.
 
     A match keeps its last keyframe's view and the frames since packed (bytes, which the garbage
-    collector never scans) rather than as plain data, and a resync splices them.
+    collector never scans) rather than as plain data, and a resync splices them: each frame is the
+    array `[frame, inputs, events, actors]`.
     """
     return b"".join(
         (
@@ -141,7 +174,7 @@ def encode_resync(
             *_keyframe_entries(n, frame, packed_view, checksum),
             encode_plain("frames"),
             _frame_array_head(len(bodies)),
-            *(b"\x84" + body for body in bodies),
+            *(b"\x94" + body for body in bodies),
             encode_plain("confirmed"),
             encode_plain(confirmed),
         )
@@ -196,6 +229,13 @@ def _check_size(data: bytes | bytearray | memoryview, max_bytes: int) -> None:
 
 
 def _kind_of(plain: Any) -> tuple[str, dict[str, Any]]:
+    if isinstance(plain, list) and plain and plain[0] == FRAME_CODE and type(plain[0]) is int:
+        if len(plain) != 7:
+            raise ProtocolError(ErrorCode.MALFORMED, "a frame record is an array of 7 values", "frame")
+        _, n, lag, frame, inputs, events, actors = plain
+        confirmed = frame + 1 - lag if type(frame) is int and type(lag) is int else None
+        return "frame", {"n": n, "frame": frame, "events": events, "actors": actors, "inputs": inputs,
+                         "confirmed": confirmed}
     if not isinstance(plain, dict):
         raise ProtocolError(ErrorCode.MALFORMED, f"expected a map, got {type(plain).__name__}")
     kind = plain.pop("kind", None)
@@ -302,6 +342,8 @@ def decode_server_messages(
 
 
 def _server_message(kind: str, plain: dict[str, Any], validate: bool) -> ServerMessage:
+    if kind == "resync" and isinstance(plain.get("frames"), list):
+        plain["frames"] = [frame_body(values) for values in plain["frames"]]
     cls = SERVER_MESSAGES.get(kind)
     if cls is None:
         raise ProtocolError(ErrorCode.UNKNOWN_KIND, f"unknown message kind {kind[:32]!r}")

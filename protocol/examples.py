@@ -28,30 +28,25 @@ from .messages import (
 )
 
 _TOKEN = "v1.eyJnIjoiZ19hYmMiLCJuIjoiYW5uIiwiZSI6MTcwMDAwMDAwMH0.c2lnbmF0dXJl"
+#: Seat 0: Pengo stepped one pixel left, Sno-Bee slot 1 one down; seat 1: its lives went to 2 (summary
+#: field 2), Pengo pushed (a whole record) and block 25 (key 41) slides. Words are joined.tables' codes.
 _ACTORS = [
-    [[96, 128, "left", "walk"], [["sno-bee-1", 48, 16, "moving", "down"]], []],
-    [[96, 112, "up", "push"], [], [[41, 96, 88]]],
+    [[], [0, 31, 1, 41]],
+    [[2, 2], [17 + 24, 58], [[0, 96, 112, 0, 24]]],
 ]
-_EVENTS = [{"kind": "hatch", "id": "sno-bee-2", "at": [1, 9], "seat": 1}]
+#: A hatch on seat 1: [kind code 12 ("hatch"), id 2 (sno-bee-2), at [1, 9], seat 1].
+_EVENTS = [[12, 2, [1, 9], 1]]
 _VIEW = {
     "frame": 240,
     "time_left": 10560,
     "seats": [
         {
             "name": "ann",
-            "alive": True,
-            "forfeited": False,
-            "status": "playing",
-            "level": 1,
-            "score": 400,
-            "lives": 3,
             "cols": 13,
             "rows": 15,
-            "blocks": [[5, 5, 1, "ice", 80, 16], [9, 8, 2, "diamond", 128, 32]],
-            "player": [96, 128, "left", "walk"],
-            "enemies": [["sno-bee-1", 48, 16, "moving", "down"]],
-            "pending": [[2, 1, 3, 270]],
-            "gems": [],
+            "summary": [6, -1, 3, 1, 1, 400, 2, 3, -1, [], 0, [6, 6], [[2, 1, 3, 270]], []],
+            "records": [[0, 96, 128, 2, 23], [2, 48, 16, 1, 30, 13, 1, 0]],
+            "blocks": [5, 5, 1, 27, 0, 9, 8, 2, 28, 0],
         }
     ],
 }
@@ -60,14 +55,14 @@ _VIEW = {
 EXAMPLES: dict[str, Message] = {
     message.KIND: message
     for message in (
-        Hello(version=2, token=_TOKEN, client="web-0.1"),
+        Hello(version=3, token=_TOKEN, client="web-0.1"),
         Join(match="Wqzulj7f0Nw", since=None),
         Watch(match="Wqzulj7f0Nw", since=0),
         Input(frame=1234, inputs=[0x0B, 0x03]),
         Ping(id=7, t=51230),
         Leave(),
         Welcome(
-            version=2,
+            version=3,
             guest="g_abc",
             name="ann",
             frame_rate=60,
@@ -96,6 +91,11 @@ EXAMPLES: dict[str, Message] = {
             state=MatchState.WAITING,
             head=0,
             keyframe_every=120,
+            tables={
+                "words": ["up", "down", "left", "right", "..."],
+                "events": [["slide-start", ["block", "at", "dir", "by", "seat"]], ["..."]],
+                "summary": ["status", "status_end", "lives", "..."],
+            },
         ),
         Status(match="Wqzulj7f0Nw", state=MatchState.RUNNING, connected=[True, True]),
         Frame(n=245, frame=239, events=_EVENTS, actors=_ACTORS, inputs=[0x03, 0x00], confirmed=238),

@@ -158,6 +158,8 @@ class Joined:
     state: MatchState
     head: int
     keyframe_every: int
+    #: The ruleset's stream tables: its words, event, record, summary and note layouts (protocol/README.md).
+    tables: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,19 +173,25 @@ class Status:
     connected: list[bool]
 
 
+#: A `frame` record travels as an array whose first element is this code (protocol/codec.py).
+FRAME_CODE = 0
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """Stream record `n`: one simulated frame's events, actor positions (arcade pixels) and inputs.
+    """Stream record `n`: one simulated frame's events, what each seat shows (delta-coded) and inputs.
 
     Frames below `confirmed` are final. A player's stream may later rewind a frame (`rewind`);
-    a spectator's never does.
+    a spectator's never does. On the wire it is the array
+    `[0, n, frame + 1 − confirmed, frame, inputs, events, actors]` (no map keys: it is sent 60 times a
+    second); `events` are the ruleset's compact records, `actors` each seat's change (protocol/delta.py).
     """
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "frame"
     n: int
     frame: int
-    events: list[dict[str, Any]]
+    events: list[Any]
     actors: list[Any]
     inputs: list[int]
     confirmed: int

@@ -49,7 +49,9 @@ class ServerSession:
             if message.version != PROTOCOL_VERSION:
                 return error_message(
                     ErrorCode.VERSION,
-                    f"protocol version {message.version} is not this server's ({PROTOCOL_VERSION})",
+                    f"protocol version {message.version} is not this server's ({PROTOCOL_VERSION}): "
+                    f"this client is {'older' if message.version < PROTOCOL_VERSION else 'newer'} than the "
+                    "server; update it (protocol/README.md)",
                     "hello",
                     fatal=True,
                 )

@@ -8,8 +8,9 @@ ships.
 
 - `Match` is one running match: `step(inputs)` advances one frame (one input byte per seat) and
   returns the frame's records; `snapshot()`/`restore()` round-trip exactly and `checksum(snapshot)`
-  pins a state; `actors()` (what moves, every frame), `keyframe_view()` (the whole visible state)
-  and `seat_view(seat)` (the read-only view a bot plays from) are what viewers and bots see.
+  pins a state; `actors()` (what each seat shows, every frame), `keyframe_view()` (the whole visible
+  state), `records_wire()` (the frame's records as the stream sends them) and `seat_view(seat)` (the
+  read-only view a bot plays from) are what viewers and bots see.
 - `Ruleset` makes matches from a config (and reads and writes the config as plain data), names its
   input byte convention (`InputRules`) and its bots.
 - `Bot` plays one seat from that seat's view.
@@ -138,8 +139,17 @@ class Match(Protocol[V_co]):
         """A digest of a snapshot of this match (equal states, equal checksums)."""
         ...
 
+    def records_wire(self, records: Sequence[Any]) -> list[Any]:
+        """A frame's records as the stream sends them (compact; the ruleset's `stream_tables` read them)."""
+        ...
+
     def actors(self) -> list[Any]:
-        """What moves, as plain data: the stream's per-frame record of positions."""
+        """What each seat shows after the frame just stepped: per seat `[summary, records, notes]`.
+
+        `summary` is a list of plain values compared by index frame to frame, `records` one list of
+        integers `[key, px, py, …]` per thing that moves (keys unique in the seat), `notes` plain values
+        this step alone shows. The stream sends what changed (protocol/delta.py).
+        """
         ...
 
     def keyframe_view(self) -> dict[str, Any]:
@@ -182,6 +192,11 @@ class Ruleset(Protocol[C, V]):
     @property
     def bot_names(self) -> tuple[str, ...]:
         """The bots `make_bot` knows."""
+        ...
+
+    @property
+    def stream_tables(self) -> dict[str, Any]:
+        """Everything a client needs to read this ruleset's stream (its words, event and record layouts)."""
         ...
 
     @property

@@ -75,7 +75,7 @@ class MatchMirror:
                 break
             inputs, events = entry
             records = match.step(inputs)
-            if match.records_plain(records) != events:
+            if match.records_wire(records) != events:
                 self.mismatches += 1
             stepped += 1
         return stepped

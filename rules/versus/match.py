@@ -54,7 +54,8 @@ from .log import GENESIS_HASH, chain_hash
 from .placement import place_landing
 from .seat import SeatState
 from .tables import GARBAGE_SALT, MAX_SEATS, MIN_SEATS, VERSUS_RULES, VersusRules
-from .view import SeatView, frame_actors, keyframe_view
+from .view import LANDED_NOTE, OFFSET_NOTE, SeatView, board_note, frame_actors, keyframe_view
+from .wire import records_wire
 
 __all__ = [
     "MAX_SEATS",
@@ -67,6 +68,16 @@ __all__ = [
 #: Every well-formed byte decoded once: step() looks a plain int up here and leaves anything else
 #: (a bool, an int subclass, a malformed byte) to decode_input, which accepts or refuses it as ever.
 _DECODED: dict[int, SeatInput] = {value: decode_input(value) for value in range(256) if is_valid_input(value)}
+
+
+#: Statuses a board starts in anew (a level, or a life after a death: the respawn clears ice silently).
+_NEW_BOARD = ("ready", "drawing")
+
+
+def _taken(before: tuple[Packet, ...], after: tuple[Packet, ...]) -> list[int]:
+    """The ids of the packets an offset or a landing took units from (in queue order)."""
+    kept = set(after)
+    return [packet.id for packet in before if packet not in kept]
 
 
 class MatchOverError(RuntimeError):
@@ -121,6 +132,11 @@ class VersusMatch:
         self.result: MatchResult | None = None
         #: The chained SHA-256 of the canonical event log so far (see log_hash).
         self.log_hash = GENESIS_HASH
+        #: Per seat, what the last step showed beyond its records (view.py's notes: a new board, a landing's
+        #: block ids and packets, an offset's packets). Not state: step() makes it anew, restore() clears it.
+        self._no_notes: list[Any] = [() for _ in names]
+        self.notes: list[Any] = self._no_notes
+        self._noted = False
 
     @property
     def seats(self) -> int:
@@ -163,6 +179,8 @@ class VersusMatch:
         if self.result is not None:
             raise MatchOverError("the match has ended")
         decoded = self._decode(inputs)
+        if self._noted:
+            self.notes, self._noted = self._no_notes, False
         records: list[Record] = []
         frame = self.frame
         seat_states = self.seat_states
@@ -185,7 +203,10 @@ class VersusMatch:
             if not seat.alive:
                 continue
             game = seat.game
+            status = game.status
             game.step_frame()
+            if game.status != status and game.status in _NEW_BOARD:
+                self._note(seat.index, board_note(game))
             events = game.drain()
             if events:  # most frames are quiet: no records, no attack units
                 index = seat.index
@@ -233,9 +254,11 @@ class VersusMatch:
         seat.last_attack = frame
         records.append(Attack(index, units, reasons, chained, in_margin))
         if seat.pending:
+            before = seat.pending
             cancelled, seat.pending = offset(units, seat.pending)
             if cancelled:
                 records.append(Offset(index, cancelled))
+                self._note(index, [OFFSET_NOTE, _taken(before, seat.pending)])
                 units -= cancelled
                 if not units:
                     return
@@ -252,6 +275,7 @@ class VersusMatch:
     def _land(self, seat: SeatState, frame: int, records: list[Record]) -> None:
         """Land what is due on a seat's board (at most the cap) and note the gems it drops."""
         table = self.rules.attack
+        before = seat.pending
         units, seat.pending = landing_units(seat.pending, frame, table)
         if units:
             placed = place_landing(seat.game, seat.index, units, seat.garbage, frame, table)
@@ -259,6 +283,16 @@ class VersusMatch:
             if placed.gems:
                 seat.gems = (*seat.gems, *placed.gems)
             records.append(placed.record)
+            board = seat.game.board
+            landed = placed.record
+            ids = [board.grid[cell.y * board.cols + cell.x] for cell in (*landed.blocks, *landed.gems)]
+            self._note(seat.index, [LANDED_NOTE, _taken(before, seat.pending), ids])
+
+    def _note(self, seat: int, note: list[Any]) -> None:
+        """Show `note` on seat `seat`'s board with this step (outside the log: see `notes`)."""
+        if not self._noted:
+            self.notes, self._noted = [[] for _ in self.names], True
+        self.notes[seat].append(note)
 
     def _count_gems(self, seat: SeatState, frame: int, records: list[Record]) -> None:
         """Count a seat's due counter gems down; thaw the ones that reach 0 into ice."""
@@ -314,12 +348,17 @@ class VersusMatch:
         self.next_packet = snap["next_packet"]
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
         self.log_hash = snap["log_hash"]
+        self.notes, self._noted = self._no_notes, False
 
     # ---- the seam (rules/ruleset.py's Match) -------------------------------------------------------
 
     def records_plain(self, records: Sequence[Record]) -> list[dict[str, Any]]:
-        """A frame's records as plain maps (the stream's events)."""
+        """A frame's records as plain maps (the canonical log's form)."""
         return [record_plain(record) for record in records]
+
+    def records_wire(self, records: Sequence[Record]) -> list[Any]:
+        """A frame's records as the stream sends them (rules/versus/wire.py)."""
+        return records_wire(records)
 
     def checksum(self, snapshot: dict[str, Any]) -> str:
         """The canonical SHA-256 of a snapshot of this match."""

@@ -20,7 +20,7 @@ from .ending import EndReason
 from .inputs import INPUTS, PengoInputs
 from .match import MAX_SEATS, MIN_SEATS, VersusConfig, VersusMatch
 from .tables import RULESET_NAME, RULESET_VERSION
-from .view import SeatView
+from .view import TABLES, SeatView
 
 __all__ = ["PENGO_VERSUS", "VersusRuleset", "config_from_plain", "config_plain"]
 
@@ -128,6 +128,11 @@ class VersusRuleset:
     inputs: PengoInputs = INPUTS
     bot_names = BOT_NAMES
     end_reasons: tuple[str, ...] = tuple(reason.value for reason in EndReason)
+
+    @property
+    def stream_tables(self) -> dict[str, Any]:
+        """The stream's words and layouts (rules/versus/view.py TABLES)."""
+        return TABLES
 
     def default_config(self) -> VersusConfig:
         """The default rules (rules/versus/tables.py) on the arcade difficulty."""

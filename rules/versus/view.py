@@ -9,24 +9,39 @@ state becomes an action (walk, push, break, shake, dying).
   egg *while the eggs flash* (the only time they are on screen). Bots (rules/versus/bots.py) read
   this, never the live `KickGame`: nothing a bot does can change a match, and it cannot see the
   random stream, a slot's mode or timers, or hidden eggs.
-- `frame_actors` and `keyframe_view` are the stream's per-frame positions and keyframe boards, in
-  arcade pixels (16 to a cell). A frame record carries, per seat, only what moves:
-  `[player, enemies, sliding blocks]` with `player = [px, py, facing, action]`, each enemy
-  `[id, px, py, phase, facing]` (enemies not on the board are left out) and each sliding block
-  `[id, px, py]`. protocol/README.md documents both layouts for clients.
+- `frame_actors` and `keyframe_view` are what the stream shows, in arcade pixels (16 to a cell): per
+  seat and frame a summary (status and the frame it ends, lives, level, act, score, eggs and enemies
+  left, the egg flash, the respawn cell, the pending attacks, the counter gems), one integer record
+  per thing that moves, and the step's notes (a new board, a landing's block ids and packets, an
+  offset's packets); `TABLES` names every field and word. protocol/README.md documents the layouts.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rules.kick.actors import BLINKING, GONE, HATCH_NEXT, P_DYING, P_WALK, PHASE_OF_STATE, PLAYER_ACTION
+from rules.kick.actors import (
+    BLINKING,
+    GONE,
+    HATCH_NEXT,
+    MOVING,
+    NEVER,
+    P_DYING,
+    P_WALK,
+    PHASE_OF_STATE,
+    PLAYER_ACTION,
+    STUNNED,
+)
 from rules.kick.board import Block, KickBoard
 from rules.kick.game import KickGame
-from rules.kick.geometry import Direction
+from rules.kick.geometry import DIRECTIONS, Direction
+from rules.kick.tables import PASSES_PER_FRAME
+
+from .wire import CODE, ENEMY_FIELDS, EVENT_KINDS, STATUSES, WORD_FIELDS, WORDS, enemy_number, word
 
 if TYPE_CHECKING:
     from .match import VersusMatch
+    from .seat import SeatState
 
 #: Slot states with nothing on the board to show.
 _HIDDEN = (GONE, HATCH_NEXT)
@@ -185,59 +200,176 @@ class SeatView:
 
 
 # ---- the stream ------------------------------------------------------------------------------------------
+#
+# Per frame, each seat shows `[summary, records, notes]` (the seam's `Match.actors`, which the stream
+# delta-codes: protocol/delta.py): the summary's values by index (SUMMARY_FIELDS), one record per thing
+# that moves (`[key, px, py, …]`, keys below), and the notes of the step just made (NOTE_KINDS). Words
+# are rules/versus/wire.py's codes; frames are match frames (the frame on which a thing ends).
+
+#: The seat summary's fields, in order.
+SUMMARY_FIELDS: tuple[str, ...] = (
+    "status", "status_end", "lives", "level", "act", "score", "eggs", "enemies", "flash_end",
+    "egg_blocks", "out", "respawn", "pending", "gems",
+)
+#: `out`: still in the match, out of lives, forfeited.
+IN_PLAY, OUT_OF_LIVES, FORFEITED = 0, 1, 2
+#: Record keys: Pengo is 0, the enemy in slot s is ENEMY_KEY + s, a sliding block b is BLOCK_KEY + b.
+PLAYER_KEY, ENEMY_KEY, BLOCK_KEY = 0, 1, 16
+#: Each record's fields, in order.
+RECORD_FIELDS: dict[str, tuple[str, ...]] = {
+    "player": ("key", "px", "py", "facing", "action"),
+    "enemy": ("key", "px", "py", "id", "kind", "phase", "facing", "until"),
+    "block": ("key", "px", "py"),
+}
+#: Each note's code (its index) and fields: a note is `[code, value, …]`.
+NOTE_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("board", ("cols", "rows", "blocks", "carve")),
+    ("landed", ("packets", "blocks")),
+    ("offset", ("packets",)),
+)
+BOARD_NOTE, LANDED_NOTE, OFFSET_NOTE = 0, 1, 2
+#: A board's blocks, flat: these fields per block, one after another (state = damage × 2 + shattering).
+BLOCK_FIELDS: tuple[str, ...] = ("id", "x", "y", "material", "state")
+
+_W = CODE
+_STATUS = {status: _W[status] for status in STATUSES}
+_FACING = {direction: _W[direction] for direction in DIRECTIONS}
+_DYING = _W["dying"]
+_ACTION = {state: _W[action] for state, action in PLAYER_ACTION.items()}
+_PHASE = {state: _W[phase] for state, phase in PHASE_OF_STATE.items() if phase != "gone"}
+_PHASE[BLINKING] = _W["blinking"]
+_MOVING_CODE, _CHEWING, _FLEEING = _W["moving"], _W["chewing"], _W["fleeing"]
+_TIMED = (STUNNED, BLINKING)
+#: Sno-Bee modes from this one on run for a corner (rules/kick/actors.py MODE_NAME).
+_FLEE_MODE = 9
 
 
-def _player(game: KickGame) -> list[Any]:
+def _frame_of(frame: int, due: int, now: int) -> int:
+    """The match frame on which pass `due` of a seat's clock falls (the clock at `now` after frame − 1)."""
+    return frame + -(-(due - now) // PASSES_PER_FRAME) - 1
+
+
+def _player_record(game: KickGame) -> list[int]:
     player = game.player
-    action = "dying" if player.dead or player.state == P_DYING else PLAYER_ACTION[player.state]
-    return [player.px, player.py, player.facing, action]
+    action = _DYING if player.dead or player.state == P_DYING else _ACTION[player.state]
+    return [PLAYER_KEY, player.px, player.py, _FACING[player.facing], action]
 
 
-def _enemies(game: KickGame) -> list[list[Any]]:
+def _enemy_records(game: KickGame, frame: int) -> list[list[Any]]:
+    records = []
+    now = game.now
+    for enemy in game.slots:
+        state = enemy.state
+        if state in _HIDDEN:
+            continue
+        if state == MOVING:
+            phase = _FLEEING if enemy.mode >= _FLEE_MODE and enemy.brain == "sno-bee" else (
+                _CHEWING if enemy.chewing else _MOVING_CODE)
+        else:
+            phase = _PHASE[state]
+        until = _frame_of(frame, enemy.due, now) if state in _TIMED and enemy.due != NEVER else 0
+        records.append([ENEMY_KEY + enemy.slot, enemy.px, enemy.py, enemy_number(enemy.id),
+                        word(enemy.kind), phase, _FACING[enemy.dir], until])
+    return records
+
+
+def seat_records(game: KickGame, frame: int) -> list[list[Any]]:
+    """One seat's moving things: Pengo, the enemies on the board, the sliding blocks."""
+    records: list[list[Any]] = [_player_record(game), *_enemy_records(game, frame)]
+    records += [[BLOCK_KEY + block.id, block.px, block.py] for block in game.board.sliding_blocks]
+    return records
+
+
+def seat_summary(seat: SeatState, frame: int) -> list[Any]:
+    """One seat's figures (SUMMARY_FIELDS): what changes rarely, compared frame to frame by the stream."""
+    game = seat.game
+    clock = game.clock
+    due = game.status_due
+    flashing = clock < game.flash_until
+    eggs = [block.id for block in game.board.blocks.values() if block.egg is not None] if flashing else []
     return [
-        [enemy.id, enemy.px, enemy.py, PHASE_OF_STATE[enemy.state], enemy.dir]
-        for enemy in game.slots
-        if enemy.state not in _HIDDEN
+        _STATUS[game.status],
+        -1 if due == NEVER else _frame_of(frame, due, clock),
+        game.lives,
+        game.level,
+        game.act_of(game.level),
+        game.score,
+        game.eggs_left,
+        game.remaining_count - game.eggs_left,
+        _frame_of(frame, game.flash_until, clock) if flashing else -1,
+        eggs,
+        IN_PLAY if seat.alive else FORFEITED if seat.forfeited else OUT_OF_LIVES,
+        [game.start_cell.x, game.start_cell.y],
+        seat.pending,
+        seat.gems,
     ]
 
 
-def seat_actors(game: KickGame) -> list[Any]:
-    """One seat's moving things: the player, the enemies on the board, the sliding blocks."""
-    sliding = [[block.id, block.px, block.py] for block in game.board.sliding_blocks]
-    return [_player(game), _enemies(game), sliding]
+def board_blocks(game: KickGame) -> list[Any]:
+    """A board's blocks, flat (BLOCK_FIELDS per block)."""
+    flat: list[Any] = []
+    for block in game.board.blocks.values():
+        flat += (block.id, block.cx, block.cy, word(block.material),
+                 block.damage * 2 + (block.breaking is not None))
+    return flat
+
+
+def board_note(game: KickGame) -> list[Any]:
+    """The whole board (at a level's start and when a life starts: the respawn clears ice without an event),
+    with the maze's carve order while the intro draws it."""
+    carve: list[int] = []
+    if game.status == "drawing":
+        for cell in game.carve:
+            carve += (cell.x, cell.y)
+    return [BOARD_NOTE, game.board.cols, game.board.rows, board_blocks(game), carve]
 
 
 def frame_actors(match: VersusMatch) -> list[Any]:
-    """Every seat's actors, in seat order."""
-    return [seat_actors(game) for game in match.games]
+    """Every seat's `[summary, records, notes]` after the frame just stepped, in seat order."""
+    frame = match.frame
+    notes = match.notes
+    return [
+        [seat_summary(seat, frame), seat_records(seat.game, frame), notes[seat.index]]
+        for seat in match.seat_states
+    ]
 
 
 def keyframe_view(match: VersusMatch) -> dict[str, Any]:
-    """The whole visible state: each board's blocks and actors, score, lives, pending attacks, gems."""
+    """The whole visible state: per seat its name, board size, summary, records and blocks."""
+    frame = match.frame
     seats = []
     for seat in match.seat_states:
         game = seat.game
-        board = game.board
         seats.append(
             {
                 "name": match.names[seat.index],
-                "alive": seat.alive,
-                "forfeited": seat.forfeited,
-                "status": game.status,
-                "level": game.level,
-                "score": game.score,
-                "lives": game.lives,
-                "cols": board.cols,
-                "rows": board.rows,
-                "blocks": [[b.id, b.cx, b.cy, b.material, b.px, b.py] for b in board.blocks.values()],
-                "player": _player(game),
-                "enemies": _enemies(game),
-                "pending": [list(packet) for packet in seat.pending],
-                "gems": [list(gem) for gem in seat.gems],
+                "cols": game.board.cols,
+                "rows": game.board.rows,
+                "summary": seat_summary(seat, frame),
+                "records": seat_records(game, frame),
+                "blocks": board_blocks(game),
             }
         )
     return {
-        "frame": match.frame,
-        "time_left": max(0, match.rules.time_limit_frames - match.frame),
+        "frame": frame,
+        "time_left": max(0, match.rules.time_limit_frames - frame),
         "seats": seats,
     }
+
+
+#: Everything a client needs to read the stream, as plain data (`joined.tables`).
+TABLES: dict[str, Any] = {
+    "words": list(WORDS),
+    "events": [[kind, list(fields)] for kind, fields in EVENT_KINDS],
+    "word_fields": sorted(WORD_FIELDS),
+    "enemy_fields": sorted(ENEMY_FIELDS),
+    "summary": list(SUMMARY_FIELDS),
+    "records": {name: list(fields) for name, fields in RECORD_FIELDS.items()},
+    "keys": {"player": PLAYER_KEY, "enemy": ENEMY_KEY, "block": BLOCK_KEY},
+    "notes": [[kind, list(fields)] for kind, fields in NOTE_KINDS],
+    "block_fields": list(BLOCK_FIELDS),
+    "out": ["in", "lives", "forfeited"],
+    "pending": ["packet", "source", "units", "lands_at"],
+    "gems": ["block", "count", "next_step"],
+    "cell_px": 16,
+}

@@ -28,6 +28,7 @@ from protocol.codec import (
     error_message,
     pack_frame_body,
 )
+from protocol.delta import encode as encode_actors
 from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
@@ -166,6 +167,7 @@ class LiveMatch:
             state=self.state,
             head=stream.head,
             keyframe_every=self.config.runner.keyframe_every,
+            tables=self.config.ruleset.stream_tables,
         )
 
     def attach_player(self, session: Session, seat: int, since: int | None, now: float) -> None:
@@ -304,7 +306,7 @@ class LiveMatch:
             self.players.publish(_rewind(out.rewind_to))
             self._bodies = {f: body for f, body in self._bodies.items() if f < out.rewind_to}
         for record in out.frames:
-            self.players.publish_bytes(_frame(self._body(record), confirmed))
+            self.players.publish_bytes(_frame(record.frame, self._body(record), confirmed))
         for item in out.confirmed:
             if isinstance(item, KeyframeRecord):
                 keyframe = PackedKeyframe(item.frame, encode_plain(item.view), item.checksum)
@@ -314,7 +316,7 @@ class LiveMatch:
             else:
                 body = self._body(item)
                 self._since_keyframe.append(body)
-                self.spectators.publish_bytes(_frame(body, item.frame + 1))
+                self.spectators.publish_bytes(_frame(item.frame, body, item.frame + 1))
                 self._bodies.pop(item.frame, None)
         if out.result is not None:
             self._finish(now)
@@ -324,7 +326,8 @@ class LiveMatch:
         cached = self._bodies.get(record.frame)
         if cached is not None and cached[0] is record:
             return cached[1]
-        body = pack_frame_body(record.frame, record.events, record.actors, list(record.inputs))
+        actors = encode_actors(record.base, record.actors)
+        body = pack_frame_body(record.frame, record.events, actors, list(record.inputs))
         self._bodies[record.frame] = (record, body)
         return body
 
@@ -458,9 +461,9 @@ class LiveMatch:
 # ---- stream message builders (a stream numbers each message when it publishes it) ---------------------
 
 
-def _frame(body: bytes, confirmed: int) -> Callable[[int], bytes]:
+def _frame(frame: int, body: bytes, confirmed: int) -> Callable[[int], bytes]:
     def build(n: int) -> bytes:
-        return encode_frame(n, confirmed, body)
+        return encode_frame(n, confirmed, frame, body)
 
     return build
 

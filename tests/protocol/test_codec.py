@@ -168,4 +168,4 @@ def test_spliced_frame_equals_the_encoded_message() -> None:
     message = EXAMPLES["frame"]
     assert isinstance(message, Frame)
     body = pack_frame_body(message.frame, message.events, message.actors, message.inputs)
-    assert encode_frame(message.n, message.confirmed, body) == encode(message)
+    assert encode_frame(message.n, message.confirmed, message.frame, body) == encode(message)

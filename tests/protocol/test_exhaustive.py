@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 from typing import get_args
 
-from protocol.codec import to_plain
+import msgpack  # type: ignore[import-untyped]
+
+from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.examples import EXAMPLES
 from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, ServerMessage
@@ -40,8 +42,9 @@ def test_readme_documents_every_kind_and_error_code() -> None:
 
 
 def test_readme_examples_are_the_examples() -> None:
-    """Each kind's JSON example in protocol/README.md is exactly protocol/examples.py's, so neither drifts."""
+    """Each kind's JSON example in protocol/README.md is exactly protocol/examples.py's as it travels (a
+    `frame` as its array), so neither drifts."""
     text = README.read_text(encoding="utf-8")
     found = dict(re.findall(r"^### `([a-z-]+)`.*?```json\n(.*?)\n```", text, flags=re.MULTILINE | re.DOTALL))
     for kind, message in EXAMPLES.items():
-        assert json.loads(found[kind]) == to_plain(message), kind
+        assert json.loads(found[kind]) == msgpack.unpackb(encode(message)), kind

@@ -85,11 +85,12 @@ def straight_run(config: VersusConfig, seed: int, seats: int, rows: Sequence[Seq
     return match
 
 
-def replay_log(replay: Replay) -> dict[int, list[dict[str, Any]]]:
-    """Re-simulate a replay (of any registered ruleset) from its move lists: frame → its plain records."""
+def replay_log(replay: Replay) -> dict[int, list[Any]]:
+    """Re-simulate a replay (of any registered ruleset) from its move lists: frame → its records as the
+    stream sends them."""
     ruleset = lookup(replay.ruleset, replay.ruleset_version)
     match = ruleset.new_match(ruleset.config_from_plain(replay.config), replay.seed, replay.seats)
-    return {frame: match.records_plain(match.step(inputs)) for frame, inputs in enumerate(input_rows(replay))}
+    return {frame: match.records_wire(match.step(inputs)) for frame, inputs in enumerate(input_rows(replay))}
 
 
 def plain(value: Any) -> Any:

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.synctest import state_checksum
-from rules.versus.events import record_plain
 from rules.versus.inputs import FORFEIT, INPUTS
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import VERSUS_RULES
+from rules.versus.wire import records_wire
 from server.netcode.runner import (
     Advance,
     FrameRecord,
@@ -121,7 +121,7 @@ def test_sparse_snapshots_with_random_late_inputs_match_the_straight_run(
     assert run.match.log_hash == straight.log_hash
     expected = VersusMatch(CONFIG, SEED, 2)
     for frame in sorted(confirmed):
-        assert confirmed[frame].events == [record_plain(r) for r in expected.step(rows[frame])]
+        assert confirmed[frame].events == records_wire(expected.step(rows[frame]))
 
 
 def test_input_older_than_window_applies_at_earliest_open_frame() -> None:
@@ -227,7 +227,7 @@ def test_confirmed_frames_never_change() -> None:
         records = straight.step(inputs)
         if frame < run.confirmed:
             assert confirmed[frame].inputs == tuple(inputs)
-            assert confirmed[frame].events == [record_plain(r) for r in records]
+            assert confirmed[frame].events == records_wire(records)
     assert len(confirmed) == run.confirmed > 250
     assert straight.log_hash == run.match.log_hash and run.rollbacks > 0
 

@@ -171,9 +171,13 @@ class RaceMatch:
         """The canonical digest."""
         return state_checksum(snapshot)
 
+    def records_wire(self, records: Sequence[dict[str, Any]]) -> list[Any]:
+        """The records as they are (a toy needs no compact form)."""
+        return list(records)
+
     def actors(self) -> list[Any]:
-        """Every token's position."""
-        return list(self.positions)
+        """Per seat `[summary, records, notes]`: whether it is out, and its token at its position."""
+        return [[[self.out[seat]], [[0, position, 0]], []] for seat, position in enumerate(self.positions)]
 
     def keyframe_view(self) -> dict[str, Any]:
         """The names, positions and who is out."""
@@ -259,6 +263,11 @@ class RaceRuleset:
     def new_match(self, config: RaceConfig, seed: int, seats: Sequence[str]) -> RaceMatch:
         """A fresh race."""
         return RaceMatch(config, seed, seats)
+
+    @property
+    def stream_tables(self) -> dict[str, Any]:
+        """The toy's stream: one summary field, one record per seat."""
+        return {"summary": ["out"], "records": {"token": ["key", "px", "py"]}}
 
     def make_bot(self, name: str, seed: int) -> Bot[RaceView]:
         """A bot by name."""
