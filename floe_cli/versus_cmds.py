@@ -12,15 +12,12 @@
 from __future__ import annotations
 
 import argparse
-import ast
-import inspect
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TextIO, TypeVar
 
 from rules.versus.bots import BOT_NAMES, Bot, make_bot, seat_seed
@@ -254,67 +251,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 # ---- floe rules ----------------------------------------------------------------------------------------
 
 
-def _comments(module: ModuleType) -> dict[str, str]:
-    """The documentation comment of each assignment in a module's source, by name ("Class.field" in classes).
-
-    A `#:` comment block right above an assignment documents it; otherwise a trailing `# …` on its line;
-    otherwise it is "" (a name that shares the comment of the block above it). In source order.
-    """
-    try:
-        source = inspect.getsource(module)
-    except (OSError, TypeError):
-        return {}
-    lines = source.splitlines()
-    found: dict[str, str] = {}
-
-    def note(name: str, line: int) -> None:
-        above: list[str] = []
-        index = line - 2
-        while index >= 0 and lines[index].strip().startswith("#:"):
-            above.insert(0, lines[index].strip()[2:].strip())
-            index -= 1
-        if above:
-            found[name] = " ".join(above)
-            return
-        text = lines[line - 1]
-        found[name] = text.split("#", 1)[1].strip() if "#" in text else ""
-
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, f"{node.name}.")
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                note(prefix + node.target.id, node.lineno)
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        note(prefix + target.id, node.lineno)
-
-    visit(list(ast.parse(source).body), "")
-    return found
-
-
-def _value_text(name: str, value: Any) -> str:
-    if isinstance(value, tuple):
-        text = ", ".join(_value_text("", v) if isinstance(v, tuple) else str(v) for v in value)
-        return f"({text})"
-    text = str(value)
-    if isinstance(value, int) and not isinstance(value, bool) and name.endswith(("_frames", "_frame")):
-        text += f" ({value / FRAME_HZ:g} s)"
-    return text
-
-
-def _dataclass_rows(instance: Any, comments: dict[str, str]) -> list[tuple[str, str, str]]:
-    rows = []
-    owner = type(instance).__name__
-    for f in fields(instance):
-        value = getattr(instance, f.name)
-        if is_dataclass(value):
-            continue
-        rows.append((f.name, _value_text(f.name, value), comments.get(f"{owner}.{f.name}", "")))
-    return rows
-
-
 def _print_rows(out: TextIO, title: str, rows: list[tuple[str, str, str]]) -> None:
     print(title, file=out)
     name_width = max(len(r[0]) for r in rows)
@@ -324,37 +260,15 @@ def _print_rows(out: TextIO, title: str, rows: list[tuple[str, str, str]]) -> No
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    from rules.kick import tables as kick_tables
-    from rules.versus import tables as versus_tables
+    from server.compendium import compendium
 
     out: TextIO = args.stdout
-    versus_notes = _comments(versus_tables)
-    rules = versus_tables.VERSUS_RULES
-    print(f"{versus_tables.RULESET_NAME} ruleset version {versus_tables.RULESET_VERSION} "
-          f"(rules/versus/tables.py); frames are 1/{FRAME_HZ} s", file=out)
-    print(file=out)
-    _print_rows(out, "Versus settings (VersusRules)", _dataclass_rows(rules, versus_notes))
-    print(file=out)
-    _print_rows(out, "Attack table (AttackTable)", _dataclass_rows(rules.attack, versus_notes))
-    print(file=out)
-    fixed = _constant_rows(versus_tables)
-    _print_rows(out, "Fixed for the ruleset version (not in a replay's config)", fixed)
-    print(file=out)
-    _print_rows(out, "Pengo (rules/kick/tables.py)", _constant_rows(kick_tables))
+    book = compendium()
+    print(book.heading, file=out)
+    for section in book.sections:
+        print(file=out)
+        _print_rows(out, section.title, list(section.rows))
     return 0
-
-
-def _constant_rows(module: ModuleType) -> list[tuple[str, str, str]]:
-    """A tables module's UPPER number and tuple constants with their comments, in source order."""
-    notes = _comments(module)
-    rows = []
-    for name in dir(module):
-        value = getattr(module, name)
-        if name.isupper() and isinstance(value, int | tuple) and not isinstance(value, bool):
-            rows.append((name, _value_text(name, value), notes.get(name, "")))
-    order = {name: index for index, name in enumerate(notes)}
-    rows.sort(key=lambda row: order.get(row[0], len(order)))
-    return rows
 
 
 # ---- wiring --------------------------------------------------------------------------------------------

@@ -145,11 +145,13 @@ async def play(
     keep_log: bool = True,
     leave: Callable[[BotRun], bool] | None = None,
     max_size: int = 2**22,
+    record: list[bytes] | None = None,
 ) -> BotRun:
     """Play the seat `token` holds in `match_id` until the match is over.
 
     `leave(run)`, asked after every message, makes the bot leave (forfeit) once it says True; the
-    bot then reads on until the match's `over`.
+    bot then reads on until the match's `over`. `record`, when given, gets every websocket message's
+    bytes as it arrived (the stream's fixtures for the browser client's tests).
     """
     session = ClientSession(token, client=f"bot-{bot}", validate=validate, keep_log=keep_log)
     run = BotRun(session)
@@ -172,6 +174,8 @@ async def play(
                 now = time.monotonic()
                 run.messages += 1
                 run.bytes_received += len(data)
+                if record is not None:
+                    record.append(data)
                 heard_frame = False
                 for message in session.receive(data, now):
                     if isinstance(message, Joined) and run.mirror is None:

@@ -228,7 +228,8 @@ NOTE_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("offset", ("packets",)),
 )
 BOARD_NOTE, LANDED_NOTE, OFFSET_NOTE = 0, 1, 2
-#: A board's blocks, flat: these fields per block, one after another (state = damage × 2 + shattering).
+#: A board's blocks, flat: these fields per block, one after another (state: damage × 2 for a whole
+#: block, its cracks; 1 while it shatters).
 BLOCK_FIELDS: tuple[str, ...] = ("id", "x", "y", "material", "state")
 
 _W = CODE
@@ -310,7 +311,7 @@ def board_blocks(game: KickGame) -> list[Any]:
     flat: list[Any] = []
     for block in game.board.blocks.values():
         flat += (block.id, block.cx, block.cy, word(block.material),
-                 block.damage * 2 + (block.breaking is not None))
+                 1 if block.breaking is not None else block.damage * 2)
     return flat
 
 

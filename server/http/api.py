@@ -17,9 +17,11 @@ from starlette.requests import ClientDisconnect
 
 from protocol.errors import ErrorCode
 
+from ..compendium import compendium
 from ..errors import ServerError
 from ..match.hub import Hub
 from ..tokens import Guest, TokenError
+from .replaystream import ReplayStreams, replay_stream_bytes
 from .verify import Verifier
 
 MSGPACK = "application/msgpack"
@@ -111,6 +113,8 @@ async def read_body(request: Request, limit: int, seconds: float) -> bytes:
 def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
     """The routes, closed over one hub and verifier."""
     router = APIRouter()
+    streams = ReplayStreams()
+    book = compendium().plain()
     bot_schema = {
         "type": "object",
         "additionalProperties": False,
@@ -187,6 +191,29 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
             raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
         return Response(content=data, media_type=MSGPACK)
 
+    @router.get(
+        "/api/replays/{replay_id}/stream",
+        responses={200: {"content": {MSGPACK: {}}, "description": "the replay's spectators' stream"},
+                   **_refusals(404, 422, 429, 503, 504)},
+    )
+    async def replay_stream(replay_id: str, request: Request) -> Response:
+        """A finished match's stream re-simulated from its replay (joined, keyframes, frames, over;
+        msgpack values back to back), for a viewer that owns no rules; cached per replay."""
+        cached = streams.get(replay_id)
+        if cached is None:
+            data = await hub.store.get_replay(replay_id)
+            if data is None:
+                raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
+            with verifier.slot(address_of(request)) as held:
+                config = hub.config
+                answer = await verifier.call(held, replay_stream_bytes, data, replay_id,
+                                             config.verify_max_frames, config.runner.keyframe_every)
+            if not answer["ok"]:
+                raise ServerError(ErrorCode.BAD_REPLAY, answer["reason"], 422)
+            cached = answer["body"]
+            streams.put(replay_id, cached)
+        return Response(content=cached, media_type=MSGPACK)
+
     @router.post(
         "/api/replays/verify",
         responses=_refusals(400, 408, 413, 415, 422, 429, 503, 504),
@@ -207,6 +234,11 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
         with verifier.slot(address_of(request)) as held:  # before the body is read
             body = await read_body(request, limit, hub.config.http_body_seconds)
             return await verifier.run(held, body)
+
+    @router.get("/api/rules")
+    async def rules_compendium() -> dict[str, Any]:
+        """The rules' numbers as `floe rules` prints them: {"heading", "sections": [{"title", "rows"}]}."""
+        return book
 
     @router.get("/health")
     async def health() -> dict[str, Any]:

@@ -28,9 +28,9 @@ import concurrent.futures
 import logging
 import multiprocessing
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from protocol.errors import ErrorCode
 from protocol.replay_codec import ReplayDecodeError, decode_replay
@@ -41,6 +41,8 @@ from ..errors import ServerError
 from ..logs import log_event
 
 log = logging.getLogger("floe.verify")
+
+T = TypeVar("T")
 
 #: Seconds a refused client is told to wait before it tries again.
 RETRY_AFTER = 2.0
@@ -131,22 +133,27 @@ class Verifier:
         if len(data) > self.config.verify_max_bytes:
             message = f"replay of {len(data)} bytes is over the limit of {self.config.verify_max_bytes}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
+        answer = await self.call(held, verify_bytes, data, self.config.verify_max_frames)
+        if not answer.pop("decoded"):
+            raise ServerError(ErrorCode.BAD_REPLAY, answer["reason"], 422)
+        return answer
+
+    async def call(self, held: _Slot, job: Callable[..., T], *args: Any) -> T:
+        """Run `job(*args)` on the pool in the slot `held`, within the time bound (504) and surviving a
+        worker that dies (500, and a fresh pool next time)."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool(), verify_bytes, data, self.config.verify_max_frames)
+        future = loop.run_in_executor(self._pool(), job, *args)
         held.hand_over(future)
         try:
-            answer = await asyncio.wait_for(asyncio.shield(future), self.config.verify_timeout)
+            return await asyncio.wait_for(asyncio.shield(future), self.config.verify_timeout)
         except TimeoutError:  # before OSError, of which it is a subclass
-            message = f"verification ran past {self.config.verify_timeout:g} s"
+            message = f"the job ran past {self.config.verify_timeout:g} s"
             raise ServerError(ErrorCode.TIMEOUT, message, 504) from None
         except (concurrent.futures.BrokenExecutor, RuntimeError, OSError) as error:
             # A worker died (killed, out of memory) or could not start: a fresh pool next time.
             log_event(log, logging.ERROR, "verify.pool-failed", error=f"{type(error).__name__}: {error}")
             self.close()
             raise ServerError(ErrorCode.INTERNAL, "the verification worker failed", 500) from None
-        if not answer.pop("decoded"):
-            raise ServerError(ErrorCode.BAD_REPLAY, answer["reason"], 422)
-        return answer
 
     def close(self) -> None:
         """Stop the workers (running ones finish their bounded job)."""
