@@ -12,10 +12,13 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from protocol.errors import ErrorCode
@@ -33,6 +36,19 @@ from .store.memory import MemoryStore
 from .transport.ws import install_denial_filter, serve_socket
 
 log = logging.getLogger("floe.http")
+
+#: The browser client's build (`make serve` and `make test` run `npm ci` and the build there).
+DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"
+#: What `/` answers when the client was not built.
+NOT_BUILT = ("<!doctype html><title>floe</title><p>The browser client is not built: run "
+             "<code>make serve</code> (or <code>npm ci && npm run build</code> in clients/web).</p>")
+#: The top of /docs.
+API_DESCRIPTION = """The HTTP API of floe, an authoritative versus server for Pengo.
+
+Matches themselves are played, watched and resumed over the **websocket at `/ws`** (binary msgpack
+frames, protocol version 3): a client says `hello` with the guest token from `POST /api/guests`, then
+`join`s its seat or `watch`es a match, and follows the numbered stream. Every message, the stream's
+layout and tables and every limit are in protocol/README.md. The browser client is served at `/`."""
 
 #: Allocations between young-generation collections (CPython's default is 700).
 GC_YOUNG_THRESHOLD = 20_000
@@ -77,7 +93,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             await hub.stop()
             verifier.close()
 
-    app = FastAPI(title="floe", lifespan=lifespan)
+    app = FastAPI(title="floe", description=API_DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.hub = hub
     app.state.verifier = verifier
     app.include_router(build_router(hub, verifier))
@@ -113,4 +129,29 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     async def websocket(websocket: WebSocket) -> None:
         await serve_socket(websocket, hub, dispatcher)
 
+    serve_web(app, Path(config.web_root) if config.web_root else DEFAULT_WEB_ROOT)
     return app
+
+
+def serve_web(app: FastAPI, root: Path) -> None:
+    """The browser client at `/` (its build, clients/web/dist) and the API's docs at `/docs`, offline:
+    Swagger UI's files come from the same build (docs-assets/), never from a CDN."""
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="floe API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="data:,",
+        )
+
+    if (root / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=root, html=True), name="web")
+        return
+    log_event(log, logging.WARNING, "http.no-web-client", root=str(root))
+
+    @app.get("/", include_in_schema=False)
+    async def not_built() -> HTMLResponse:
+        return HTMLResponse(NOT_BUILT, status_code=503)

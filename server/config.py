@@ -101,6 +101,8 @@ class ServerConfig:
     #: The ruleset every match is played with, and its config (None: the ruleset's default).
     ruleset: Ruleset[Any, Any] = PENGO_VERSUS
     match_config: Any = None
+    #: The browser client's build served at `/` (None: clients/web/dist beside the server package).
+    web_root: str | None = None
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
     #: Messages queued per connection before it counts as too slow and is dropped (ASGI path)...

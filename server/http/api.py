@@ -25,6 +25,8 @@ from .replaystream import ReplayStreams, replay_stream_bytes
 from .verify import Verifier
 
 MSGPACK = "application/msgpack"
+#: Finished matches `GET /api/replays` lists.
+RECENT_REPLAYS = 20
 
 
 class GuestRequest(BaseModel):
@@ -190,6 +192,15 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
         if data is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
         return Response(content=data, media_type=MSGPACK)
+
+    @router.get("/api/replays")
+    async def recent_replays() -> dict[str, Any]:
+        """The newest finished matches that left a replay (at most RECENT_REPLAYS), newest first."""
+        records = await hub.store.recent_matches(RECENT_REPLAYS)
+        return {"replays": [
+            {"id": r.replay, "seats": list(r.seats), "result": r.result, "ended": r.ended, "frames": r.frames}
+            for r in records if r.replay is not None
+        ]}
 
     @router.get(
         "/api/replays/{replay_id}/stream",

@@ -96,7 +96,7 @@ export class MatchModel {
       cols: view.cols,
       rows: view.rows,
       summary: view.summary.slice(),
-      records: new Map(view.records.map((record) => [record[0], record.slice()])),
+      records: new Map(view.records.map((record) => [record[0]!, record.slice()])),
       blocks: this.blocksFrom(view.blocks, view.records),
       carve: [],
     };
@@ -105,7 +105,10 @@ export class MatchModel {
   private blocksFrom(flat: (number | string)[], records: Iterable<number[]>): Map<number, Block> {
     const keys = this.vocabulary.tables.keys;
     const sliding = new Set<number>();
-    for (const record of records) if (record[0] >= keys.block) sliding.add(record[0] - keys.block);
+    for (const record of records) {
+      const key = record[0] ?? -1;
+      if (key >= keys.block) sliding.add(key - keys.block);
+    }
     const blocks = new Map<number, Block>();
     for (let i = 0; i + 4 < flat.length; i += 5) {
       const id = flat[i] as number;
@@ -232,10 +235,10 @@ export class MatchModel {
   plain(): PlainSeat[] {
     return this.seats.map((seat) => ({
       summary: seat.summary,
-      records: [...seat.records.values()].sort((a, b) => a[0]! - b[0]!),
+      records: [...seat.records.values()].sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0)),
       blocks: [...seat.blocks.values()]
         .map((b) => [b.id, b.x, b.y, this.vocabulary.code(b.material), b.breaking ? 1 : b.damage * 2])
-        .sort((a, b) => a[0]! - b[0]!),
+        .sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0)),
     }));
   }
 

@@ -59,6 +59,11 @@ export class MatchStream {
     }
   }
 
+  /** Start again from a keyframe view (a replay's seek). */
+  reset(view: View): void {
+    this.start(view);
+  }
+
   private start(view: View): void {
     this.keyframes.set(view.frame, view);
     this.model = new MatchModel(this.vocabulary);

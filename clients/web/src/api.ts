@@ -1,0 +1,111 @@
+/**
+ * The HTTP API (protocol/README.md "HTTP API") and the guest identity kept in local storage.
+ *
+ * A guest's token is valid 7 days: the client keeps it with its expiry and asks for a new one (same
+ * name) a day before it ends or when the server refuses it, so a returning player keeps their name.
+ */
+
+const TOKEN_KEY = "floe.guest";
+/** Renew a token this long before it expires (ms). */
+const RENEW_BEFORE_MS = 24 * 3600 * 1000;
+
+export interface Guest {
+  guest: string;
+  name: string;
+  token: string;
+  expires: number;
+}
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) {
+    let code = "http";
+    let message = response.statusText;
+    try {
+      const error = (await response.json()) as { code?: string; message?: string };
+      code = error.code ?? code;
+      message = error.message ?? message;
+    } catch {
+      // not the error shape
+    }
+    throw new ApiError(response.status, code, message);
+  }
+  return (await response.json()) as T;
+}
+
+function expiryOf(token: string): number {
+  try {
+    const payload = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))) as { e?: number };
+    return (payload.e ?? 0) * 1000;
+  } catch {
+    return 0;
+  }
+}
+
+export function storedGuest(): Guest | null {
+  const raw = localStorage.getItem(TOKEN_KEY);
+  if (raw === null) return null;
+  try {
+    return JSON.parse(raw) as Guest;
+  } catch {
+    return null;
+  }
+}
+
+/** The guest, made or renewed when needed (a new name makes a new guest). */
+export async function guest(name?: string): Promise<Guest> {
+  const stored = storedGuest();
+  const wanted = name?.trim() || stored?.name;
+  if (stored && stored.name === wanted && stored.expires - Date.now() > RENEW_BEFORE_MS) return stored;
+  const made = await call<{ guest: string; name: string; token: string }>("POST", "/api/guests", wanted ? { name: wanted } : {});
+  const fresh: Guest = { ...made, expires: expiryOf(made.token) };
+  localStorage.setItem(TOKEN_KEY, JSON.stringify(fresh));
+  return fresh;
+}
+
+/** Forget the token (the server refused it); the next `guest()` makes a new one with the same name. */
+export function dropToken(): void {
+  const stored = storedGuest();
+  if (stored) localStorage.setItem(TOKEN_KEY, JSON.stringify({ ...stored, expires: 0 }));
+}
+
+export interface Seated {
+  match: string;
+  seat: number;
+  invite?: string;
+}
+
+export const api = {
+  botMatch: (token: string, bot: string) => call<Seated>("POST", "/api/bot-matches", { bot }, token),
+  room: (token: string) => call<Seated>("POST", "/api/rooms", undefined, token),
+  joinRoom: (token: string, invite: string) => call<Seated>("POST", "/api/rooms/join", { invite }, token),
+  matches: () => call<{ matches: LiveMatch[] }>("GET", "/api/matches"),
+  match: (id: string) => call<Record<string, unknown>>("GET", `/api/matches/${encodeURIComponent(id)}`),
+  recent: () => call<{ replays: RecentReplay[] }>("GET", "/api/replays"),
+  rules: () => call<{ heading: string; sections: { title: string; rows: [string, string, string][] }[] }>("GET", "/api/rules"),
+};
+
+export interface LiveMatch {
+  id: string;
+  state: string;
+  seats: (string | null)[];
+  bots: (string | null)[];
+  frame: number;
+  spectators: number;
+}
+
+export interface RecentReplay {
+  id: string;
+  seats: string[];
+  result: { winner: number | null; reason: string; scores: number[] } | null;
+  ended: number;
+}

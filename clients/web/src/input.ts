@@ -1,0 +1,84 @@
+/**
+ * The player's controls as the seat's input byte (rules/versus/inputs.py): bits 0–2 the held
+ * direction (0 none, 1 up, 2 down, 3 left, 4 right), bit 3 the kick, which is an edge: one press
+ * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present.
+ */
+
+const DIRECTION_BITS = { up: 1, down: 2, left: 3, right: 4 } as const;
+type Direction = keyof typeof DIRECTION_BITS;
+const KICK_BIT = 0x08;
+/** How far a stick must lean to count as a direction. */
+const STICK_DEAD_ZONE = 0.5;
+
+const KEYS: Record<string, Direction> = {
+  ArrowUp: "up", KeyW: "up", ArrowDown: "down", KeyS: "down",
+  ArrowLeft: "left", KeyA: "left", ArrowRight: "right", KeyD: "right",
+};
+
+export class Controls {
+  /** Directions held, the newest last (the newest wins). */
+  private held: Direction[] = [];
+  private kickPressed = false;
+  private padKickDown = false;
+  private readonly onDown = (event: KeyboardEvent): void => {
+    const direction = KEYS[event.code];
+    if (direction !== undefined) {
+      event.preventDefault();
+      if (!this.held.includes(direction)) this.held.push(direction);
+    } else if (event.code === "Space") {
+      event.preventDefault();
+      if (!event.repeat) this.kickPressed = true;
+    }
+  };
+  private readonly onUp = (event: KeyboardEvent): void => {
+    const direction = KEYS[event.code];
+    if (direction !== undefined) this.held = this.held.filter((held) => held !== direction);
+  };
+  private readonly onBlur = (): void => {
+    this.held = [];
+  };
+
+  attach(): void {
+    window.addEventListener("keydown", this.onDown);
+    window.addEventListener("keyup", this.onUp);
+    window.addEventListener("blur", this.onBlur);
+  }
+
+  detach(): void {
+    window.removeEventListener("keydown", this.onDown);
+    window.removeEventListener("keyup", this.onUp);
+    window.removeEventListener("blur", this.onBlur);
+  }
+
+  private gamepad(): { direction: Direction | null; kick: boolean } {
+    const pads = typeof navigator.getGamepads === "function" ? navigator.getGamepads() : [];
+    for (const pad of pads) {
+      if (!pad) continue;
+      const [x = 0, y = 0] = pad.axes;
+      const pressed = (index: number): boolean => pad.buttons[index]?.pressed === true;
+      let direction: Direction | null = null;
+      if (pressed(12) || y < -STICK_DEAD_ZONE) direction = "up";
+      else if (pressed(13) || y > STICK_DEAD_ZONE) direction = "down";
+      else if (pressed(14) || x < -STICK_DEAD_ZONE) direction = "left";
+      else if (pressed(15) || x > STICK_DEAD_ZONE) direction = "right";
+      return { direction, kick: pressed(0) };
+    }
+    return { direction: null, kick: false };
+  }
+
+  /** The byte for the next frame (a kick stays pending until `kicked()`). */
+  byte(): number {
+    const pad = this.gamepad();
+    if (pad.kick && !this.padKickDown) this.kickPressed = true;
+    this.padKickDown = pad.kick;
+    const direction = this.held[this.held.length - 1] ?? pad.direction;
+    let value = direction === null ? 0 : DIRECTION_BITS[direction];
+    if (this.kickPressed) value |= KICK_BIT;
+    return value;
+  }
+
+  /** The byte with the kick was sent: the press is spent. */
+  kicked(): void {
+    this.kickPressed = false;
+  }
+}

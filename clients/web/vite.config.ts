@@ -1,0 +1,26 @@
+/**
+ * The build: the client into dist/ (the server serves it at `/`), and Swagger UI's two files from the
+ * swagger-ui-dist package into dist/docs-assets/, so the API's /docs page needs no CDN.
+ */
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { defineConfig, type Plugin } from "vite";
+
+function docsAssets(): Plugin {
+  return {
+    name: "floe-docs-assets",
+    apply: "build",
+    closeBundle() {
+      const from = join(__dirname, "node_modules", "swagger-ui-dist");
+      const to = join(__dirname, "dist", "docs-assets");
+      mkdirSync(to, { recursive: true });
+      for (const file of ["swagger-ui-bundle.js", "swagger-ui.css"]) copyFileSync(join(from, file), join(to, file));
+    },
+  };
+}
+
+export default defineConfig({
+  build: { outDir: "dist", emptyOutDir: true, sourcemap: true },
+  plugins: [docsAssets()],
+  test: { include: ["test/**/*.test.ts"] },
+});
