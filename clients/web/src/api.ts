@@ -6,6 +6,8 @@
  */
 
 const TOKEN_KEY = "floe.guest";
+/** The name typed in the lobby, kept for pages that have no name field (joining by link). */
+const NAME_KEY = "floe.name";
 /** Renew a token this long before it expires (ms). */
 const RENEW_BEFORE_MS = 24 * 3600 * 1000;
 
@@ -61,10 +63,15 @@ export function storedGuest(): Guest | null {
   }
 }
 
+/** Remember the name typed in the lobby. */
+export function rememberName(name: string): void {
+  localStorage.setItem(NAME_KEY, name.trim());
+}
+
 /** The guest, made or renewed when needed (a new name makes a new guest). */
 export async function guest(name?: string): Promise<Guest> {
   const stored = storedGuest();
-  const wanted = name?.trim() || stored?.name;
+  const wanted = name?.trim() || localStorage.getItem(NAME_KEY) || stored?.name;
   if (stored && stored.name === wanted && stored.expires - Date.now() > RENEW_BEFORE_MS) return stored;
   const made = await call<{ guest: string; name: string; token: string }>("POST", "/api/guests", wanted ? { name: wanted } : {});
   const fresh: Guest = { ...made, expires: expiryOf(made.token) };

@@ -9,7 +9,7 @@
  * `window.__floe` exposes the page's decoded model to the browser tests (tests/web/).
  */
 
-import { ApiError, api, dropToken, guest, storedGuest } from "./api";
+import { ApiError, api, dropToken, guest, rememberName, storedGuest } from "./api";
 import { LiveView, ReplayPlayer, type TestHooks } from "./match";
 import type { MatchResult } from "./wire";
 
@@ -74,6 +74,7 @@ function lobby(): void {
   const stored = storedGuest();
   const message = el("p", { id: "lobby-message", class: "message" });
   const name = el("input", { id: "name", maxlength: "24", placeholder: "your name", value: stored?.name ?? "" });
+  name.addEventListener("input", () => rememberName(name.value));
   const share = el("div", { id: "share" });
   const live = el("ul", { id: "live" }, el("li", {}, "…"));
   const replays = el("ul", { id: "replays" }, el("li", {}, "…"));

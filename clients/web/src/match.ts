@@ -107,7 +107,7 @@ export class LiveView {
 
   private readonly fit = (): void => {
     const box = this.canvas.parentElement;
-    if (this.renderer && box) this.renderer.fit(box.clientWidth, Math.max(200, window.innerHeight - 160));
+    if (this.renderer && box) this.renderer.fit(box.clientWidth, Math.max(200, window.innerHeight - 110));
   };
 
   private sendInput(): void {
@@ -233,7 +233,7 @@ export class ReplayPlayer {
     };
     this.raf = requestAnimationFrame(loop);
     const box = this.canvas.parentElement;
-    if (this.renderer && box) this.renderer.fit(box.clientWidth, Math.max(200, window.innerHeight - 200));
+    if (this.renderer && box) this.renderer.fit(box.clientWidth, Math.max(200, window.innerHeight - 130));
   }
 
   stop(): void {
@@ -242,6 +242,11 @@ export class ReplayPlayer {
 
   get drawnFrames(): number {
     return this.renderer?.frames ?? 0;
+  }
+
+  /** The frames of the stream's keyframes. */
+  get keyframeFrames(): number[] {
+    return this.keyframes.map((keyframe) => keyframe.frame);
   }
 
   /** The keyframe view of a frame, if the stream has one (tests compare it with the model). */

@@ -76,9 +76,10 @@ export class Renderer {
     ctx.imageSmoothingEnabled = false;
   }
 
-  /** Scale the canvas to the largest whole multiple (or fraction) that fits its box. */
+  /** Scale the canvas to the largest whole multiple that fits its box (halves below 3×: 1.5, 2.5). */
   fit(width: number, height: number): void {
-    const scale = Math.max(1, Math.floor(Math.min(width / this.canvas.width, height / this.canvas.height)));
+    const room = Math.min(width / this.canvas.width, height / this.canvas.height);
+    const scale = Math.max(1, room >= 3 ? Math.floor(room) : Math.floor(room * 2) / 2);
     this.canvas.style.width = `${this.canvas.width * scale}px`;
     this.canvas.style.height = `${this.canvas.height * scale}px`;
   }

@@ -4,7 +4,7 @@
  * interpolates between two), and every keyframe checked against the model built up to it.
  */
 
-import { MatchModel } from "./model";
+import { MatchModel, type PlainSeat } from "./model";
 import { type FrameBody, type Joined, type Keyframe, type StreamMessage, type View, Vocabulary } from "./wire";
 
 /** Frames of states kept behind the newest (covers the rollback window and the drawing delay). */
@@ -14,6 +14,8 @@ export const KEPT_FRAMES = 48;
 export interface KeyframeCheck {
   frame: number;
   differences: string[];
+  /** The model built for that frame, plain (tests compare pages with each other). */
+  model: PlainSeat[];
 }
 
 export class MatchStream {
@@ -28,6 +30,8 @@ export class MatchStream {
   lastN = 0;
   confirmed = 0;
   rewinds = 0;
+  /** Events seen per kind and seat ("kick:0"), frames re-sent after a rewind counted again. */
+  readonly seen = new Map<string, number>();
 
   constructor(readonly joined: Joined) {
     this.vocabulary = new Vocabulary(joined.tables);
@@ -82,7 +86,7 @@ export class MatchStream {
     }
     const built = view.frame === this.model.frame ? this.model : this.states.get(view.frame);
     if (built !== undefined) {
-      this.checks.push({ frame: view.frame, differences: built.differences(view) });
+      this.checks.push({ frame: view.frame, differences: built.differences(view), model: built.plain() });
     }
     if (view.frame === this.model.frame) this.start(view);
   }
@@ -96,6 +100,10 @@ export class MatchStream {
     }
     if (body.frame !== this.model.frame) return; // a gap: wait for the next keyframe
     this.model.applyFrame(body);
+    for (const event of this.model.lastEvents) {
+      const key = `${event.kind}:${event.seat ?? ""}`;
+      this.seen.set(key, (this.seen.get(key) ?? 0) + 1);
+    }
     this.states.set(this.model.frame, this.model.clone());
     this.states.delete(this.model.frame - KEPT_FRAMES);
   }

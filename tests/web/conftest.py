@@ -1,0 +1,127 @@
+"""Browser tests: a real floe server on port 0 and Debian's Chromium driven by Playwright (PyPI).
+
+Chromium is launched as the issue says: `/usr/bin/chromium`, headless, no sandbox, no GPU, no
+background networking or component updates, a fresh user-data dir per test; browsers are never
+downloaded (`make test` installs Debian's chromium when it is missing). Every page's console errors
+and uncaught exceptions fail the test that opened it; screenshots go to `.artifacts/browser/`.
+Each wait is a condition with a bounded timeout (`UNIT` seconds times a factor), never a sleep.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import BrowserContext, ConsoleMessage, Page, async_playwright
+
+from server.app import DEFAULT_WEB_ROOT, create_app
+from server.config import LimitSettings, ServerConfig
+from server.embed import RunningServer, running_server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+#: Where screenshots are saved (a test artefact; ignored by git).
+ARTIFACTS = Path(os.environ.get("FLOE_ARTIFACTS", Path(__file__).resolve().parents[2] / ".artifacts" / "browser"))
+#: The unit of every wait, seconds.
+UNIT = float(os.environ.get("FLOE_TEST_UNIT", "1.0"))
+#: Every page of a test comes from one address: the lobby's per-address rates raised for it.
+TEST_LIMITS = LimitSettings(guest_burst_per_address=100, match_burst_per_address=100)
+#: Seconds a test's match lasts (short: the suite plays them in real time).
+MATCH_SECONDS = 30
+
+
+@dataclass
+class Browser:
+    """A fresh browser profile on the test server; `page()` opens a page that records console errors."""
+
+    server: RunningServer
+    context: BrowserContext
+    errors: list[str] = field(default_factory=list)
+
+    async def page(self, path: str = "/") -> Page:
+        page = await self.context.new_page()
+
+        def console(message: ConsoleMessage) -> None:
+            if message.type == "error":
+                self.errors.append(f"{page.url}: {message.text}")
+
+        page.on("console", console)
+        page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
+        await page.goto(self.server.http_url + path)
+        return page
+
+
+async def shot(page: Page, name: str) -> Path:
+    """Save a screenshot of `page` as a test artefact."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    await page.screenshot(path=str(path))
+    return path
+
+
+async def until(page: Page, expression: str, seconds: float, what: str, arg: Any = None) -> Any:
+    """Wait until `expression` (a JS function body's return value) is truthy; fail naming `what`."""
+    try:
+        handle = await page.wait_for_function(expression, arg=arg, timeout=seconds * UNIT * 1000, polling=50)
+    except Exception as error:  # noqa: BLE001 - turned into a readable failure
+        await shot(page, "failed-" + what.replace(" ", "-")[:40])
+        raise AssertionError(f"timed out waiting for {what}: {error}") from None
+    return await handle.json_value()
+
+
+@pytest.fixture(scope="module")
+def web_root() -> Path:
+    """The client's build, which `make test` makes before the suite."""
+    if not (DEFAULT_WEB_ROOT / "index.html").is_file():
+        pytest.fail("clients/web is not built: run `make test` (it runs npm ci and the build)")
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
+    return DEFAULT_WEB_ROOT
+
+
+BrowserFactory = Callable[[], Awaitable[Browser]]
+
+
+@pytest_asyncio.fixture
+async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
+    """Open browsers (each a fresh profile: its own guest) on one server; fails on any console error."""
+    config = replace(ServerConfig(), allowed_origins=("*",), web_root=str(web_root), limits=TEST_LIMITS,
+                     verify_pool="thread", secret=b"browser-test-secret-0123456789", tune_gc=False,
+                     ).with_time_limit(MATCH_SECONDS)
+    opened: list[Browser] = []
+    profiles: list[str] = []
+    async with running_server(create_app(config)) as server, async_playwright() as playwright:
+
+        async def make() -> Browser:
+            profile = tempfile.mkdtemp(prefix="floe-chromium-")
+            profiles.append(profile)
+            context = await playwright.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+                viewport={"width": 1280, "height": 800},
+            )
+            made = Browser(server, context)
+            opened.append(made)
+            return made
+
+        try:
+            yield make
+        finally:
+            for made in opened:
+                await made.context.close()
+            for profile in profiles:
+                shutil.rmtree(profile, ignore_errors=True)
+    errors = [error for made in opened for error in made.errors]
+    assert errors == [], f"console errors: {errors}"
