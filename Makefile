@@ -3,8 +3,12 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+WEB := clients/web
+WEB_DEPS := $(WEB)/node_modules/.package-lock.json
+WEB_BUILD := $(WEB)/dist/index.html
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: test serve lint bench clean
+.PHONY: test serve lint web web-test browser-test chromium bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -12,19 +16,37 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The browser client: npm ci from the committed lock, then the Vite build (dist/, which the server serves).
+$(WEB_DEPS): $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $(WEB_DEPS)
+
+$(WEB_BUILD): $(WEB_DEPS) $(wildcard $(WEB)/src/*) $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
+	cd $(WEB) && npm run build
+
+web: $(WEB_BUILD)
+
+# Vitest: the client's model against the recorded streams (and strict TypeScript).
+web-test: $(WEB_DEPS)
+	cd $(WEB) && npx tsc --noEmit && npm test
+
+# Debian's chromium for the browser tests (Playwright never downloads a browser here).
+chromium:
+	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium)
+
 lint: $(STAMP)
 	$(BIN)/ruff check rules protocol server floe_cli tests bench
 	$(BIN)/mypy rules protocol server floe_cli
 
-test: $(STAMP) lint
+test: $(STAMP) lint web web-test chromium
 	$(BIN)/pytest
 
-# The match server on http://127.0.0.1:8000 with the embedded store.
-serve: $(STAMP)
+# The match server on http://127.0.0.1:8000 with the embedded store, the browser client at /.
+serve: $(STAMP) web
 	$(BIN)/floe serve --host 127.0.0.1 --port 8000
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.kick_speed
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(WEB)/node_modules $(WEB)/dist

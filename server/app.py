@@ -17,7 +17,7 @@ from pathlib import Path
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -147,8 +147,18 @@ def serve_web(app: FastAPI, root: Path) -> None:
             swagger_favicon_url="data:,",
         )
 
-    if (root / "index.html").is_file():
-        app.mount("/", StaticFiles(directory=root, html=True), name="web")
+    index = root / "index.html"
+    if index.is_file():
+        # The page at `/` and its two asset folders, each mounted on its own prefix: a mount at "/" would
+        # answer every unmatched path (a wrong method's 405 included) as a missing file.
+        for folder in ("assets", "docs-assets"):
+            if (root / folder).is_dir():
+                app.mount(f"/{folder}", StaticFiles(directory=root / folder), name=folder)
+
+        @app.get("/", include_in_schema=False)
+        async def page() -> FileResponse:
+            return FileResponse(index, media_type="text/html")
+
         return
     log_event(log, logging.WARNING, "http.no-web-client", root=str(root))
 

@@ -34,7 +34,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 #: Where screenshots are saved (a test artefact; ignored by git).
-ARTIFACTS = Path(os.environ.get("FLOE_ARTIFACTS", Path(__file__).resolve().parents[2] / ".artifacts" / "browser"))
+ARTIFACTS = Path(os.environ.get("FLOE_ARTIFACTS", "")) if os.environ.get("FLOE_ARTIFACTS") else (
+    Path(__file__).resolve().parents[2] / ".artifacts" / "browser"
+)
 #: The unit of every wait, seconds.
 UNIT = float(os.environ.get("FLOE_TEST_UNIT", "1.0"))
 #: Every page of a test comes from one address: the lobby's per-address rates raised for it.

@@ -59,7 +59,8 @@ async def player_stream() -> bytes:
     app = create_app(ServerConfig().with_time_limit(PLAYER_SECONDS))
     async with running_server(app) as server:
         _, token = await botclient.new_guest(server.http_url, "recorder")
-        answer = await botclient.http_json(f"{server.http_url}/api/bot-matches", "POST", {"bot": "lazy"}, token)
+        url = f"{server.http_url}/api/bot-matches"
+        answer = await botclient.http_json(url, "POST", {"bot": "lazy"}, token)
         received: list[bytes] = []
         run = await botclient.play(server.ws_url, token, answer["match"], "competent", seed=3,
                                    latency=lambda frame: 6 if (frame // 60) % 2 else 0, record=received)

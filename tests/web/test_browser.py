@@ -79,7 +79,8 @@ async def walk(page: Page) -> None:
 #: JS: a direction in which Pengo, standing on a cell, faces an ice block with a block or the wall behind
 #: it (a kick shatters it and scores), or null.
 BREAKABLE = """() => {
-  const s = window.__floe.stream(); const seat = s.model.seats[s.joined.seat]; const pengo = seat.records.get(0);
+  const s = window.__floe.stream(); const seat = s.model.seats[s.joined.seat];
+  const pengo = seat.records.get(0);
   if (pengo[1] % 16 || pengo[2] % 16) return null;
   const cx = pengo[1] / 16, cy = pengo[2] / 16;
   const at = (x, y) => [...seat.blocks.values()].find((b) => b.x === x && b.y === y && !b.sliding);
@@ -143,8 +144,8 @@ async def test_a_bot_match_played_with_keys_watched_and_replayed(browser: Browse
                 "the match in the live list")
     await lobby.click(f"a.watch[href='#/watch/{match_id}']")
     watcher = lobby
-    await until(watcher, "() => window.__floe && window.__floe.stream() && window.__floe.stream().checks.length >= 2",
-                10, "the spectator to check two keyframes")
+    two_checks = "() => window.__floe && window.__floe.stream() && window.__floe.stream().checks.length >= 2"
+    await until(watcher, two_checks, 10, "the spectator to check two keyframes")
     await shot(watcher, "match-spectator")
     checks = await watcher.evaluate("() => window.__floe.stream().checks")
     mine = {check["frame"]: check for check in await page.evaluate("() => window.__floe.stream().checks")}
@@ -172,7 +173,8 @@ async def test_a_bot_match_played_with_keys_watched_and_replayed(browser: Browse
     await page.evaluate(
         """(frame) => { const scrub = document.querySelector('#scrub'); scrub.value = String(frame);
                         scrub.dispatchEvent(new Event('input')); }""", chosen)
-    await until(page, "(frame) => window.__floe.stream().model.frame === frame", 5, "the scrubbed frame", chosen)
+    at_frame = "(frame) => window.__floe.stream().model.frame === frame"
+    await until(page, at_frame, 5, "the scrubbed frame", chosen)
     await shot(page, "replay-scrubbed")
     shown = await page.evaluate("() => window.__floe.stream().model.plain()")
     status, data = await botclient.http_bytes(f"{player_browser.server.http_url}/api/replays/{match_id}")
@@ -189,9 +191,11 @@ async def test_a_bot_match_played_with_keys_watched_and_replayed(browser: Browse
 
 
 GAMEPAD = """
-window.__pad = {axes: [0, 0], buttons: Array.from({length: 17}, () => ({pressed: false, touched: false, value: 0}))};
+window.__pad = {axes: [0, 0],
+                buttons: Array.from({length: 17}, () => ({pressed: false, touched: false, value: 0}))};
 navigator.getGamepads = () => [{id: "floe test pad", index: 0, connected: true, mapping: "standard",
-                               timestamp: performance.now(), axes: window.__pad.axes, buttons: window.__pad.buttons}];
+                               timestamp: performance.now(), axes: window.__pad.axes,
+                               buttons: window.__pad.buttons}];
 """
 
 
