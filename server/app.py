@@ -27,6 +27,7 @@ from .config import ServerConfig
 from .errors import ServerError
 from .http.api import build_router
 from .http.bodylimit import BodyLimit
+from .http.replaystream import ReplayStreams
 from .http.verify import Verifier
 from .logs import log_event
 from .match.dispatch import Dispatcher
@@ -96,7 +97,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app = FastAPI(title="floe", description=API_DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.hub = hub
     app.state.verifier = verifier
-    app.include_router(build_router(hub, verifier))
+    app.state.replay_streams = streams = ReplayStreams()
+    app.include_router(build_router(hub, verifier, streams))
 
     app.add_middleware(
         BodyLimit,

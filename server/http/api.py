@@ -112,10 +112,9 @@ async def read_body(request: Request, limit: int, seconds: float) -> bytes:
     return bytes(body)
 
 
-def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
-    """The routes, closed over one hub and verifier."""
+def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRouter:
+    """The routes, closed over one hub, verifier and cache of replay streams."""
     router = APIRouter()
-    streams = ReplayStreams()
     book = compendium().plain()
     bot_schema = {
         "type": "object",
