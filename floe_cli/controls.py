@@ -1,12 +1,21 @@
-"""Keys to game input, shared by the terminal game and its scripted (non-interactive) mode.
+"""Keys to game input, for the terminal game (`CellKeys`) and its scripted mode (`KeyHold`).
 
-A direction key holds that direction until another direction key, or until `hold` seconds pass without
-the key being pressed again (terminals send repeats while a key is held down); kick is a press.
+A terminal tells key presses and, while a key is held down, its repeats (after the terminal's repeat
+delay, a few hundred milliseconds), never a release. `CellKeys` makes of them what a player expects:
+a tap walks one full cell, a held key (its repeats) keeps walking, and keys pressed while the board is
+not in play (READY, a death) wait for it instead of vanishing. `KeyHold` is the simpler rule the
+script mode uses: a direction stays held until `hold` seconds pass without a press.
 """
 
 from __future__ import annotations
 
-from rules.kick.geometry import DIRECTIONS, Direction
+from typing import TYPE_CHECKING
+
+from rules.kick.actors import P_WALK
+from rules.kick.geometry import CELL_PX, DIRECTIONS, Direction
+
+if TYPE_CHECKING:
+    from rules.kick.game import KickGame
 
 #: How long a direction stays held after its last key press or repeat, in seconds.
 HOLD_SECONDS = 0.25
@@ -39,6 +48,59 @@ class KeyHold:
         if self.direction is not None and now - self.pressed_at > self.hold:
             self.direction = None
         return self.direction
+
+
+class CellKeys:
+    """Terminal keys as Pengo's input: one tap, one cell; a held key walks; keys wait out the READY."""
+
+    def __init__(self, hold: float = HOLD_SECONDS) -> None:
+        #: Seconds without a press after which a direction that moves nothing (a block ahead) is let go.
+        self.hold = hold
+        self.direction: Direction | None = None
+        self.pressed_at = 0.0
+        #: Presses of the held direction since Pengo last stood on a cell centre (repeats: it is held down).
+        self.repeats = 0
+        #: Where Pengo stood when the direction was taken or last renewed at a centre.
+        self.origin: tuple[int, int] | None = None
+        self.kick_pending = False
+
+    def press(self, direction: Direction, now: float, at: tuple[int, int]) -> None:
+        """A direction key was pressed (or repeated) at `now`, Pengo standing at pixel `at`."""
+        if direction == self.direction:
+            self.repeats += 1
+        else:
+            self.direction, self.repeats, self.origin = direction, 0, at
+        self.pressed_at = now
+
+    def kick(self) -> None:
+        """The kick key: it kicks on the next frame in play."""
+        self.kick_pending = True
+
+    @property
+    def waiting(self) -> bool:
+        """Are keys waiting for play to begin?"""
+        return self.kick_pending or self.direction is not None
+
+    def apply(self, game: KickGame, now: float) -> None:
+        """Tell `game` this frame's input."""
+        player = game.player
+        if game.status != "playing" or player.state != P_WALK:
+            self.pressed_at = now  # nothing moves yet: the keys wait, and so does the hold
+            return
+        if self.kick_pending:
+            self.kick_pending = False
+            game.kick()
+        if self.direction is not None:
+            at = (player.px, player.py)
+            centred = player.px % CELL_PX == 0 and player.py % CELL_PX == 0
+            if centred and at != self.origin:
+                if self.repeats == 0:
+                    self.direction = None  # a tap: one cell, and he stops on it
+                else:
+                    self.origin, self.repeats = at, 0  # held down: on to the next cell
+            elif not player.moving and now - self.pressed_at > self.hold:
+                self.direction = None  # nothing moved (a block ahead) and the key is up
+        game.control(self.direction)
 
 
 #: Direction names to directions (typed).

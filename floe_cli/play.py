@@ -1,8 +1,8 @@
 """`floe play --text`: the game in a terminal (curses, 60 frames/s on a monotonic clock), or scripted.
 
-Interactive keys: arrows or WASD move (a press holds the direction until another key or until
-`hold` seconds without a repeat), space kicks, p pauses, q quits. The scripted mode (`--script`)
-needs no terminal: it waits for the READY to end, applies one script key every `frames-per-key`
+Interactive keys: arrows or WASD move (a tap walks one cell, a held key walks on; controls.CellKeys),
+space kicks, p pauses, q quits; keys pressed during READY wait for play to begin. The scripted mode
+(`--script`) needs no terminal: it waits for the READY to end, applies one script key every `frames-per-key`
 frames through the same key-hold logic, and prints the final screen.
 """
 
@@ -18,7 +18,7 @@ from rules.kick.actors import P_WALK
 from rules.kick.events import KickEvent, Score
 from rules.kick.game import KickGame
 
-from .controls import DIRECTION_NAMED, HOLD_SECONDS, KeyHold, parse_script
+from .controls import DIRECTION_NAMED, HOLD_SECONDS, CellKeys, KeyHold, parse_script
 from .render import Glyphs, screen
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class TerminalGame:
     def __init__(self, game: KickGame, glyphs: Glyphs, hold: float) -> None:
         self.game = game
         self.glyphs = glyphs
-        self.keys = KeyHold(hold)
+        self.keys = CellKeys(hold)
         self.paused = False
         self.note = ""
         self.played = 0
@@ -116,9 +116,10 @@ class TerminalGame:
                 if key in (ord("p"), ord("P")):
                     self.toggle_pause(now)
                 elif key == ord(" ") and not self.paused:
-                    self.game.kick()
+                    self.keys.kick()
                 elif key in directions and not self.paused:
-                    self.keys.press(DIRECTION_NAMED[directions[key]], now)
+                    player = self.game.player
+                    self.keys.press(DIRECTION_NAMED[directions[key]], now, (player.px, player.py))
                 elif key == curses.KEY_RESIZE:
                     stdscr.clear()
                 key = stdscr.getch()
@@ -142,7 +143,7 @@ class TerminalGame:
             behind = MAX_CATCH_UP
         game = self.game
         for _ in range(behind):
-            game.control(self.keys.current(now))
+            self.keys.apply(game, now)
             game.step_frame()
             self.played += 1
             for event in game.drain():
@@ -160,6 +161,8 @@ class TerminalGame:
             message = "GAME OVER - q quits"
         elif game.status == "complete":
             message = "ALL ROOMS CLEAR - q quits"
+        elif game.status != "playing" and self.keys.waiting:
+            message = f"{game.status.upper()}: your keys wait for play to begin"
         else:
             message = self.note
         return [*out, HELP, message]

@@ -155,6 +155,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
         rules = replace(rules, **changes)  # type: ignore[arg-type]
     config = VersusConfig(rules=rules, difficulty=args.difficulty)
     bots = [make_bot(name, seat_seed(args.seed, seat)) for seat, name in enumerate(bot_names)]
+    if args.out is not None:
+        folder = Path(args.out).resolve().parent
+        if not folder.is_dir():  # refused before the match runs, not after
+            raise ValueError(f"--out: the folder {folder} does not exist")
 
     def show(frame: int, records: list[Record]) -> None:
         for rec in records:
@@ -274,10 +278,14 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 # ---- wiring --------------------------------------------------------------------------------------------
 
 
-def _positive_int(text: str) -> int:
-    value = int(text, 0)
+def match_seed(text: str) -> int:
+    """A match seed: decimal or 0x hex, 0 to 2**32 - 1 (argparse type; its refusal is argparse's message)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, decimal or 0x hex, got {text!r}") from None
     if value < 0 or value > 0xFFFFFFFF:
-        raise argparse.ArgumentTypeError(f"must be 0 to 2**32 - 1, got {text}")
+        raise argparse.ArgumentTypeError(f"match seeds are 32-bit: 0 to 2**32 - 1, got {text}")
     return value
 
 
@@ -290,7 +298,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     match.add_argument("--bots", default="random,random",
                        help=f"comma-separated bots, one per seat (2-4): {', '.join(BOT_NAMES)} "
                             "(rules.versus.bots); default random,random")
-    match.add_argument("--seed", type=_positive_int, default=1,
+    match.add_argument("--seed", type=match_seed, default=1,
                        help="match seed, decimal or 0x hex (default 1)")
     match.add_argument("--seats", default=None, help="comma-separated seat names (default: the bot names)")
     match.add_argument("--out", default=None, metavar="FILE.replay", help="write the replay (msgpack) here")

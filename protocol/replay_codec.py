@@ -83,7 +83,8 @@ def check_nesting(data: bytes | bytearray | memoryview, max_depth: int = MAX_NES
             count = per_entry * int.from_bytes(view[position:position + width], "big")
             position += width
         else:
-            raise ReplayDecodeError(f"replay: malformed msgpack (byte {byte:#04x} at {position - 1})")
+            at = position - 1
+            raise ReplayDecodeError(f"not a floe replay: malformed msgpack (byte {byte:#04x} at {at})")
         if open_counts:
             open_counts[-1] -= 1
         if count:
@@ -113,7 +114,8 @@ def decode_replay(data: bytes, max_bytes: int = MAX_REPLAY_BYTES) -> Replay:
             timestamp=0,
         )
     except Exception as error:  # noqa: BLE001 - msgpack raises several unrelated types for bad bytes
-        raise ReplayDecodeError(f"replay: malformed msgpack ({type(error).__name__}: {error})") from None
+        # A text file, or anything else that is not one msgpack value: say so before naming the detail.
+        raise ReplayDecodeError(f"not a floe replay: malformed msgpack ({type(error).__name__})") from None
     try:
         return Replay.from_plain(plain)
     except ValueError as error:

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from floe_cli.controls import KeyHold, parse_script
+from floe_cli.controls import CellKeys, KeyHold, parse_script
 from floe_cli.games import GameChoice, make_game
+from floe_cli.play import wait_for_play
 from floe_cli.players import ScriptedPlayer
 from floe_cli.render import ASCII, KIND_LETTER, render, render_state
 from rules.kick.events import EVENT_TYPES
 from rules.kick.game import KickGame, KickState
+from rules.kick.geometry import Direction
 from rules.kick.ice_slide_rooms import IceSlideRoom
 from rules.kick.presets import IceSlideOptions, ice_slide_preset
 
@@ -94,6 +96,28 @@ def test_play_script_prints_board_with_player() -> None:
     board = [line for line in lines if line.startswith("|")]
     assert len(board) == 15
     assert sum(len(re.findall(r"P[<>^v*]", line)) for line in board) == 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("sim", "--seed", "-5"), "argument --seed: board seeds are 16-bit: 0 to 65535 (0xffff), got -5"),
+    (("play", "--text", "--seed", "65536"), "board seeds are 16-bit"),
+    (("sim", "--seed", "x"), "argument --seed: expected an integer, decimal or 0x hex, got 'x'"),
+    (("sim", "--level", "99"), "--level: pengo's levels are its acts, 1 to 16; got 99"),
+    (("sim", "--skill", "9"), "--skill: must be an integer from 0 to 3"),
+])
+def test_bad_options_are_refused_in_the_commands_words(args: tuple[str, ...], message: str) -> None:
+    """Out-of-range seeds, levels and skills exit 2 saying which option is wrong, not which function."""
+    result = floe(*args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert "parse_seed" not in result.stderr and "act:" not in result.stderr
+
+
+def test_verify_calls_a_text_file_not_a_replay(tmp_path: Path) -> None:
+    """A text file given to `floe verify` is reported as not a floe replay."""
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    result = floe("verify", str(text))
+    assert result.returncode == 1 and "not a floe replay" in result.stdout
 
 
 def test_play_without_text_or_terminal_fails_cleanly() -> None:
@@ -196,3 +220,47 @@ def test_scripted_player_kicks_and_scores() -> None:
         kinds.update(e.kind for e in game.drain())
     assert {"kick", "slide-start"} <= kinds
     assert game.score > 0
+
+
+def _walkable(game: KickGame) -> Direction:
+    """A direction in which the cell next to Pengo is free."""
+    player = game.player
+    cx, cy = player.px // 16, player.py // 16
+    steps = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
+    return next(d for d, (dx, dy) in steps.items() if game.board.tile_free(cx + dx, cy + dy))
+
+
+def test_a_tap_walks_one_cell_and_a_held_key_walks_on() -> None:
+    """In the terminal game a tap takes Pengo exactly one cell; repeats (a held key) keep him walking."""
+    for repeat, least, most in ((False, 16, 16), (True, 33, 16 * 15)):
+        game = make_game(GameChoice("pengo", 3))  # free cells below the start
+        frames = wait_for_play(game)
+        keys = CellKeys(0.25)
+        start = (game.player.px, game.player.py)
+        keys.press("down", frames / 60, start)
+        for frame in range(frames, frames + 45):
+            if repeat and frame % 2 == 0:  # a terminal's repeats while the key is down
+                keys.press("down", frame / 60, (game.player.px, game.player.py))
+            keys.apply(game, frame / 60)
+            game.step_frame()
+        walked = game.player.py - start[1]
+        assert game.player.px == start[0] and least <= walked <= most, (repeat, walked)
+
+
+def test_keys_pressed_during_ready_wait_for_play() -> None:
+    """A direction and a kick pressed during READY are kept and act once play begins."""
+    game = make_game(GameChoice("pengo", 0x365A))
+    assert game.status != "playing"
+    keys = CellKeys(0.25)
+    start = (game.player.px, game.player.py)
+    direction = _walkable(game)
+    keys.press(direction, 0.0, start)
+    keys.kick()
+    kinds: list[str] = []
+    for frame in range(600):
+        keys.apply(game, frame / 60)
+        game.step_frame()
+        kinds += [event.kind for event in game.drain()]
+    assert keys.kick_pending is False and "kick" in kinds
+    assert abs(game.player.px - start[0]) + abs(game.player.py - start[1]) == 16
+    assert game.player.facing == direction

@@ -19,9 +19,12 @@ from rules.versus.tables import RULESET_NAME, RULESET_VERSION, VERSUS_RULES, Att
 
 
 def floe(*args: str) -> tuple[int, str]:
-    """Run a versus subcommand in-process: (exit status, stdout)."""
+    """Run a versus subcommand in-process: (exit status, stdout); argparse's refusals exit 2 too."""
     out = io.StringIO()
-    status = versus_cmds.main(list(args), stdout=out)
+    try:
+        status = versus_cmds.main(list(args), stdout=out)
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
     return status, out.getvalue()
 
 
@@ -63,13 +66,18 @@ def test_match_is_deterministic_and_logs_records(tmp_path: Path) -> None:
     (("--bots", "random"), "seats"),
     (("--bots", "random,random", "--seats", "a"), "--seats"),
     (("--bots", "random,random", "--lives", "0"), "lives"),
+    (("--seed", "x"), "argument --seed: expected an integer, decimal or 0x hex, got 'x'"),
+    (("--seed", "-1"), "match seeds are 32-bit"),
+    (("--out", "/no/such/folder/duel.replay"), "--out: the folder /no/such/folder does not exist"),
 ])
 def test_match_usage_errors_exit_2(args: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]) \
         -> None:
-    """Unknown bots, a wrong seat count or bad settings exit 2 with a message on stderr."""
-    status, _ = floe("match", *args)
-    assert status == 2
-    assert message in capsys.readouterr().err
+    """Unknown bots, a wrong seat count, bad settings or seeds and an --out folder that does not exist exit
+    2 with a message on stderr (before the match runs), naming no internal function."""
+    status, out = floe("match", *args)
+    assert status == 2 and "attack flow" not in out
+    err = capsys.readouterr().err
+    assert message in err and "_int" not in err and "parse_" not in err
 
 
 def test_verify_passes_good_replays_and_fails_bad_ones(tmp_path: Path) -> None:
@@ -88,7 +96,7 @@ def test_verify_passes_good_replays_and_fails_bad_ones(tmp_path: Path) -> None:
     status, out = floe("verify", str(good), str(bad), str(junk), str(missing))
     assert status == 1
     assert f"{bad}: FAILED result differs" in out
-    assert f"{junk}: FAILED rejected: replay: malformed msgpack" in out
+    assert f"{junk}: FAILED rejected: not a floe replay: malformed msgpack" in out
     assert f"{missing}: FAILED cannot read" in out
     assert "verified 1 of 4 replays; 3 failed" in out
 
