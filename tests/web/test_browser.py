@@ -249,3 +249,24 @@ async def test_a_private_room_is_joined_by_its_link(browser: BrowserFactory) -> 
     names = await host.evaluate("() => window.__floe.stream().joined.seats")
     assert names[0] == "host" and len(names) == 2
     await shot(guest_page, "room-guest")
+
+
+async def test_a_dropped_connection_shows_a_banner_and_resumes(browser: BrowserFactory) -> None:
+    """When the socket drops, the page shows the reconnect banner, reconnects by itself and resumes the
+    stream with `since`: no gap, no resync, and its model still agrees with every keyframe."""
+    page = await (await browser()).page("/")
+    await start_bot_match(page, "flaky")
+    seen, frame = await page.evaluate("() => [window.__floe.stream().lastN, window.__floe.stream().model.frame]"
+                                      )
+    await page.evaluate("() => window.__floe.dropConnection()")
+    await until(page, "() => !document.querySelector('#reconnect').classList.contains('hidden')", 5,
+                "the reconnect banner")
+    await shot(page, "reconnecting")
+    await until(page, "() => document.querySelector('#reconnect').classList.contains('hidden')", 10,
+                "the banner to go once the connection is back")
+    await until(page, "(seen) => window.__floe.stream().lastN > seen + 10", 10, "the stream to go on", seen)
+    await until(page, "(f) => window.__floe.stream().checks.filter((c) => c.frame > f).length > 0", 10,
+                "a keyframe after the drop", frame)
+    checks = await page.evaluate("() => window.__floe.stream().checks")
+    assert all(check["differences"] == [] for check in checks)
+    assert await page.evaluate("() => window.__floe.stream().resyncs") == 0

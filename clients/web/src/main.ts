@@ -11,6 +11,7 @@
 
 import { ApiError, api, dropToken, guest, rememberName, storedGuest } from "./api";
 import { LiveView, ReplayPlayer, type TestHooks } from "./match";
+import { setSound, soundOn } from "./sound";
 import type { MatchResult } from "./wire";
 
 declare global {
@@ -76,6 +77,8 @@ function lobby(): void {
   const name = el("input", { id: "name", maxlength: "24", placeholder: "your name", value: stored?.name ?? "" });
   name.addEventListener("input", () => rememberName(name.value));
   const share = el("div", { id: "share" });
+  const sound = el("input", { id: "sound", type: "checkbox", ...(soundOn() ? { checked: "" } : {}) });
+  sound.addEventListener("change", () => setSound(sound.checked));
   const live = el("ul", { id: "live" }, el("li", {}, "…"));
   const replays = el("ul", { id: "replays" }, el("li", {}, "…"));
   const play = (bot: string) => async () => {
@@ -103,7 +106,7 @@ function lobby(): void {
     el("h1", {}, "floe"),
     el("p", { class: "lead" }, "Pengo versus: two boards, one deal; what you achieve lands on your rival."),
     el("section", {},
-      el("label", { for: "name" }, "Name "), name,
+      el("label", { for: "name" }, "Name "), name, " ", el("label", {}, sound, " Sound"),
       el("div", { class: "buttons" },
         button("Play the competent bot", "play-competent", play("competent")),
         button("Play the lazy bot", "play-lazy", play("lazy")),
@@ -195,6 +198,8 @@ function match(id: string, role: "player" | "spectator", bot: string | null): vo
     page: role,
     stream: () => view.stream,
     drawnFrames: () => view.drawnFrames,
+    busy: () => ({ drawMs: view.drawMs, applyMs: view.applyMs, records: view.records }),
+    dropConnection: () => view.session.drop(),
     displayFrame: () => view.display,
     result: () => view.result,
   };

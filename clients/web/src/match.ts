@@ -12,6 +12,7 @@ import { Controls } from "./input";
 import { MatchModel } from "./model";
 import { type DrawInput, Renderer } from "./render";
 import { Session } from "./session";
+import { play as playSound } from "./sound";
 import { MatchStream } from "./stream";
 import { decodeMulti } from "@msgpack/msgpack";
 import type { FrameBody, Joined, Keyframe, MatchResult, Over, StreamMessage, View } from "./wire";
@@ -31,9 +32,13 @@ export interface MatchEvents {
 export interface TestHooks {
   stream: () => MatchStream | null;
   drawnFrames: () => number;
+  /** Milliseconds spent drawing and applying stream records so far (bench/browser_fps.py). */
+  busy?: () => { drawMs: number; applyMs: number; records: number };
   displayFrame: () => number;
   result: () => MatchResult | null;
   seek?: (frame: number) => void;
+  /** Drop the connection as a network failure would (a live page reconnects and resumes). */
+  dropConnection?: () => void;
 }
 
 type Landings = DrawInput["landings"];
@@ -61,6 +66,8 @@ export class LiveView {
   result: MatchResult | null = null;
   over: Over | null = null;
   display = 0;
+  applyMs = 0;
+  records = 0;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -118,8 +125,14 @@ export class LiveView {
   private onStream(message: StreamMessage): void {
     const stream = this.stream;
     if (stream === null) return;
+    const started = performance.now();
     stream.apply(message);
-    if (message.kind === "frame") noteLandings(this.landings, stream, message);
+    if (message.kind === "frame") {
+      noteLandings(this.landings, stream, message);
+      this.records += 1;
+      if (message.frame + 1 === stream.model.frame) playSound(stream.model.lastEvents, stream.joined.seat);
+    }
+    this.applyMs += performance.now() - started;
     if (message.kind === "over") {
       this.over = message;
       this.result = message.result;
@@ -129,6 +142,10 @@ export class LiveView {
 
   get drawnFrames(): number {
     return this.renderer?.frames ?? 0;
+  }
+
+  get drawMs(): number {
+    return this.renderer?.busyMs ?? 0;
   }
 
   private draw(): void {

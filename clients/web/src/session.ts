@@ -82,6 +82,11 @@ export class Session {
     this.socket?.close();
   }
 
+  /** Drop the socket as a network failure would (the session reconnects and resumes; tests use it). */
+  drop(): void {
+    this.socket?.close();
+  }
+
   leave(): void {
     this.send({ kind: "leave" });
   }

@@ -30,6 +30,7 @@ export class MatchStream {
   lastN = 0;
   confirmed = 0;
   rewinds = 0;
+  resyncs = 0;
   /** Events seen per kind and seat ("kick:0"), frames re-sent after a rewind counted again. */
   readonly seen = new Map<string, number>();
 
@@ -53,6 +54,7 @@ export class MatchStream {
         this.rewind(message.frame);
         break;
       case "resync":
+        this.resyncs += 1;
         this.lastN = message.n;
         this.confirmed = Math.max(this.confirmed, message.confirmed);
         this.start(message.view);
