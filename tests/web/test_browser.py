@@ -256,8 +256,8 @@ async def test_a_dropped_connection_shows_a_banner_and_resumes(browser: BrowserF
     stream with `since`: no gap, no resync, and its model still agrees with every keyframe."""
     page = await (await browser()).page("/")
     await start_bot_match(page, "flaky")
-    seen, frame = await page.evaluate("() => [window.__floe.stream().lastN, window.__floe.stream().model.frame]"
-                                      )
+    where = "() => [window.__floe.stream().lastN, window.__floe.stream().model.frame]"
+    seen, frame = await page.evaluate(where)
     await page.evaluate("() => window.__floe.dropConnection()")
     await until(page, "() => !document.querySelector('#reconnect').classList.contains('hidden')", 5,
                 "the reconnect banner")
