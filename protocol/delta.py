@@ -28,41 +28,79 @@ MAX_STEP = 4
 _SPAN = 2 * MAX_STEP + 1
 
 
-def encode_seat(before: list[Any], after: list[Any]) -> list[Any]:
-    """One seat's change from `before` to `after` (both `[summary, records, …]`)."""
-    old_summary, old_records = before[0], before[1]
-    summary, records = after[0], after[1]
-    changes: list[Any] = []
-    if summary != old_summary:
-        for index, value in enumerate(summary):
-            if index >= len(old_summary) or old_summary[index] != value:
-                changes += (index, value)
+def _by_key(old_records: list[Any], records: list[Any]) -> tuple[list[int], list[Any], list[int]]:
+    """Moves, whole records and gone keys, matching records by key (a record appeared or went)."""
+    old = {record[0]: record for record in old_records}
     moves: list[int] = []
-    whole: list[list[int]] = []
-    gone: list[int] = []
-    if records != old_records:
-        old = {record[0]: record for record in old_records}
-        for record in records:
-            previous = old.pop(record[0], None)
-            if previous is None:
+    whole: list[Any] = []
+    for record in records:
+        previous = old.pop(record[0], None)
+        if previous is None:
+            whole.append(record)
+        elif previous != record:
+            dx, dy = record[1] - previous[1], record[2] - previous[2]
+            if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP and previous[3:] == record[3:]:
+                moves += (record[0], (dx + MAX_STEP) * _SPAN + dy + MAX_STEP)
+            else:
                 whole.append(record)
-            elif previous != record:
-                dx, dy = record[1] - previous[1], record[2] - previous[2]
-                if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP and previous[3:] == record[3:]:
-                    moves += (record[0], (dx + MAX_STEP) * _SPAN + dy + MAX_STEP)
-                else:
-                    whole.append(record)
-        gone = list(old)
-    notes = after[2] if len(after) > 2 else ()
-    parts: list[Any] = [changes, moves, whole, gone, notes]
-    while parts and not parts[-1]:
-        parts.pop()
-    return parts
+    return moves, whole, list(old)
 
 
 def encode(before: list[Any], after: list[Any]) -> list[Any]:
-    """Every seat's change, in seat order."""
-    return [encode_seat(old, new) for old, new in zip(before, after, strict=True)]
+    """Every seat's change from `before` to `after` (each seat `[summary, records, notes]`), in seat order.
+
+    One function on purpose: it runs for every frame of every match, and the usual frame (the
+    summary the very list it was, the same records in the same order, a few of them a pixel on) takes
+    one pass over each seat's records with no call.
+    """
+    out: list[Any] = []
+    for old_seat, seat in zip(before, after):  # noqa: B905 - one entry per seat on both sides
+        old_summary, old_records = old_seat[0], old_seat[1]
+        summary, records, notes = seat[0], seat[1], seat[2]
+        changes: list[Any] = []
+        if summary is not old_summary and summary != old_summary:
+            for index, value in enumerate(summary):
+                if index >= len(old_summary) or old_summary[index] != value:
+                    changes += (index, value)
+        moves: list[int] = []
+        whole: list[Any] = []
+        gone: list[int] = []
+        if records != old_records:
+            if len(records) == len(old_records):
+                for previous, record in zip(old_records, records):  # noqa: B905 - equal lengths
+                    if previous == record:
+                        continue
+                    if previous[0] != record[0]:
+                        moves, whole, gone = _by_key(old_records, records)
+                        break
+                    dx = record[1] - previous[1]
+                    dy = record[2] - previous[2]
+                    if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP and (
+                        len(record) == 3 or previous[3:] == record[3:]
+                    ):
+                        moves.append(record[0])
+                        moves.append((dx + MAX_STEP) * _SPAN + dy + MAX_STEP)
+                    else:
+                        whole.append(record)
+            else:
+                moves, whole, gone = _by_key(old_records, records)
+        if notes:
+            out.append([changes, moves, whole, gone, notes])
+        elif gone:
+            out.append([changes, moves, whole, gone])
+        elif whole:
+            out.append([changes, moves, whole])
+        elif moves:
+            out.append([changes, moves])
+        else:
+            out.append([changes] if changes else [])
+    return out
+
+
+def encode_seat(before: list[Any], after: list[Any]) -> list[Any]:
+    """One seat's change from `before` to `after` (both `[summary, records, notes]`)."""
+    changes: list[Any] = encode([before], [after])[0]
+    return changes
 
 
 def apply_seat(before: list[Any], change: list[Any]) -> list[Any]:

@@ -137,6 +137,10 @@ class VersusMatch:
         self._no_notes: list[Any] = [() for _ in names]
         self.notes: list[Any] = self._no_notes
         self._noted = False
+        #: Per seat, the last summary shown (view.py's memo, not state) and whether a step may have changed
+        #: it since (its status changed, a record named the seat, its gems were counted).
+        self.summaries: list[tuple[tuple[bool, int, int], list[Any]] | None] = [None for _ in names]
+        self.summary_stale = [True for _ in names]
 
     @property
     def seats(self) -> int:
@@ -205,8 +209,10 @@ class VersusMatch:
             game = seat.game
             status = game.status
             game.step_frame()
-            if game.status != status and game.status in _NEW_BOARD:
-                self._note(seat.index, board_note(game))
+            if game.status != status:
+                self.summary_stale[seat.index] = True
+                if game.status in _NEW_BOARD:
+                    self._note(seat.index, board_note(game))
             events = game.drain()
             if events:  # most frames are quiet: no records, no attack units
                 index = seat.index
@@ -225,11 +231,14 @@ class VersusMatch:
                 if pending and pending[0].lands_at <= frame and seat.game.status == "playing":
                     self._land(seat, frame, records)
                 if seat.gems_due <= frame:
+                    self.summary_stale[seat.index] = True
                     self._count_gems(seat, frame, records)
         for seat in seat_states:
             if seat.alive and seat.game.status == "lost":
                 self._out(seat, OutReason.LIVES, records, just_out)
         self.frame = frame + 1
+        if records:
+            self._stale_after(records)
         # A seat goes out only through _out, so the match can end only on a frame that noted one, or at
         # the time limit: every other frame skips the decision.
         if just_out or self.frame >= self.rules.time_limit_frames:
@@ -287,6 +296,15 @@ class VersusMatch:
             landed = placed.record
             ids = [board.grid[cell.y * board.cols + cell.x] for cell in (*landed.blocks, *landed.gems)]
             self._note(seat.index, [LANDED_NOTE, _taken(before, seat.pending), ids])
+
+    def _stale_after(self, records: list[Record]) -> None:
+        """Every seat a record names may show a new summary (score, lives, eggs, pending, gems, out)."""
+        stale = self.summary_stale
+        for record in records:
+            if isinstance(record, MatchEnd):
+                stale[:] = [True] * len(stale)
+                return
+            stale[record.seat] = True
 
     def _note(self, seat: int, note: list[Any]) -> None:
         """Show `note` on seat `seat`'s board with this step (outside the log: see `notes`)."""
@@ -349,6 +367,7 @@ class VersusMatch:
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
         self.log_hash = snap["log_hash"]
         self.notes, self._noted = self._no_notes, False
+        self.summary_stale = [True for _ in self.names]
 
     # ---- the seam (rules/ruleset.py's Match) -------------------------------------------------------
 

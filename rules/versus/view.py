@@ -250,34 +250,49 @@ def _frame_of(frame: int, due: int, now: int) -> int:
     return frame + -(-(due - now) // PASSES_PER_FRAME) - 1
 
 
-def _player_record(game: KickGame) -> list[int]:
+#: Enemy numbers by id ("sno-bee-7" → 7), each id parsed once (a pure memo: ids are few and repeat).
+_NUMBERS: dict[str, int] = {}
+#: Ids the memo holds at most before it starts again.
+_NUMBERS_BOUND = 4096
+
+
+def _number(enemy_id: str) -> int:
+    number = _NUMBERS.get(enemy_id)
+    if number is None:
+        if len(_NUMBERS) >= _NUMBERS_BOUND:
+            _NUMBERS.clear()
+        number = _NUMBERS[enemy_id] = enemy_number(enemy_id)
+    return number
+
+
+def seat_records(game: KickGame, frame: int) -> list[list[Any]]:
+    """One seat's moving things: Pengo, the enemies on the board, the sliding blocks (run every frame
+    of every seat: the lookups are bound once)."""
     player = game.player
     action = _DYING if player.dead or player.state == P_DYING else _ACTION[player.state]
-    return [PLAYER_KEY, player.px, player.py, _FACING[player.facing], action]
-
-
-def _enemy_records(game: KickGame, frame: int) -> list[list[Any]]:
-    records = []
+    records: list[list[Any]] = [[PLAYER_KEY, player.px, player.py, _FACING[player.facing], action]]
     now = game.now
+    numbers = _NUMBERS
     for enemy in game.slots:
         state = enemy.state
         if state in _HIDDEN:
             continue
+        until = 0
         if state == MOVING:
             phase = _FLEEING if enemy.mode >= _FLEE_MODE and enemy.brain == "sno-bee" else (
                 _CHEWING if enemy.chewing else _MOVING_CODE)
         else:
             phase = _PHASE[state]
-        until = _frame_of(frame, enemy.due, now) if state in _TIMED and enemy.due != NEVER else 0
-        records.append([ENEMY_KEY + enemy.slot, enemy.px, enemy.py, enemy_number(enemy.id),
-                        word(enemy.kind), phase, _FACING[enemy.dir], until])
-    return records
-
-
-def seat_records(game: KickGame, frame: int) -> list[list[Any]]:
-    """One seat's moving things: Pengo, the enemies on the board, the sliding blocks."""
-    records: list[list[Any]] = [_player_record(game), *_enemy_records(game, frame)]
-    records += [[BLOCK_KEY + block.id, block.px, block.py] for block in game.board.sliding_blocks]
+            if state in _TIMED and enemy.due != NEVER:
+                until = _frame_of(frame, enemy.due, now)
+        number = numbers.get(enemy.id)
+        if number is None:
+            number = _number(enemy.id)
+        records.append([ENEMY_KEY + enemy.slot, enemy.px, enemy.py, number, _W.get(enemy.kind, enemy.kind),
+                        phase, _FACING[enemy.dir], until])
+    sliding = game.board.sliding_blocks
+    if sliding:
+        records += [[BLOCK_KEY + block.id, block.px, block.py] for block in sliding]
     return records
 
 
@@ -287,20 +302,22 @@ def seat_summary(seat: SeatState, frame: int) -> list[Any]:
     clock = game.clock
     due = game.status_due
     flashing = clock < game.flash_until
-    eggs = [block.id for block in game.board.blocks.values() if block.egg is not None] if flashing else []
+    eggs = list(game.egg_table) if flashing else []  # the eggs not hatched nor broken, in hatch order
+    # A seat out of the match steps no more: nothing of its board ends.
+    ends = seat.alive and due != NEVER
     return [
         _STATUS[game.status],
-        -1 if due == NEVER else _frame_of(frame, due, clock),
+        _frame_of(frame, due, clock) if ends else -1,
         game.lives,
         game.level,
         game.act_of(game.level),
         game.score,
         game.eggs_left,
         game.remaining_count - game.eggs_left,
-        _frame_of(frame, game.flash_until, clock) if flashing else -1,
+        _frame_of(frame, game.flash_until, clock) if flashing and seat.alive else -1,
         eggs,
         IN_PLAY if seat.alive else FORFEITED if seat.forfeited else OUT_OF_LIVES,
-        [game.start_cell.x, game.start_cell.y],
+        game.start_cell,
         seat.pending,
         seat.gems,
     ]
@@ -326,13 +343,33 @@ def board_note(game: KickGame) -> list[Any]:
 
 
 def frame_actors(match: VersusMatch) -> list[Any]:
-    """Every seat's `[summary, records, notes]` after the frame just stepped, in seat order."""
+    """Every seat's `[summary, records, notes]` after the frame just stepped, in seat order.
+
+    A summary is built again only when the step may have changed it (`match.summary_stale`: the
+    seat's status changed, a record named it, its gems were counted) or the egg flash or the count of
+    enemies and eggs left changed (which they may do on a frame with no record); otherwise it is the
+    very list shown before, and the stream compares it with one identity test. Its frames (a
+    status's end) do not move while the clock runs towards them, so an unchanged summary stays exact."""
     frame = match.frame
     notes = match.notes
-    return [
-        [seat_summary(seat, frame), seat_records(seat.game, frame), notes[seat.index]]
-        for seat in match.seat_states
-    ]
+    shown = match.summaries
+    stale = match.summary_stale
+    out = []
+    for seat in match.seat_states:
+        index = seat.index
+        game = seat.game
+        # What may change with no record: the flash (it starts and ends on its own) and the enemies and
+        # eggs left (an enemy counts out when it starts to go, before its record).
+        quick = (game.clock < game.flash_until, game.remaining_count, game.eggs_left)
+        memo = shown[index]
+        if stale[index] or memo is None or memo[0] != quick:
+            summary = seat_summary(seat, frame)
+            shown[index] = (quick, summary)
+            stale[index] = False
+        else:
+            summary = memo[1]
+        out.append([summary, seat_records(game, frame), notes[index]])
+    return out
 
 
 def keyframe_view(match: VersusMatch) -> dict[str, Any]:
@@ -346,7 +383,7 @@ def keyframe_view(match: VersusMatch) -> dict[str, Any]:
                 "name": match.names[seat.index],
                 "cols": game.board.cols,
                 "rows": game.board.rows,
-                "summary": seat_summary(seat, frame),
+                "summary": seat_summary(seat, frame),  # built afresh: a keyframe shares nothing
                 "records": seat_records(game, frame),
                 "blocks": board_blocks(game),
             }

@@ -14,7 +14,15 @@ from rules.ruleset import seat_seed
 from rules.versus.bots import make_bot
 from rules.versus.events import record_plain
 from rules.versus.match import VersusMatch
-from rules.versus.view import BLOCK_KEY, BOARD_NOTE, LANDED_NOTE, OFFSET_NOTE, SUMMARY_FIELDS, TABLES
+from rules.versus.view import (
+    BLOCK_KEY,
+    BOARD_NOTE,
+    LANDED_NOTE,
+    OFFSET_NOTE,
+    SUMMARY_FIELDS,
+    TABLES,
+    seat_summary,
+)
 from rules.versus.wire import ENEMY_FIELDS, EVENT_KINDS, WORD_FIELDS, WORDS, records_wire
 
 README = Path(__file__).resolve().parents[2] / "protocol" / "README.md"
@@ -158,3 +166,25 @@ def test_sliding_blocks_are_records_and_eggs_show_while_they_flash() -> None:
                 assert bool(eggs) <= (summary[FIELD["flash_end"]] >= 0)
                 flashed += bool(eggs)
     assert slid > 100 and flashed > 100
+
+
+def test_a_summary_shown_again_is_the_summary_built_afresh() -> None:
+    """The summary a seat shows on every frame (reused while nothing could have changed it) equals the one
+    built from the board at that frame, through rollbacks (restore) as well."""
+    for seed, bots, frames in MATCHES:
+        match = VersusMatch(seed=seed, seats=len(bots))
+        players = [make_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(bots)]
+        snapshots: dict[int, Any] = {}
+        rewound: set[int] = set()
+        while match.result is None and match.frame < frames:
+            if match.frame % 97 == 0:
+                snapshots[match.frame] = match.snapshot()
+            if match.frame % 389 == 0 and snapshots and match.frame not in rewound:
+                rewound.add(match.frame)
+                match.restore(snapshots[max(snapshots)])  # go back and play the same frames again
+                match.actors()
+            inputs = [bot.decide(match.seat_view(seat), match.frame) for seat, bot in enumerate(players)]
+            match.step(inputs)
+            shown = match.actors()
+            for seat, (summary, _, _) in zip(match.seat_states, shown, strict=True):
+                assert summary == seat_summary(seat, match.frame), (seed, seat.index, match.frame)

@@ -1,0 +1,123 @@
+/**
+ * The lobby's ranked side: the queue over its own websocket (`queue` → `queued` → `matched`, then the
+ * match page joins), the leaderboard, the player's rating, and the daily challenge (its board, its
+ * best runs, and a replay file submitted from disk: the browser plays no rules, so a daily run is
+ * played with `floe daily play` or the rules package and uploaded here).
+ */
+
+import { decodeMulti, encode } from "@msgpack/msgpack";
+import { PROTOCOL_VERSION } from "./wire";
+
+export interface Queued {
+  kind: "queued";
+  rating: number;
+  rd: number;
+  provisional: boolean;
+  window: number;
+  max_wait: number;
+}
+
+export interface Matched {
+  kind: "matched";
+  match: string;
+  seat: number;
+  opponent: string;
+  opponent_rating: number;
+  join_within: number;
+}
+
+export interface QueueEvents {
+  onQueued(queued: Queued): void;
+  onMatched(matched: Matched): void;
+  onGone(why: string): void;
+}
+
+/** One wait in the ranked queue (closing it leaves the queue at no cost). */
+export class RankedQueue {
+  private socket: WebSocket | null = null;
+  private matched = false;
+
+  constructor(private readonly url: string, private readonly token: string, private readonly events: QueueEvents) {}
+
+  start(): void {
+    const socket = new WebSocket(this.url);
+    socket.binaryType = "arraybuffer";
+    this.socket = socket;
+    socket.onopen = () => {
+      socket.send(encode({ kind: "hello", version: PROTOCOL_VERSION, token: this.token, client: "web-queue" }));
+      socket.send(encode({ kind: "queue" }));
+    };
+    socket.onmessage = (event) => {
+      for (const value of decodeMulti(new Uint8Array(event.data as ArrayBuffer))) {
+        const message = value as { kind: string; reason?: string; message?: string; code?: string };
+        if (message.kind === "queued") this.events.onQueued(message as unknown as Queued);
+        else if (message.kind === "matched") {
+          this.matched = true;
+          this.events.onMatched(message as unknown as Matched);
+          socket.close();
+        } else if (message.kind === "unqueued") this.events.onGone(`left the queue (${message.reason})`);
+        else if (message.kind === "error") this.events.onGone(`${message.message} (${message.code})`);
+      }
+    };
+    socket.onclose = () => {
+      if (!this.matched) this.events.onGone("not waiting");
+    };
+  }
+
+  stop(): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(encode({ kind: "unqueue" }));
+    this.socket?.close();
+  }
+}
+
+export interface LeaderRow {
+  rank: number;
+  id: string;
+  name: string;
+  rating: number;
+  rd: number;
+  games: number;
+  provisional: boolean;
+}
+
+export interface Daily {
+  day: string;
+  seed: number;
+  ruleset: string;
+  ruleset_version: number;
+  ends: number;
+  runs_close: number;
+  submissions: number;
+}
+
+export interface DailyEntry {
+  rank: number;
+  name: string;
+  score: number;
+  frames: number;
+  replay: string;
+}
+
+async function json<T>(path: string): Promise<T> {
+  const response = await fetch(path);
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return (await response.json()) as T;
+}
+
+export const ranked = {
+  leaderboard: (limit = 10) =>
+    json<{ players: LeaderRow[]; total: number }>(`/api/leaderboard?limit=${limit}`),
+  player: (id: string) => json<{ rating: number; rd: number; games: number; provisional: boolean }>(`/api/players/${encodeURIComponent(id)}`),
+  daily: () => json<Daily>("/api/daily"),
+  dailyBoard: (day: string, limit = 10) => json<{ entries: DailyEntry[]; total: number }>(`/api/daily/${day}?limit=${limit}`),
+  /** Submit a daily run's replay file (the server re-verifies it). */
+  async submitDaily(token: string, file: Blob): Promise<{ ok: boolean; score?: number; best?: number; message?: string }> {
+    const response = await fetch("/api/daily/runs", {
+      method: "POST",
+      headers: { "Content-Type": "application/msgpack", Authorization: `Bearer ${token}` },
+      body: file,
+    });
+    const answer = (await response.json()) as { ok?: boolean; score?: number; best?: number; message?: string };
+    return { ok: response.ok && answer.ok === true, ...answer };
+  },
+};
