@@ -68,15 +68,29 @@ export function rememberName(name: string): void {
   localStorage.setItem(NAME_KEY, name.trim());
 }
 
-/** The guest, made or renewed when needed (a new name makes a new guest). */
-export async function guest(name?: string): Promise<Guest> {
-  const stored = storedGuest();
-  const wanted = name?.trim() || localStorage.getItem(NAME_KEY) || stored?.name;
-  if (stored && stored.name === wanted && stored.expires - Date.now() > RENEW_BEFORE_MS) return stored;
-  const made = await call<{ guest: string; name: string; token: string }>("POST", "/api/guests", wanted ? { name: wanted } : {});
+function keep(made: { guest: string; name: string; token: string }): Guest {
   const fresh: Guest = { ...made, expires: expiryOf(made.token) };
   localStorage.setItem(TOKEN_KEY, JSON.stringify(fresh));
   return fresh;
+}
+
+/** The guest: the stored one, renewed (`POST /api/guests/renew`: the same guest, so its rating stays)
+ * a day before its token ends; a new one when there is none, it has expired, or a new name was typed. */
+export async function guest(name?: string): Promise<Guest> {
+  const stored = storedGuest();
+  const wanted = name?.trim() || localStorage.getItem(NAME_KEY) || stored?.name;
+  const now = Date.now();
+  if (stored && stored.name === wanted) {
+    if (stored.expires - now > RENEW_BEFORE_MS) return stored;
+    if (stored.expires > now) {
+      try {
+        return keep(await call("POST", "/api/guests/renew", undefined, stored.token));
+      } catch {
+        // refused (expired meanwhile, another secret): a new guest below
+      }
+    }
+  }
+  return keep(await call("POST", "/api/guests", wanted ? { name: wanted } : {}));
 }
 
 /** Forget the token (the server refused it); the next `guest()` makes a new one with the same name. */

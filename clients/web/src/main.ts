@@ -11,6 +11,7 @@
 
 import { ApiError, api, dropToken, guest, rememberName, storedGuest } from "./api";
 import { LiveView, ReplayPlayer, type TestHooks } from "./match";
+import { RankedQueue, ranked } from "./ranked";
 import { setSound, soundOn } from "./sound";
 import type { MatchResult } from "./wire";
 
@@ -112,10 +113,11 @@ function lobby(): void {
         button("Play the lazy bot", "play-lazy", play("lazy")),
         button("Create a private room", "create-room", room)),
       share, message),
+    rankedSection(message),
     el("section", {}, el("h2", {}, "Live matches"), live),
     el("section", {}, el("h2", {}, "Recent replays"), replays),
-    el("p", {}, el("a", { href: "#/rules" }, "The rules"), " · ", el("a", { href: "/docs" }, "API"),
-      " · ranked play and the daily challenge: not on this server yet"),
+    dailySection(),
+    el("p", {}, el("a", { href: "#/rules" }, "The rules"), " · ", el("a", { href: "/docs" }, "API")),
   );
   api.matches().then(({ matches }) => {
     live.replaceChildren(...(matches.length ? matches.map((match) =>
@@ -129,6 +131,89 @@ function lobby(): void {
         `${replay.seats.join(" vs ")}: ${replay.result ? replay.result.scores.join("–") : ""}`)))
       : [el("li", {}, "none yet")]));
   }).catch(() => replays.replaceChildren(el("li", {}, "unavailable")));
+}
+
+// ---- ranked play and the daily challenge -------------------------------------------------------------
+
+function rankedSection(message: HTMLElement): HTMLElement {
+  const state = el("p", { id: "queue-state" });
+  const mine = el("p", { id: "my-rating" });
+  const board = el("ol", { id: "leaderboard" }, el("li", {}, "…"));
+  let queue: RankedQueue | null = null;
+  const find = button("Find a ranked match", "queue", async () => {
+    if (queue !== null) {
+      queue.stop();
+      queue = null;
+      find.textContent = "Find a ranked match";
+      state.textContent = "";
+      return;
+    }
+    try {
+      const { token } = await guest((document.getElementById("name") as HTMLInputElement | null)?.value);
+      queue = new RankedQueue(wsUrl(), token, {
+        onQueued: (q) => {
+          state.textContent = `Waiting for an opponent near ${Math.round(q.rating)} (±${Math.round(q.window)})…`;
+        },
+        onMatched: (m) => {
+          state.textContent = `Matched with ${m.opponent} (${Math.round(m.opponent_rating)})`;
+          location.hash = `#/play/${m.match}?ranked=1`;
+        },
+        onGone: (why) => {
+          queue = null;
+          find.textContent = "Find a ranked match";
+          state.textContent = why;
+        },
+      });
+      queue.start();
+      find.textContent = "Leave the queue";
+    } catch (error) {
+      message.textContent = errorText(error);
+    }
+  });
+  const stored = storedGuest();
+  if (stored) {
+    ranked.player(stored.guest).then((p) => {
+      mine.textContent = `Your rating: ${Math.round(p.rating)}${p.provisional ? "?" : ""} after ${p.games} games`;
+    }).catch(() => {
+      mine.textContent = "No rated games yet.";
+    });
+  }
+  ranked.leaderboard(10).then(({ players }) => {
+    board.replaceChildren(...(players.length ? players.map((p) =>
+      el("li", {}, `${p.name} ${Math.round(p.rating)} (${p.games} games)`)) : [el("li", {}, "nobody rated yet")]));
+  }).catch(() => board.replaceChildren(el("li", {}, "unavailable")));
+  return el("section", { id: "ranked" }, el("h2", {}, "Ranked"), find, state, mine, el("h3", {}, "Leaderboard"), board);
+}
+
+function dailySection(): HTMLElement {
+  const about = el("p", { id: "daily-about" }, "…");
+  const board = el("ol", { id: "daily-board" });
+  const result = el("p", { id: "daily-result", class: "message" });
+  const file = el("input", { id: "daily-file", type: "file", accept: ".replay,application/msgpack" });
+  file.addEventListener("change", async () => {
+    const chosen = file.files?.[0];
+    if (!chosen) return;
+    try {
+      const { token } = await guest();
+      const answer = await ranked.submitDaily(token, chosen);
+      result.textContent = answer.ok ? `Verified: ${answer.score} points (your best today: ${answer.best})`
+        : `Refused: ${answer.message ?? "not a verified run"}`;
+    } catch (error) {
+      result.textContent = errorText(error);
+    }
+  });
+  ranked.daily().then(async (daily) => {
+    about.textContent = `Today (${daily.day}): one Pengo board from seed ${daily.seed}, ${daily.submissions} runs so far. `
+      + "Play it with `floe daily play` and submit the replay here.";
+    const { entries } = await ranked.dailyBoard(daily.day, 10);
+    board.replaceChildren(...(entries.length ? entries.map((entry) =>
+      el("li", {}, `${entry.name} ${entry.score}`, " ", el("a", { href: `#/replay/${entry.replay}` }, "replay")))
+      : [el("li", {}, "no runs yet")]));
+  }).catch(() => {
+    about.textContent = "The daily challenge is not available.";
+  });
+  return el("section", { id: "daily" }, el("h2", {}, "Daily challenge"), about, el("label", {}, "Submit a run: ", file),
+    result, board);
 }
 
 // ---- joining by invitation ---------------------------------------------------------------------------
@@ -166,6 +251,10 @@ function match(id: string, role: "player" | "spectator", bot: string | null): vo
       status.textContent = `${joined.seats.join(" vs ")} — ${role === "player" ? `you are seat ${joined.seat}` : "watching"}`;
     },
     onConnection: (dropped) => banner.classList.toggle("hidden", !dropped),
+    onRated: (rated) => {
+      result.append(el("p", { id: "rating-change" },
+        `Rating ${rated.change >= 0 ? "+" : ""}${rated.change.toFixed(1)}: now ${Math.round(rated.rating)}`));
+    },
     onError: (code, message, fatal) => {
       if (fatal || ["not-seated", "no-such-match", "auth"].includes(code)) status.textContent = `${message} (${code})`;
     },

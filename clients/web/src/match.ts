@@ -15,7 +15,7 @@ import { Session } from "./session";
 import { play as playSound } from "./sound";
 import { MatchStream } from "./stream";
 import { decodeMulti } from "@msgpack/msgpack";
-import type { FrameBody, Joined, Keyframe, MatchResult, Over, StreamMessage, View } from "./wire";
+import type { FrameBody, Joined, Keyframe, MatchResult, Over, Rated, StreamMessage, View } from "./wire";
 import { toMessage } from "./wire";
 
 /** Frames the display trails the newest record by (a player's own stream). */
@@ -23,6 +23,7 @@ const PLAYER_DELAY = 2;
 
 export interface MatchEvents {
   onJoined?(joined: Joined): void;
+  onRated?(rated: Rated): void;
   onOver?(over: Over): void;
   onConnection?(dropped: boolean): void;
   onError?(code: string, message: string, fatal: boolean): void;
@@ -87,6 +88,7 @@ export class LiveView {
       onStream: (message) => this.onStream(message),
       onError: (code, message, fatal) => events.onError?.(code, message, fatal),
       onConnection: (dropped) => events.onConnection?.(dropped),
+      onRated: (rated) => events.onRated?.(rated),
     });
   }
 

@@ -9,7 +9,9 @@
  */
 
 import { decodeMulti, encode } from "@msgpack/msgpack";
-import { type Joined, PROTOCOL_VERSION, type ServerMessage, type StreamMessage, type Welcome, toMessage } from "./wire";
+import {
+  type Joined, PROTOCOL_VERSION, type Rated, type ServerMessage, type StreamMessage, type Welcome, toMessage,
+} from "./wire";
 
 /** Seconds between clock-sync pings. */
 export const PING_EVERY_MS = 250;
@@ -25,6 +27,7 @@ export interface SessionHandlers {
   onJoined(joined: Joined): void;
   onStream(message: StreamMessage): void;
   onStatus?(message: ServerMessage): void;
+  onRated?(message: Rated): void;
   onError?(code: string, message: string, fatal: boolean): void;
   /** The socket dropped (true) or is back (false). */
   onConnection?(dropped: boolean): void;
@@ -183,6 +186,9 @@ export class Session {
           break;
         case "error":
           this.handlers.onError?.(message.code, message.message, message.fatal);
+          break;
+        case "rated":
+          this.handlers.onRated?.(message);
           break;
       }
     }

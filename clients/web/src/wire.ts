@@ -154,8 +154,19 @@ export interface ErrorMessage {
   fatal: boolean;
 }
 
+/** After a ranked match, the rating change (once the store applied it). */
+export interface Rated {
+  kind: "rated";
+  match: string;
+  change: number;
+  rating: number;
+  rd: number;
+  provisional: boolean;
+  games: number;
+}
+
 export type StreamMessage = FrameMessage | Keyframe | Resync | Rewind | Over;
-export type ServerMessage = Welcome | Joined | Status | StreamMessage | Pong | InputLate | ErrorMessage;
+export type ServerMessage = Welcome | Joined | Status | StreamMessage | Pong | InputLate | ErrorMessage | Rated;
 
 function frameBody(values: unknown[]): FrameBody {
   const [frame, inputs, events, actors] = values as [number, number[], unknown[][], unknown[][]];
