@@ -2,8 +2,9 @@
 
     app = create_app(ServerConfig())        # the embedded in-memory store unless one is given
 
-`server/embed.py` runs it under uvicorn in the current event loop (tests, bench); `floe serve`
-runs it from the command line (server/cli.py).
+The app is the HTTP API; the websocket endpoint `/ws` is served beside it on the same port by floe's
+own listener (server/transport/listener.py), which reaches the hub and the dispatcher through
+`app.state`. `server/embed.py` runs both in the current event loop (tests, bench, `floe serve`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
@@ -27,7 +28,6 @@ from .logs import log_event
 from .match.dispatch import Dispatcher
 from .match.hub import Hub
 from .store.base import MemoryStore, Store
-from .transport.ws import install_denial_filter, serve_socket
 
 log = logging.getLogger("floe.http")
 
@@ -50,9 +50,8 @@ def tune_gc() -> None:
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
-    """The app with its hub (reachable as `app.state.hub` for tests and stats)."""
+    """The app with its hub and dispatcher (`app.state.hub`, `app.state.dispatcher`: the listener's)."""
     config = config or ServerConfig()
-    install_denial_filter()
     hub = Hub(config, store if store is not None else MemoryStore(config.store_capacity))
     verifier = Verifier(config)
     dispatcher = Dispatcher(hub)
@@ -70,6 +69,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     app = FastAPI(title="floe", lifespan=lifespan)
     app.state.hub = hub
+    app.state.dispatcher = dispatcher
     app.include_router(build_router(hub, verifier))
 
     @app.exception_handler(ApiError)
@@ -88,9 +88,5 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         log_event(log, logging.ERROR, "http.failed", error=f"{type(error).__name__}: {error}")
         body = to_plain(error_message(ErrorCode.INTERNAL, "the server failed on this request"))
         return JSONResponse(body, status_code=500)
-
-    @app.websocket("/ws")
-    async def websocket(websocket: WebSocket) -> None:
-        await serve_socket(websocket, hub, dispatcher)
 
     return app

@@ -2,22 +2,31 @@
 
     floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…]
 
-`register(subparsers)` adds the subcommand; `run(args)` serves until interrupted and returns the exit
-status. The token secret comes from FLOE_SECRET (else a per-process one); allowed websocket origins
-from FLOE_ORIGINS (comma-separated; "*" allows any).
+`register(subparsers)` adds the subcommand; `run(args)` serves until SIGINT or SIGTERM, stops
+gracefully (server/embed.py: the listener and uvicorn together) and returns the exit status. The
+token secret comes from FLOE_SECRET (else a per-process one); allowed websocket origins from
+FLOE_ORIGINS (comma-separated; "*" allows any). `--port 0` takes a free port (logged at the start).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import logging
 import os
+import signal
 import sys
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import ServerConfig
+from .logs import log_event
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+log = logging.getLogger("floe.serve")
 
 ORIGINS_ENV = "FLOE_ORIGINS"
 
@@ -60,20 +69,37 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    import uvicorn
-
     from .app import create_app
-    from .embed import uvicorn_config
     from .logs import setup_logging
 
     setup_logging()
-    config = config_from_env(args.host, args.port)
-    server = uvicorn.Server(
-        uvicorn_config(create_app(config), args.host, args.port, config, log_level="info")
-    )
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(server.serve())
+    app = create_app(config_from_env(args.host, args.port))
+    with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+        runner.run(serve(app, args.host, args.port))
     return 0
+
+
+def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop where it is installed (uvicorn[standard] brings it; the benchmark measures it)."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
+async def serve(app: FastAPI, host: str, port: int) -> None:
+    """Serve `app` until SIGINT or SIGTERM, then stop gracefully."""
+    from .embed import running_server
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    async with running_server(app, host, port) as server:
+        log_event(log, logging.INFO, "serve.listening", http=server.http_url, ws=server.ws_url)
+        await stop.wait()
+    log_event(log, logging.INFO, "serve.stopped")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,9 +50,10 @@ class ServerConfig:
     match_config: VersusConfig = field(default_factory=VersusConfig)
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
-    #: Messages queued per connection before it counts as too slow and is dropped (ASGI path)...
+    #: Messages one connection may have queued at once (they leave together at the end of the callback
+    #: that queued them) before it counts as too slow and is dropped...
     send_queue: int = 512
-    #: ...and bytes its socket may hold unsent (the fast path, server/native.py).
+    #: ...and bytes its socket may hold unsent (the client is not reading them).
     send_buffer_bytes: int = 1024 * 1024
     #: Seconds a dropped player may take to come back before the seat forfeits.
     reconnect_grace: float = 30.0
@@ -64,9 +65,27 @@ class ServerConfig:
     #: schedule slips (logged) instead of stepping a burst that would make every later tick late too.
     max_catch_up: int = 8
     max_message_bytes: int = MAX_CLIENT_MESSAGE_BYTES
-    #: The websocket layer's own hard limit (uvicorn closes the socket past it, code 1009); frames
+    #: The websocket layer's own hard limit (the socket is closed past it, code 1009); frames
     #: between max_message_bytes and it get a typed `too-large` error and the connection lives on.
     ws_max_bytes: int = 64 * 1024
+    #: Seconds a peer has to answer our close frame before its socket is dropped (server/transport/
+    #: websocket.py); the same bound covers a close the peer started and a client that stopped reading.
+    ws_close_timeout: float = 5.0
+    #: Seconds between the server's keepalive pings on each websocket (None: no pings)...
+    ws_ping_interval: float | None = 20.0
+    #: ...and seconds the pong may take before the socket counts as dead (closed, code 1011).
+    ws_ping_timeout: float = 20.0
+    #: Bytes a request head (request line and headers) may take on the public port; past it the
+    #: listener answers 431 and closes (server/transport/head.py).
+    max_head_bytes: int = 8 * 1024
+    #: Seconds a new connection has to send its whole request head before it is dropped (slowloris).
+    head_timeout: float = 5.0
+    #: Bytes of request body the listener takes before it relays a request (it relays whole requests:
+    #: server/transport/relay.py); past it the request is answered 413. At least `verify_max_bytes`.
+    http_max_body_bytes: int = 1024 * 1024
+    #: Seconds a relayed HTTP request may go without a byte either way before both sides are dropped
+    #: (longer than `verify_timeout`, which is the slowest answer the API gives).
+    http_idle_timeout: float = 60.0
     rate_per_second: float = RATE_PER_SECOND
     rate_burst: float = RATE_BURST
     #: Refused messages (errors) after which a connection is closed as hostile.

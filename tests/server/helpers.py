@@ -1,4 +1,5 @@
-"""Shared helpers of the server tests: what a seat's told inputs mean frame by frame, straight runs."""
+"""Shared helpers of the server tests: what a seat's told inputs mean frame by frame, straight runs, a
+recording transport."""
 
 from __future__ import annotations
 
@@ -85,3 +86,25 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value
+
+
+class RecordingTransport:
+    """A direct transport (server/transport/connection.py) that records writes and closes, and reports
+    the unsent bytes the test sets."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed: list[int] = []
+        self.backlog = 0
+
+    def write(self, data: bytes) -> bool:
+        if self.closed:
+            return False
+        self.writes.append(data)
+        return True
+
+    def buffered(self) -> int:
+        return self.backlog
+
+    def close(self, code: int) -> None:
+        self.closed.append(code)

@@ -13,14 +13,7 @@ from server.match.hub import Hub
 from server.store.base import MemoryStore
 from server.transport.connection import Connection
 from tests.server.conftest import fast_config
-
-
-async def _noop_send(data: bytes) -> None:
-    return None
-
-
-async def _noop_close(code: int) -> None:
-    return None
+from tests.server.helpers import RecordingTransport
 
 
 def queued(conn: Connection) -> list[str]:
@@ -39,7 +32,7 @@ def queued(conn: Connection) -> list[str]:
 async def test_every_kind_is_dispatched(kind: str) -> None:
     """After hello, an example of each kind reaches its handler and gets an answer (never assert_never)."""
     dispatcher = Dispatcher(Hub(fast_config(), MemoryStore()))
-    conn = Connection(_noop_send, _noop_close, queue_size=16)
+    conn = Connection(RecordingTransport(), queue_size=16)
     dispatcher.handle(conn, Hello(version=PROTOCOL_VERSION), now=0.0)
     assert queued(conn) == ["welcome"]
     message = EXAMPLES[kind]
