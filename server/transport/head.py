@@ -18,15 +18,15 @@ import h11
 
 from protocol.errors import ErrorCode
 
+from .refusal import refusal
+
 
 class HeadError(Exception):
-    """A request head refused: the HTTP `status` and error `code` to answer with, and why."""
+    """A request head refused, with the answer to send (server/transport/refusal.py)."""
 
     def __init__(self, status: int, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+        super().__init__(f"{status}: {message}")
+        self.response = refusal(status, code, message)
 
 
 @dataclass(frozen=True)

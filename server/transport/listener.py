@@ -28,7 +28,7 @@ from ..logs import log_event
 from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
 from .head import HeadError, HeadReader
-from .refusal import refusal, refuse
+from .refusal import refuse
 from .relay import HttpRelay
 from .tracking import Stoppable
 from .websocket import WebSocketSession
@@ -196,11 +196,9 @@ class FrontDoor(asyncio.Protocol):
 
     def _refuse(self, error: HeadError) -> None:
         self._stop_deadline()
-        peer = str(self.peer)
-        log_event(log, logging.INFO, "listener.refused", status=error.status, reason=error.message, peer=peer)
+        log_event(log, logging.INFO, "listener.refused", reason=str(error), peer=str(self.peer))
         if self._transport is not None:
-            response = refusal(error.status, error.code, error.message)
-            refuse(self._transport, response, self._config.head_timeout, self._listener)
+            refuse(self._transport, error.response, self._config.head_timeout, self._listener)
 
     def _too_slow(self) -> None:
         self._deadline = None

@@ -47,18 +47,21 @@ async def until(condition: Callable[[], bool], timeout: float = 10 * UNIT) -> No
             await asyncio.sleep(0.01)
 
 
+async def read_some(reader: asyncio.StreamReader) -> bytes:
+    """The next bytes the server sent; b"" once it closed the socket (a reset counts as closed)."""
+    try:
+        return await reader.read(65536)
+    except ConnectionResetError:
+        return b""
+
+
 async def read_until_closed(reader: asyncio.StreamReader) -> bytes:
-    """Everything the server sends until it closes the socket (a reset counts as closed)."""
+    """Everything the server sends until it closes the socket."""
     received = bytearray()
     async with asyncio.timeout(10 * UNIT):
-        while True:
-            try:
-                data = await reader.read(65536)
-            except ConnectionResetError:
-                return bytes(received)
-            if not data:
-                return bytes(received)
+        while data := await read_some(reader):
             received += data
+    return bytes(received)
 
 
 async def raw_http(server: RunningServer, request: bytes) -> bytes:
@@ -100,10 +103,7 @@ class RawClient:
         (False); with `answer`, what the protocol answers (pongs, the close reply) is sent back."""
         async with asyncio.timeout(10 * UNIT):
             while not until(self.frames):
-                try:
-                    data = await self.reader.read(65536)
-                except ConnectionResetError:
-                    data = b""
+                data = await read_some(self.reader)
                 if not data:
                     self.writer.close()
                     return False
@@ -180,8 +180,9 @@ async def test_a_client_that_never_answers_pings_is_dropped(start_server: StartS
 
 
 async def test_a_client_that_answers_pings_stays(start_server: StartServer) -> None:
-    """A client that answers the keepalive pings keeps its connection across many of them."""
-    config = replace(fast_config(), ws_ping_interval=0.05 * UNIT, ws_ping_timeout=0.5 * UNIT)
+    """A client that answers the keepalive pings keeps its connection across many of them (the next
+    ping goes out only once the last one's pong came back)."""
+    config = replace(fast_config(), ws_ping_interval=0.05 * UNIT, ws_ping_timeout=5 * UNIT)
     server = await start_server(config)
     client = await RawClient.connect(server.ws_url)
     assert await client.read(answer=True, until=lambda frames: pings(frames) >= 5)
@@ -189,6 +190,12 @@ async def test_a_client_that_answers_pings_stays(start_server: StartServer) -> N
 
 
 # ---- HTTP through the relay ----------------------------------------------------------------------------
+
+
+async def in_chunks(data: bytes, size: int) -> AsyncIterator[bytes]:
+    """`data` as a stream of `size`-byte pieces (httpx sends it with Transfer-Encoding: chunked)."""
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
 
 
 async def test_the_app_sees_the_peer_and_not_what_the_client_claims() -> None:
@@ -212,15 +219,9 @@ async def test_a_streamed_upload_and_404s_go_through_the_relay(start_server: Sta
     """A replay streamed in chunks (Transfer-Encoding: chunked) verifies, and unknown paths are 404s."""
     server = await start_server()
     data = finished_replay_bytes()
-
-    async def chunks() -> AsyncIterator[bytes]:
-        for start in range(0, len(data), 100):
-            yield data[start : start + 100]
-
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
-        verdict = await http.post(
-            "/api/replays/verify", content=chunks(), headers={"Content-Type": "application/msgpack"}
-        )
+        msgpack = {"Content-Type": "application/msgpack"}
+        verdict = await http.post("/api/replays/verify", content=in_chunks(data, 100), headers=msgpack)
         assert verdict.status_code == 200 and verdict.json()["ok"] is True
         assert (await http.get("/nowhere")).status_code == 404
         missing = await http.get("/api/replays/none")
@@ -233,13 +234,8 @@ async def test_a_body_past_the_bound_gets_413(start_server: StartServer, streame
     listener, declared or streamed, and the client gets the answer although it sent everything."""
     server = await start_server(replace(fast_config(), http_max_body_bytes=2048))
     body = b"\x00" * (64 * 1024)
-
-    async def chunks() -> AsyncIterator[bytes]:
-        for start in range(0, len(body), 1024):
-            yield body[start : start + 1024]
-
     async with httpx.AsyncClient(base_url=server.http_url) as http:
-        answer = await http.post("/api/replays/verify", content=chunks() if streamed else body)
+        answer = await http.post("/api/replays/verify", content=in_chunks(body, 1024) if streamed else body)
     assert answer.status_code == 413 and answer.json()["code"] == "too-large"
 
 
