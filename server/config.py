@@ -75,10 +75,14 @@ class ServerConfig:
     ws_ping_interval: float | None = 20.0
     #: ...and seconds the pong may take before the socket counts as dead (closed, code 1011).
     ws_ping_timeout: float = 20.0
+    #: Connections the kernel queues on the public port before the listener accepts them (uvicorn's
+    #: default, which served that port before).
+    listen_backlog: int = 2048
     #: Bytes a request head (request line and headers) may take on the public port; past it the
     #: listener answers 431 and closes (server/transport/head.py).
     max_head_bytes: int = 8 * 1024
-    #: Seconds a new connection has to send its whole request head before it is dropped (slowloris).
+    #: Seconds a new connection has to send its whole request head before it is dropped (slowloris),
+    #: and at most the time a refused request's socket lingers to drain (server/transport/refusal.py).
     head_timeout: float = 5.0
     #: Bytes of request body the listener takes before it relays a request (it relays whole requests:
     #: server/transport/relay.py); past it the request is answered 413. At least `verify_max_bytes`.

@@ -37,9 +37,8 @@ log = logging.getLogger("floe.listener")
 
 #: The websocket endpoint's path (the same host and port as the HTTP API).
 WS_PATH = b"/ws"
-#: Connections the kernel queues before they are accepted (uvicorn's default, which served this port).
-BACKLOG = 2048
-#: Seconds the sockets still open after every close handshake had its time get before they are aborted.
+#: Seconds of slack at shutdown: past `ws_close_timeout` before the sockets still open are aborted,
+#: and then for the aborted ones to report their end.
 ABORT_GRACE = 1.0
 
 
@@ -81,7 +80,8 @@ class Listener:
     async def start(self, host: str, port: int) -> int:
         """Listen on `host` and `port` (0: a free one); returns the port bound."""
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(lambda: FrontDoor(self), host, port, backlog=BACKLOG)
+        backlog = self.config.listen_backlog
+        self._server = await loop.create_server(lambda: FrontDoor(self), host, port, backlog=backlog)
         bound = int(self._server.sockets[0].getsockname()[1])
         log_event(log, logging.INFO, "listener.start", host=host, port=bound)
         return bound

@@ -149,6 +149,14 @@ async def test_a_match_plays_through_the_listener(start_server: StartServer) -> 
     assert hub.native_connections == 2 and hub.stats()["crashed"] == 0
 
 
+async def test_permessage_deflate_is_not_negotiated(start_server: StartServer) -> None:
+    """A client offering permessage-deflate (websockets does by default) gets no extension."""
+    server = await start_server()
+    async with websockets.connect(server.ws_url, proxy=None) as ws:
+        assert ws.response is not None and "Sec-WebSocket-Extensions" not in ws.response.headers
+        assert ws.protocol.extensions == []
+
+
 async def test_a_fragmented_message_is_put_together(start_server: StartServer) -> None:
     """A message sent in several frames reaches the reader whole."""
     server = await start_server()
@@ -293,16 +301,20 @@ async def test_a_head_that_never_completes_is_dropped(start_server: StartServer)
 # ---- starting and stopping -----------------------------------------------------------------------------
 
 
-def open_descriptors() -> int:
-    """File descriptors this process holds (Linux)."""
-    return len(os.listdir("/proc/self/fd"))
+def open_sockets() -> int:
+    """Sockets this process holds (Linux: its descriptors that are sockets)."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own descriptor is gone by now
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    return count
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc")
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts sockets in /proc")
 async def test_stopping_closes_every_socket_and_task() -> None:
     """Leaving `running_server` closes the websockets (1001) and a half-sent request, stops uvicorn,
     and leaves no task or socket behind."""
-    before = open_descriptors()
+    before = open_sockets()
     app = create_app(fast_config())
     async with running_server(app) as server:
         client = await probe(server)
@@ -319,7 +331,7 @@ async def test_stopping_closes_every_socket_and_task() -> None:
     with pytest.raises(OSError):
         await asyncio.open_connection(server.host, server.port)
     assert [task.get_name() for task in asyncio.all_tasks() if task.get_name().startswith("floe-")] == []
-    assert open_descriptors() == before
+    assert open_sockets() == before
 
 
 def log_lines(data: bytes) -> list[dict[str, object]]:
