@@ -28,10 +28,11 @@ from typing import Any
 from bench.kick_speed import pin_to_one_core
 from floe_cli.versus_cmds import play_match
 from protocol.replay_codec import decode_replay, encode_replay
+from rules.replay import Replay, record, verify
 from rules.versus import match as match_module
 from rules.versus.bots import Bot, make_bot, seat_seed
 from rules.versus.match import VersusConfig
-from rules.versus.replay import Replay, record, verify
+from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ
 from rules.versus.view import SeatView
 
@@ -58,7 +59,7 @@ def three_minute_match(bots: Sequence[str], first_seed: int, tries: int = 50) ->
         result = match.result
         assert result is not None
         if result.reason == "time" and result.frame == MATCH_SECONDS * FRAME_HZ:
-            return record(match), f"{how}, seed {seed}"
+            return record(match, PENGO_VERSUS), f"{how}, seed {seed}"
     raise RuntimeError(f"no 3-minute match in seeds {first_seed}..{first_seed + tries - 1}")
 
 

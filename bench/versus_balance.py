@@ -35,15 +35,17 @@ from dataclasses import dataclass, field, replace
 
 from rules.kick.events import Crush, Death, Eat, EggBroken, Line, RoundClear
 from rules.versus.bots import CompetentBot, make_bot, seat_seed
+from rules.versus.ending import EndReason
 from rules.versus.events import Attack, BoardRecord, Landing, Offset, Queued
 from rules.versus.inputs import NEUTRAL
+from rules.versus.landing import LandingKind
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import FRAME_HZ, VERSUS_RULES, AttackTable, VersusRules
 
 SUITES: tuple[str, ...] = ("competent-vs-lazy", "mirror", "mirror-no-attacks")
 #: After a landing, a board counts as "under attack" for this many frames (deaths there are compared).
 AFTER_LANDING_FRAMES = 15 * FRAME_HZ
-LANDING_KINDS: tuple[str, ...] = ("garbage", "nuisance", "gems")
+LANDING_KINDS: tuple[str, ...] = tuple(kind.value for kind in LandingKind)
 #: Acts grouped for the deaths-by-act breakdown: (label, first level, last level).
 ACT_GROUPS: tuple[tuple[str, int, int], ...] = (
     ("act 1", 1, 1),
@@ -118,7 +120,7 @@ class MatchStats:
     index: int
     seed: int
     winner: int | None
-    reason: str
+    reason: EndReason
     frames: int
     scores: tuple[int, ...]
     seats: list[SeatStats]
@@ -150,7 +152,7 @@ def play_match(suite: str, index: int, base_seed: int, rules: VersusRules = VERS
         frame = match.frame
         inputs = []
         for seat, bot in enumerate(bots):
-            if not match.alive[seat]:
+            if not match.seat_states[seat].alive:
                 inputs.append(NEUTRAL)
                 continue
             started = clock()
@@ -162,7 +164,7 @@ def play_match(suite: str, index: int, base_seed: int, rules: VersusRules = VERS
         for seat in range(len(names)):
             group = act_group(match.games[seat].level)
             groups.append(group)
-            if match.alive[seat]:
+            if match.seat_states[seat].alive:
                 stats = seats[seat]
                 stats.frames += 1
                 stats.group_frames[group] += 1
@@ -273,7 +275,7 @@ def report(results: Sequence[MatchStats], time_limit: int) -> list[str]:
         lines.append(f"== {suite} ({n} matches)")
         draws = sum(m.winner is None for m in matches)
         length = sum(m.frames for m in matches) / n / FRAME_HZ
-        early = sum(m.reason == "elimination" and m.frames < time_limit for m in matches)
+        early = sum(m.reason is EndReason.ELIMINATION and m.frames < time_limit for m in matches)
         if suite == "competent-vs-lazy":
             won = sum(m.winner is not None and m.seats[m.winner].bot == "competent" for m in matches)
             lost = sum(m.winner is not None and m.seats[m.winner].bot == "lazy" for m in matches)
@@ -370,8 +372,8 @@ def report(results: Sequence[MatchStats], time_limit: int) -> list[str]:
             )
             parts.append(f"{label} {with_attacks} vs {without}")
         lines.append("deaths per board-minute by act, with vs without attacks: " + ", ".join(parts))
-        early_a = sum(m.reason == "elimination" and m.frames < time_limit for m in mirror)
-        early_b = sum(m.reason == "elimination" and m.frames < time_limit for m in control)
+        early_a = sum(m.reason is EndReason.ELIMINATION and m.frames < time_limit for m in mirror)
+        early_b = sum(m.reason is EndReason.ELIMINATION and m.frames < time_limit for m in control)
         lines.append(
             f"eliminations before the limit: with attacks {_pct(early_a, len(mirror))}, "
             f"without {_pct(early_b, len(control))}"

@@ -109,11 +109,12 @@ def play_match(
 ) -> tuple[VersusMatch, list[Record]]:
     """Run a match to its end with one bot per seat; returns the match and its versus records."""
     match = VersusMatch(config, seed, names)
-    seats = range(match.seats)
     kept: list[Record] = []
     while match.result is None:
         frame = match.frame
-        row = [bots[s].decide(match.seat_view(s), frame) if match.alive[s] else NEUTRAL for s in seats]
+        row = [
+            bots[seat.index].decide(seat.view, frame) if seat.alive else NEUTRAL for seat in match.seat_states
+        ]
         records = match.step(row)
         if on_frame is not None:
             on_frame(frame, records)
@@ -139,7 +140,8 @@ def _seat_names(bots: list[str], given: str | None) -> list[str]:
 
 def _cmd_match(args: argparse.Namespace) -> int:
     from protocol.replay_codec import encode_replay
-    from rules.versus.replay import record
+    from rules.replay import record
+    from rules.versus.ruleset import PENGO_VERSUS
 
     out: TextIO = args.stdout
     bot_names = [name.strip() for name in args.bots.split(",")]
@@ -183,7 +185,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
               f"sent {flow.packets_sent} packets / {flow.units_sent} units; "
               f"received {flow.packets_received} / {flow.units_received}; landed {flow.units_landed} units "
               f"({landed})", file=out)
-    replay = record(match)
+    replay = record(match, PENGO_VERSUS)
     print(f"log hash: {match.log_hash}", file=out)
     if args.out is not None:
         data = encode_replay(replay)
@@ -209,7 +211,7 @@ def _progress(items: Sequence[T], enabled: bool) -> Iterator[T]:
 def verify_file(path: Path, max_bytes: int, max_frames: int) -> tuple[bool, str]:
     """Read, decode and verify one replay file: (ok, a one-line description)."""
     from protocol.replay_codec import ReplayDecodeError, decode_replay
-    from rules.versus.replay import verify
+    from rules.replay import verify
 
     try:
         size = path.stat().st_size
@@ -335,16 +337,24 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     print(file=out)
     _print_rows(out, "Attack table (AttackTable)", _dataclass_rows(rules.attack, versus_notes))
     print(file=out)
-    kick_notes = _comments(kick_tables)
-    rows = []
-    for name in dir(kick_tables):
-        value = getattr(kick_tables, name)
-        if name.isupper() and isinstance(value, int | tuple) and not isinstance(value, bool):
-            rows.append((name, _value_text(name, value), kick_notes.get(name, "")))
-    order = {name: index for index, name in enumerate(kick_notes)}
-    rows.sort(key=lambda row: order.get(row[0], len(order)))
-    _print_rows(out, "Pengo (rules/kick/tables.py)", rows)
+    fixed = _constant_rows(versus_tables)
+    _print_rows(out, "Fixed for the ruleset version (not in a replay's config)", fixed)
+    print(file=out)
+    _print_rows(out, "Pengo (rules/kick/tables.py)", _constant_rows(kick_tables))
     return 0
+
+
+def _constant_rows(module: ModuleType) -> list[tuple[str, str, str]]:
+    """A tables module's UPPER number and tuple constants with their comments, in source order."""
+    notes = _comments(module)
+    rows = []
+    for name in dir(module):
+        value = getattr(module, name)
+        if name.isupper() and isinstance(value, int | tuple) and not isinstance(value, bool):
+            rows.append((name, _value_text(name, value), notes.get(name, "")))
+    order = {name: index for index, name in enumerate(notes)}
+    rows.sort(key=lambda row: order.get(row[0], len(order)))
+    return rows
 
 
 # ---- wiring --------------------------------------------------------------------------------------------
@@ -360,7 +370,7 @@ def _positive_int(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `match`, `verify` and `rules` to the `floe` parser's subcommands."""
     from protocol.replay_codec import MAX_REPLAY_BYTES
-    from rules.versus.replay import MAX_REPLAY_FRAMES
+    from rules.replay import MAX_REPLAY_FRAMES
 
     match = subparsers.add_parser("match", help="run a headless versus match between bots; write its replay")
     match.add_argument("--bots", default="random,random",

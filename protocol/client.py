@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, assert_never
 
-from rules.versus.inputs import KICK_BIT
+from rules.versus.inputs import held
 
 from .codec import ProtocolError, decode_server_messages, encode
 from .limits import MAX_INPUT_RUN, MAX_SERVER_MESSAGE_BYTES
@@ -171,12 +171,12 @@ class ClientSession:
         out: list[bytes] = []
         if self._run and first != self._run_start + len(self._run):
             out += self.flush()  # frames were skipped: the gathered run cannot go on
-        held = value & ~KICK_BIT
-        changed = self._last_byte is None or value != held or held != self._last_byte & ~KICK_BIT
+        kept = held(value)
+        changed = self._last_byte is None or value != kept or kept != held(self._last_byte)
         if not self._run:
             self._run_start = first
         self._run.append(value)
-        self._run.extend([held] * (target - first))
+        self._run.extend([kept] * (target - first))
         self._last_byte = self._run[-1]
         self.next_stamp = target + 1
         batch = self.welcome.input_batch if self.welcome is not None else 1

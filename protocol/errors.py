@@ -62,6 +62,12 @@ class ErrorCode(enum.StrEnum):
     ROOM_FULL = "room-full"
     """Every seat of the room is taken."""
 
+    ALREADY_PLAYING = "already-playing"
+    """The guest (or the room's creator) already holds a seat in a live match: one at a time."""
+
+    TOO_MANY_ROOMS = "too-many-rooms"
+    """The guest already has as many open rooms as a guest may (HTTP)."""
+
     RATE_LIMITED = "rate-limited"
     """Messages came faster than the connection's token bucket allows; the excess was dropped."""
 
@@ -88,3 +94,22 @@ class ErrorCode(enum.StrEnum):
 
     INTERNAL = "internal"
     """A bug on the server's side; the match and the process go on."""
+
+
+class CloseCode(enum.IntEnum):
+    """The websocket close codes the server uses (RFC 6455 §7.4.1)."""
+
+    NORMAL = 1000
+    """The match is over or the client left; nothing went wrong."""
+
+    GOING_AWAY = 1001
+    """The server is shutting down."""
+
+    POLICY = 1008
+    """The connection broke a rule: a fatal error (version, hostile, replaced, refused origin)."""
+
+    TOO_BIG = 1009
+    """A frame past the websocket layer's hard size limit."""
+
+    TRY_AGAIN = 1013
+    """The client read too slowly to follow the stream (`slow-consumer`); it may reconnect."""

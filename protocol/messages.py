@@ -11,6 +11,7 @@ the last number it saw (`since`).
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
@@ -28,7 +29,22 @@ Token = Annotated[StrictStr, Field(min_length=1, max_length=MAX_TOKEN_CHARS)]
 InputByte = Annotated[StrictInt, Field(ge=0, le=255)]
 InputRun = Annotated[list[InputByte], Field(min_length=1, max_length=MAX_INPUT_RUN)]
 Role = Literal["player", "spectator"]
-MatchState = Literal["waiting", "running", "over", "cancelled"]
+
+
+class MatchState(enum.StrEnum):
+    """Where a match is in its life (the wire carries the value)."""
+
+    WAITING = "waiting"
+    """A room: seats are being taken and players connect; nothing is simulated yet."""
+
+    RUNNING = "running"
+    """Every seat was taken and every player connected once: frames are simulated."""
+
+    OVER = "over"
+    """The match ended with a result; its replay is recorded."""
+
+    CANCELLED = "cancelled"
+    """The match ended without a result (a room that never started, or a server failure)."""
 
 
 # ---- client → server -------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-"""The match server: FastAPI + uvicorn, one match loop per process, rollback netcode, websockets.
+"""The match server: FastAPI + uvicorn for HTTP, floe's own websocket listener, rollback netcode.
 
-Layers, each its own module: `runner` (the netcode, sans-I/O) → `live` (one match's seats and
-streams) → `hub` (every match and the frame clock) → `dispatch`/`ws`/`http_api` (the wire) → `app`.
+Layers, each a folder (ARCHITECTURE.md; tests/test_layers.py enforces the direction of imports):
+`netcode` (the runner, sans-I/O) → `match` (the hub, live matches and their streams, client
+sessions) → `transport` (sockets) and `http` (the API, replay verification); `store` keeps finished
+matches and replays; `app`, `embed` and `cli` compose them.
 """

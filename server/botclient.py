@@ -1,8 +1,9 @@
 """A bot that plays over the websocket like any client: the tests' and the benchmark's player.
 
 It speaks the protocol through `protocol.client.ClientSession`, keeps a local copy of the match
-(`MatchMirror`: a VersusMatch stepped with the inputs of each confirmed frame, which the stream
-carries), lets a bot (rules/versus/bots.py) decide from its own seat's view there, and
+(`MatchMirror`: a match of the ruleset `joined` names, found in rules/registry.py, stepped with the
+inputs of each confirmed frame, which the stream carries), lets that ruleset's bot decide from its
+own seat's view there, and
 sends one input per frame it hears, stamped `input_delay` frames ahead of the server's estimated
 frame. The mirror also checks the stream: its own events must equal each confirmed frame's events.
 
@@ -26,21 +27,20 @@ import websockets
 from protocol.client import ClientSession
 from protocol.codec import decode_client
 from protocol.messages import Frame, Input, Joined, Over, Resync, Rewind, ServerMessage
-from rules.versus.bots import Bot, make_bot
-from rules.versus.events import record_plain
-from rules.versus.match import VersusMatch
-from rules.versus.replay import config_from_plain
-from rules.versus.view import SeatView
+from rules.registry import lookup
+from rules.ruleset import Bot, Match, Ruleset
 
 #: Seconds between clock-sync pings.
 PING_EVERY = 0.25
 
 
 class MatchMirror:
-    """A local VersusMatch that follows the confirmed frames of the stream."""
+    """A local match of the stream's ruleset that follows the confirmed frames of the stream."""
 
     def __init__(self, joined: Joined) -> None:
-        self.match = VersusMatch(config_from_plain(joined.config), joined.seed, joined.seats)
+        self.ruleset: Ruleset[Any, Any] = lookup(joined.ruleset, joined.ruleset_version)
+        config = self.ruleset.config_from_plain(joined.config)
+        self.match: Match[Any] = self.ruleset.new_match(config, joined.seed, joined.seats)
         self._inputs: dict[int, tuple[list[int], list[dict[str, Any]]]] = {}
         self.confirmed = 0
         self.mismatches = 0
@@ -75,7 +75,7 @@ class MatchMirror:
                 break
             inputs, events = entry
             records = match.step(inputs)
-            if [record_plain(r) for r in records] != events:
+            if match.records_plain(records) != events:
                 self.mismatches += 1
             stepped += 1
         return stepped
@@ -153,7 +153,7 @@ async def play(
     """
     session = ClientSession(token, client=f"bot-{bot}", validate=validate, keep_log=keep_log)
     run = BotRun(session)
-    player: Bot[SeatView] | None = None
+    player: Bot[Any] | None = None
     held: list[tuple[int, Input, bytes]] = []  # (release frame, message, its bytes), in order
     left = False
     async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
@@ -177,7 +177,7 @@ async def play(
                     if isinstance(message, Joined) and run.mirror is None:
                         run.seat = message.seat
                         run.mirror = MatchMirror(message)
-                        player = make_bot(bot, seed)
+                        player = run.mirror.ruleset.make_bot(bot, seed)
                     elif run.mirror is not None:
                         run.mirror.feed(message)
                     heard_frame = heard_frame or isinstance(message, Frame | Resync)

@@ -4,8 +4,9 @@
 
 `register(subparsers)` adds the subcommand; `run(args)` serves until SIGINT or SIGTERM, stops
 gracefully (server/embed.py: the listener and uvicorn together) and returns the exit status. The
-token secret comes from FLOE_SECRET (else a per-process one); allowed websocket origins from
-FLOE_ORIGINS (comma-separated; "*" allows any). `--port 0` takes a free port (logged at the start).
+token secret comes from FLOE_SECRET (at least 16 bytes; without it a per-process one, with a
+warning: tokens then die with the process); allowed websocket origins from FLOE_ORIGINS
+(comma-separated; "*" allows any). `--port 0` takes a free port (logged at the start).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .config import ServerConfig
+from .config import ConfigError, ServerConfig
 from .logs import log_event
 
 if TYPE_CHECKING:
@@ -73,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
     from .logs import setup_logging
 
     setup_logging()
-    app = create_app(config_from_env(args.host, args.port))
+    try:
+        app = create_app(config_from_env(args.host, args.port))
+    except ConfigError as error:
+        print(f"floe serve: {error}", file=sys.stderr)
+        return 2
     with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
         runner.run(serve(app, args.host, args.port))
     return 0

@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND
-from rules.versus.match import VersusConfig
-from rules.versus.tables import FRAME_HZ, VERSUS_RULES
+from rules.ruleset import Ruleset
+from rules.versus.ruleset import PENGO_VERSUS
+from rules.versus.tables import FRAME_HZ
 
 from .netcode.runner import RunnerSettings
 
-#: The environment variable holding the token secret (any string); without it each process makes one.
+#: The environment variable holding the token secret (at least MIN_SECRET_BYTES bytes of UTF-8).
 SECRET_ENV = "FLOE_SECRET"
 
 DEFAULT_ORIGINS = (
@@ -24,10 +26,60 @@ DEFAULT_ORIGINS = (
 )
 
 
-def secret_from_env() -> bytes:
-    """The token secret: FLOE_SECRET when set, else 32 random bytes (tokens then die with the process)."""
+#: The shortest token secret the server takes.
+MIN_SECRET_BYTES = 16
+
+
+class ConfigError(ValueError):
+    """A setting the server refuses to start with."""
+
+
+def secret_from_env() -> bytes | None:
+    """FLOE_SECRET as bytes, or None when it is not set; ConfigError when it is set but too short
+    (an empty one included: it must not silently mean a random secret)."""
     value = os.environ.get(SECRET_ENV)
-    return value.encode("utf-8") if value else secrets.token_bytes(32)
+    if value is None:
+        return None
+    secret = value.encode("utf-8")
+    if len(secret) < MIN_SECRET_BYTES:
+        raise ConfigError(f"{SECRET_ENV} must be at least {MIN_SECRET_BYTES} bytes, got {len(secret)}")
+    return secret
+
+
+def token_secret(configured: bytes | None, shared_store: bool) -> tuple[bytes, str]:
+    """The secret to sign tokens with, and where it came from ("configured" or "random").
+
+    A random secret is made only for the embedded store (tokens then die with the process, which is
+    what one process on its own store means); a store shared by several processes needs every one
+    of them to sign alike, so it refuses to start without a configured secret.
+    """
+    if configured is not None:
+        if len(configured) < MIN_SECRET_BYTES:
+            raise ConfigError(f"the token secret must be at least {MIN_SECRET_BYTES} bytes")
+        return configured, "configured"
+    if shared_store:
+        raise ConfigError(f"a shared store needs a token secret: set {SECRET_ENV} (at least "
+                          f"{MIN_SECRET_BYTES} bytes, the same on every node)")
+    return secrets.token_bytes(32), "random"
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    """Per-guest and per-address bounds of the lobby (rates are per second; a burst is a bucket's size)."""
+
+    #: Matches with every seat taken that one guest may hold a seat in at once.
+    live_matches_per_guest: int = 1
+    #: Rooms one guest may have waiting for a second player.
+    open_rooms_per_guest: int = 3
+    #: Rooms and bot matches one guest may make: a burst, then this many a second.
+    match_rate_per_guest: float = 0.2
+    match_burst_per_guest: float = 5
+    #: The same per address (several guests behind one address share it).
+    match_rate_per_address: float = 1.0
+    match_burst_per_address: float = 20
+    #: Guests one address may make.
+    guest_rate_per_address: float = 0.2
+    guest_burst_per_address: float = 10
 
 
 @dataclass(frozen=True)
@@ -46,8 +98,9 @@ class ServerConfig:
     #: The streams go out every this many ticks, each connection's records in one websocket message:
     #: half the messages of one per frame, for at most one frame more of display latency.
     send_every: int = 2
-    #: The versus rules every match is played with (its time limit included).
-    match_config: VersusConfig = field(default_factory=VersusConfig)
+    #: The ruleset every match is played with, and its config (None: the ruleset's default).
+    ruleset: Ruleset[Any, Any] = PENGO_VERSUS
+    match_config: Any = None
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
     #: Messages one connection may have queued at once (they leave together at the end of the callback
@@ -57,8 +110,13 @@ class ServerConfig:
     send_buffer_bytes: int = 1024 * 1024
     #: Seconds a dropped player may take to come back before the seat forfeits.
     reconnect_grace: float = 30.0
-    #: Seconds a room waits for its players before it is cancelled.
+    #: Seconds a room waits for its players before it is cancelled (from its creation: not renewable).
     room_timeout: float = 300.0
+    #: Per-guest and per-address bounds of the lobby.
+    limits: LimitSettings = field(default_factory=LimitSettings)
+    #: Seconds a seat in a live match counts against its guest at most (a match that never reported
+    #: its end frees its seats then; matches end long before).
+    live_hold: float = 3600.0
     #: Seconds a finished match stays listed for late reconnects before it is forgotten.
     linger: float = 30.0
     #: At most this many frames simulated per match in one tick when the loop fell behind; past it the
@@ -84,9 +142,6 @@ class ServerConfig:
     #: Seconds a new connection has to send its whole request head before it is dropped (slowloris),
     #: and at most the time a refused request's socket lingers to drain (server/transport/refusal.py).
     head_timeout: float = 5.0
-    #: Bytes of request body the listener takes before it relays a request (it relays whole requests:
-    #: server/transport/relay.py); past it the request is answered 413. At least `verify_max_bytes`.
-    http_max_body_bytes: int = 1024 * 1024
     #: Seconds a relayed HTTP request may go without a byte either way before both sides are dropped
     #: (longer than `verify_timeout`, which is the slowest answer the API gives).
     http_idle_timeout: float = 60.0
@@ -97,22 +152,30 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = DEFAULT_ORIGINS
     #: Live matches (rooms included) one process holds at most.
     max_matches: int = 2000
+    #: The largest request body of the JSON routes (bytes; refused with 413 before it is read).
+    http_body_bytes: int = 16 * 1024
     #: Replay verification: body bound, frame bound, concurrency, wall-time bound, pool kind.
     verify_max_bytes: int = 1024 * 1024
     verify_max_frames: int = 10 * 60 * FRAME_HZ
     verify_concurrency: int = 2
+    #: Of those, how many one client address may hold at once.
+    verify_per_client: int = 1
     verify_timeout: float = 30.0
     verify_pool: str = "process"
-    #: Tokens: the HMAC secret and their lifetime.
-    secret: bytes = field(default_factory=secret_from_env, repr=False)
+    #: Tokens: the HMAC secret (None: FLOE_SECRET's, or a random one for the embedded store, see
+    #: `token_secret`) and their lifetime.
+    secret: bytes | None = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0
     #: Replays and match records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 
+    def __post_init__(self) -> None:
+        if self.match_config is None:
+            object.__setattr__(self, "match_config", self.ruleset.default_config())
+
     def with_time_limit(self, seconds: float) -> ServerConfig:
-        """The same config with matches limited to `seconds` of frames (tests use a few seconds)."""
+        """The same config, every other rule kept, with matches limited to `seconds` of frames."""
         frames = max(1, round(seconds * FRAME_HZ))
-        rules = replace(VERSUS_RULES, time_limit_frames=frames)
-        return replace(self, match_config=replace(self.match_config, rules=rules))
+        return replace(self, match_config=self.ruleset.with_time_limit(self.match_config, frames))

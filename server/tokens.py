@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import json
 import re
-import secrets
 from dataclasses import dataclass
 
 PREFIX = "v1"
@@ -58,9 +57,8 @@ class TokenSigner:
     def _sign(self, payload: str) -> str:
         return _b64(hmac.new(self._secret, f"{PREFIX}.{payload}".encode("ascii"), hashlib.sha256).digest())
 
-    def new_guest(self, name: str | None, now: float) -> tuple[Guest, str]:
-        """A fresh guest identity and its token."""
-        guest_id = "g_" + secrets.token_urlsafe(9)
+    def new_guest(self, guest_id: str, name: str | None, now: float) -> tuple[Guest, str]:
+        """A guest identity under a fresh id (server/match/sources.py) and its token."""
         guest = Guest(guest_id, clean_name(name, guest_id))
         return guest, self.issue(guest, now)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 from .geometry import Cell, Direction
 
@@ -275,37 +275,9 @@ KickEvent = (
     | Complete
 )
 
-#: The closed vocabulary: kind -> event class.
-EVENT_TYPES: dict[str, type[Any]] = {
-    cls.kind: cls
-    for cls in (
-        SlideStart,
-        SlideStep,
-        SlideStop,
-        BreakStart,
-        Broken,
-        Crack,
-        Kick,
-        Shake,
-        Stun,
-        Crush,
-        Eat,
-        EggBroken,
-        Hatch,
-        Flee,
-        Vanish,
-        Line,
-        Score,
-        Death,
-        ExtraLife,
-        Hurry,
-        LastEnemy,
-        RoundClear,
-        LevelStart,
-        GameOver,
-        Complete,
-    )
-}
+#: The closed vocabulary: kind -> event class, derived from the union (an event class left out of
+#: `KickEvent` is in no registry; tests/kick/test_events.py fails for one).
+EVENT_TYPES: dict[str, type[Any]] = {cls.kind: cls for cls in get_args(KickEvent)}
 
 
 def _plain(value: Any) -> Any:

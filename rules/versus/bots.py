@@ -8,7 +8,8 @@ remember them, by block, so a kicked egg block is followed). It cannot read the 
 slot's mode or timers, or hidden eggs, and it cannot change the match.
 
 The server ("play a bot"), `floe match`, the benchmarks and the golden regeneration all build bots
-with `make_bot(name, seat_seed(match_seed, seat))`: one formula for a seat's bot seed.
+with `make_bot(name, seat_seed(match_seed, seat))`: one formula for a seat's bot seed. `Bot` and
+`seat_seed` are rules/ruleset.py's (every ruleset's bots have that shape); they are re-exported here.
 
 Every choice a bot makes is drawn from its own `KickRandom`, so a bot is a pure function of its seed
 and what it has seen. Bots decide cheaply between cell centres (they keep holding) and search only
@@ -23,16 +24,16 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Protocol, TypeVar
 
 from rules.kick.geometry import CELL_PX, DIRECTIONS, OPPOSITE, STEP, Direction
 from rules.kick.rng import KickRandom
+from rules.ruleset import Bot, seat_seed
 
 from .inputs import KICK_BIT, NEUTRAL, encode_input
 from .twister import Twister
 from .view import BoardView, EnemyView, SeatView
 
-V_contra = TypeVar("V_contra", contravariant=True)
+__all__ = ["BOTS", "BOT_NAMES", "Bot", "CompetentBot", "LazyBot", "RandomBot", "make_bot", "seat_seed"]
 
 #: Plan for the next cell centre once Pengo is this many pixels (or fewer) from it: the engine's turn
 #: assist ($3EA6) then steers toward that centre, and the plan is at most a few frames old when used.
@@ -54,17 +55,6 @@ _ACTIVE = ("moving", "pause", "hatching")
 _TARGETS = ("moving", "pause", "stunned")
 
 
-class Bot(Protocol[V_contra]):
-    """Plays one seat: called once before every frame with what that seat shows (its ruleset's view)."""
-
-    def decide(self, view: V_contra, frame: int) -> int:
-        """The input byte for this frame."""
-        ...
-
-
-def seat_seed(seed: int, seat: int) -> int:
-    """A seat's bot seed, from the match seed and the seat (every seat plays differently)."""
-    return (seed * 0x9E3779B1 + (seat + 1) * 0x7F4A7C15) & 0xFFFFFFFF
 
 
 def bot_random(seed: int, salt: int) -> KickRandom:

@@ -2,17 +2,26 @@
 
 A frame's log is a list of records: each board event with the seat it happened on, and each versus
 event (which names its seats itself). `record_plain` turns one record into plain data for the
-stream, the replay hash and the tests.
+stream, the replay hash and the tests; a vocabulary member (a landing kind, a reason, an outcome)
+becomes its string there, so the canonical log is the same bytes it always was.
+
+`VersusEvent` is the union of the versus event classes and `VERSUS_EVENT_TYPES` (kind → class) is
+derived from it; tests/versus/test_events.py fails when a class is defined here but left out of it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, get_args
 
 from rules.kick.events import KickEvent, to_plain
 from rules.kick.geometry import Cell
+from rules.result import Outcome
+
+from .ending import EndReason, OutReason
+from .landing import LandingKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +63,7 @@ class Landing:
 
     kind: ClassVar[str] = "landing"
     seat: int
-    landing: Literal["garbage", "nuisance", "gems"]
+    landing: LandingKind
     units: int
     blocks: tuple[Cell, ...]
     eggs: tuple[Cell, ...]
@@ -86,7 +95,7 @@ class SeatOut:
 
     kind: ClassVar[str] = "seat-out"
     seat: int
-    reason: Literal["lives", "forfeit"]
+    reason: OutReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,16 +104,15 @@ class MatchEnd:
 
     kind: ClassVar[str] = "match-end"
     winner: int | None
-    outcomes: tuple[str, ...]
-    reason: str
+    outcomes: tuple[Outcome, ...]
+    reason: EndReason
     frame: int
 
 
 VersusEvent = Attack | Offset | Queued | Landing | GemCount | GemThaw | SeatOut | MatchEnd
 
-VERSUS_EVENT_TYPES: dict[str, type[Any]] = {
-    cls.kind: cls for cls in (Attack, Offset, Queued, Landing, GemCount, GemThaw, SeatOut, MatchEnd)
-}
+#: Each versus event class by its kind, in the union's order.
+VERSUS_EVENT_TYPES: dict[str, type[VersusEvent]] = {cls.kind: cls for cls in get_args(VersusEvent)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +129,8 @@ Record = BoardRecord | VersusEvent
 def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
+    if isinstance(value, enum.StrEnum):
+        return value.value
     return value
 
 

@@ -2,21 +2,36 @@
 
 Bits 0–2 hold the direction (0 none, 1 up, 2 down, 3 left, 4 right), bit 3 the kick; 0x80 alone
 is a forfeit (the seat leaves for good). Every other byte is malformed.
+
+The held-input rule lives here and only here (`held`): between two bytes a seat told, it holds the
+earlier byte's direction with the kick dropped — the kick is an edge, the direction is held. The
+runner predicts a silent seat by it, and clients gather their input runs by it. `INPUTS` is this
+convention as rules/ruleset.py's `InputRules`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rules.errors import IllegalInputError
 from rules.kick.geometry import DIRECTIONS, Direction
 
 KICK_BIT = 0x08
 FORFEIT = 0x80
 NEUTRAL = 0x00
 
-
-class IllegalInputError(ValueError):
-    """An input byte that is not a valid seat input; nothing changed."""
+__all__ = [
+    "FORFEIT",
+    "INPUTS",
+    "KICK_BIT",
+    "NEUTRAL",
+    "IllegalInputError",
+    "SeatInput",
+    "decode_input",
+    "encode_input",
+    "held",
+    "is_valid_input",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +81,28 @@ def decode_input(value: int) -> SeatInput:
     if not is_valid_input(value):
         raise IllegalInputError(f"input: {value!r} is not a valid input byte")
     return _DECODED[value]
+
+
+def held(value: int) -> int:
+    """What a byte leaves held on the frames after it: its direction, without the kick edge."""
+    return value & ~KICK_BIT
+
+
+@dataclass(frozen=True, slots=True)
+class PengoInputs:
+    """This module's input byte as rules/ruleset.py's `InputRules`."""
+
+    neutral: int = NEUTRAL
+    forfeit: int = FORFEIT
+
+    def is_valid(self, value: object) -> bool:
+        """A well-formed input byte (a forfeit included)."""
+        return is_valid_input(value)
+
+    def held(self, value: int) -> int:
+        """See the module function `held`."""
+        return held(value)
+
+
+#: The input byte convention of pengo-versus (and of floe's wire).
+INPUTS = PengoInputs()

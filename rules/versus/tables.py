@@ -1,12 +1,15 @@
 """Every number of the versus rules in one table; the rules and `floe rules` read it from here.
 
-Frames are 1/60 s (13 of the arcade's main-loop passes).
+Frames are 1/60 s (13 of the arcade's main-loop passes). `AttackTable` and `VersusRules` are a
+match's config (every field is written into each replay); the module constants below them are fixed
+for the ruleset version, so changing one alters outcomes and bumps RULESET_VERSION.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: Versus frames per second: one frame is 13 of the arcade's 780 main-loop passes per second.
 FRAME_HZ = 60
 
 
@@ -60,8 +63,20 @@ class VersusRules:
     skill: int = 1
 
 
+#: Seats in a match: DESIGN.md's 2 (ranked is 1 v 1) to 4, the boards a screen shows side by side.
+MIN_SEATS = 2
+MAX_SEATS = 4
+#: The salt of every seat's garbage stream seed, mix_seed(match seed, salt): the levels are dealt
+#: with salts 1, 2, … (rules/kick/deal.py), so 0 keeps the garbage draws apart from every deal.
+GARBAGE_SALT = 0
+#: Eggs a nuisance landing hides per unit over garbage_max: one, so every unit adds one thing to the
+#: landing (4 units: 3 blocks and 1 egg; 5: 3 and 2), and each egg adds a Sno-Bee to the receiver's
+#: round, which is what slows an attacked board's clears (bench/BALANCE.md).
+NUISANCE_EGGS_PER_UNIT = 1
+
 #: The default ruleset.
 VERSUS_RULES = VersusRules()
-#: The name and version pinned in replays: a rule change that alters outcomes bumps the version.
+#: The name pinned in replays.
 RULESET_NAME = "pengo-versus"
+#: The version pinned in replays: a rule change that alters outcomes bumps it.
 RULESET_VERSION = 1

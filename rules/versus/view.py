@@ -215,13 +215,14 @@ def frame_actors(match: VersusMatch) -> list[Any]:
 def keyframe_view(match: VersusMatch) -> dict[str, Any]:
     """The whole visible state: each board's blocks and actors, score, lives, pending attacks, gems."""
     seats = []
-    for seat, game in enumerate(match.games):
+    for seat in match.seat_states:
+        game = seat.game
         board = game.board
         seats.append(
             {
-                "name": match.names[seat],
-                "alive": match.alive[seat],
-                "forfeited": match.forfeited[seat],
+                "name": match.names[seat.index],
+                "alive": seat.alive,
+                "forfeited": seat.forfeited,
                 "status": game.status,
                 "level": game.level,
                 "score": game.score,
@@ -231,8 +232,8 @@ def keyframe_view(match: VersusMatch) -> dict[str, Any]:
                 "blocks": [[b.id, b.cx, b.cy, b.material, b.px, b.py] for b in board.blocks.values()],
                 "player": _player(game),
                 "enemies": _enemies(game),
-                "pending": [list(packet) for packet in match.pending[seat]],
-                "gems": [list(gem) for gem in match.gems[seat]],
+                "pending": [list(packet) for packet in seat.pending],
+                "gems": [list(gem) for gem in seat.gems],
             }
         )
     return {

@@ -6,7 +6,6 @@ Handlers never await: they bind connections, tell the runner inputs, and queue a
 
 from __future__ import annotations
 
-import time
 from typing import assert_never
 
 from protocol.codec import error_message
@@ -15,50 +14,50 @@ from protocol.messages import ClientMessage, Hello, Input, InputLate, Join, Leav
 from protocol.version import PROTOCOL_VERSION
 
 from ..tokens import TokenError
-from ..transport.connection import Connection
 from .hub import Hub
+from .session import Session
 
 
 class Dispatcher:
-    """Routes a connection's messages to the hub and its matches."""
+    """Routes a session's messages to the hub and its matches."""
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.config = hub.config
 
-    def handle(self, conn: Connection, message: ClientMessage, now: float) -> None:
-        """Act on one validated message (the protocol session already checked shape and handshake)."""
+    def handle(self, session: Session, message: ClientMessage, now: float) -> None:
+        """Act on one valid message (the session checked its shape, the handshake and the rate)."""
         match message:
             case Hello():
-                self._hello(conn, message)
+                self._hello(session, message)
             case Join():
-                self._join(conn, message, now)
+                self._join(session, message, now)
             case Watch():
-                self._watch(conn, message, now)
+                self._watch(session, message, now)
             case Input():
-                self._input(conn, message)
+                self._input(session, message)
             case Ping():
-                frame = conn.match.current_frame() if conn.match is not None else -1
-                conn.send(Pong(id=message.id, t=message.t, frame=frame))
+                frame = session.match.current_frame() if session.match is not None else -1
+                session.send(Pong(id=message.id, t=message.t, frame=frame))
             case Leave():
-                self._leave(conn, now)
+                self._leave(session, now)
             case _:
                 assert_never(message)
 
-    def _hello(self, conn: Connection, message: Hello) -> None:
+    def _hello(self, session: Session, message: Hello) -> None:
         guest = None
         if message.token is not None:
             try:
-                guest = self.hub.signer.verify(message.token, time.time())  # expiry is wall-clock time
+                guest = self.hub.signer.verify(message.token, self.hub.clock.wall())  # expiry: wall time
             except TokenError as error:
-                conn.send(
+                session.send(
                     error_message(
                         ErrorCode.AUTH, f"token refused: {error}; continuing as a spectator", "hello"
                     )
                 )
-        conn.guest = guest
+        session.guest = guest
         config = self.config
-        conn.send(
+        session.send(
             Welcome(
                 version=PROTOCOL_VERSION,
                 guest=guest.id if guest else None,
@@ -75,52 +74,53 @@ class Dispatcher:
             )
         )
 
-    def _join(self, conn: Connection, message: Join, now: float) -> None:
-        if conn.match is not None:
-            conn.send(
+    def _join(self, session: Session, message: Join, now: float) -> None:
+        if session.match is not None:
+            session.send(
                 error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "join")
             )
             return
-        if conn.guest is None:
-            conn.send(error_message(ErrorCode.AUTH, "playing needs a guest token in hello", "join"))
+        if session.guest is None:
+            session.send(error_message(ErrorCode.AUTH, "playing needs a guest token in hello", "join"))
             return
         live = self.hub.matches.get(message.match)
         if live is None:
-            conn.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "join"))
+            session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "join"))
             return
-        seat = live.seat_of(conn.guest.id)
+        seat = live.seat_of(session.guest.id)
         if seat is None:
-            conn.send(error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match", "join"))
+            refusal = error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match", "join")
+            session.send(refusal)
             return
-        live.attach_player(conn, seat, message.since, now)
+        live.attach_player(session, seat, message.since, now)
 
-    def _watch(self, conn: Connection, message: Watch, now: float) -> None:
-        if conn.match is not None:
-            conn.send(
+    def _watch(self, session: Session, message: Watch, now: float) -> None:
+        if session.match is not None:
+            session.send(
                 error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "watch")
             )
             return
         live = self.hub.matches.get(message.match)
         if live is None:
-            conn.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "watch"))
+            session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "watch"))
             return
-        live.attach_spectator(conn, message.since, now)
+        live.attach_spectator(session, message.since, now)
 
-    def _input(self, conn: Connection, message: Input) -> None:
-        if conn.match is None:
-            conn.send(error_message(ErrorCode.NOT_JOINED, "join a match before sending inputs", "input"))
+    def _input(self, session: Session, message: Input) -> None:
+        if session.match is None:
+            session.send(error_message(ErrorCode.NOT_JOINED, "join a match before sending inputs", "input"))
             return
-        if conn.spectator or conn.seat is None:
-            conn.send(error_message(ErrorCode.READ_ONLY, "spectators cannot send inputs", "input"))
+        if session.spectator or session.seat is None:
+            session.send(error_message(ErrorCode.READ_ONLY, "spectators cannot send inputs", "input"))
             return
-        outcome = conn.match.tell_inputs(conn.seat, message.frame, message.inputs)
+        outcome = session.match.tell_inputs(session.seat, message.frame, message.inputs)
         if outcome.refused is not None:
-            conn.send(error_message(ErrorCode(outcome.refused.code), outcome.refused.reason, "input"))
+            session.send(error_message(ErrorCode(outcome.refused.code), outcome.refused.reason, "input"))
         if outcome.late is not None:  # once per message: the rest of the run moved with its first late byte
-            conn.send(InputLate(frame=outcome.late.frame, applied=outcome.late.applied))
+            session.send(InputLate(frame=outcome.late.frame, applied=outcome.late.applied))
 
-    def _leave(self, conn: Connection, now: float) -> None:
-        if conn.match is None:
-            conn.send(error_message(ErrorCode.NOT_JOINED, "this connection follows no match", "leave"))
+    def _leave(self, session: Session, now: float) -> None:
+        if session.match is None:
+            session.send(error_message(ErrorCode.NOT_JOINED, "this connection follows no match", "leave"))
             return
-        conn.match.leave(conn, now)
+        session.match.leave(session, now)

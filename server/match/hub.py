@@ -15,47 +15,45 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any
 
 from protocol.codec import error_message
 from protocol.errors import ErrorCode
-from rules.versus.bots import BOT_NAMES
+from protocol.messages import MatchState
 
-from ..config import ServerConfig
+from ..config import ServerConfig, token_secret
+from ..errors import ServerError
 from ..logs import log_event
 from ..store.base import Store
-from ..tokens import Guest, TokenSigner
+from ..tokens import TokenSigner
 from .clock import FrameClock
 from .live import Finished, LiveMatch, Seat
+from .lobby import Lobby
+from .sources import Clock, IdSource, RandomIds, SystemClock
 
 log = logging.getLogger("floe.hub")
-
-
-class HubError(Exception):
-    """A lobby request that cannot be done: `code` is the ErrorCode, `status` the HTTP status to answer."""
-
-    def __init__(self, code: ErrorCode, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
 
 
 class Hub:
     """Holds the matches of one process and runs their clock."""
 
-    def __init__(self, config: ServerConfig, store: Store) -> None:
+    def __init__(
+        self, config: ServerConfig, store: Store, clock: Clock | None = None, ids: IdSource | None = None
+    ) -> None:
         self.config = config
         self.store = store
-        self.signer = TokenSigner(config.secret, config.token_ttl)
+        self.clock: Clock = clock or SystemClock()
+        self.ids: IdSource = ids or RandomIds()
+        secret, self.secret_source = token_secret(config.secret, store.shared)
+        self.signer = TokenSigner(secret, config.token_ttl)
+        self.lobby = Lobby(self, store, config.limits, config.room_timeout, config.live_hold)
         self.matches: dict[str, LiveMatch] = {}
         self.slices = config.tick_slices
         #: The matches of each slice (a new match joins the emptiest).
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
         self._last_subtick = 0
-        self.clock = FrameClock(config.frame_rate * self.slices, self._on_tick)
+        self.frame_clock = FrameClock(config.frame_rate * self.slices, self._on_tick)
         self.connections = 0
         #: Connections served on the websocket fast path (server/native.py), ever.
         self.native_connections = 0
@@ -68,13 +66,18 @@ class Hub:
     # ---- lifecycle -----------------------------------------------------------------------------------
 
     def now(self) -> float:
-        """The loop's monotonic clock (the schedule's and the grace periods' time)."""
-        return asyncio.get_running_loop().time()
+        """The monotonic clock (the schedule's and the grace periods' time)."""
+        return self.clock.monotonic()
 
     async def start(self) -> None:
         """Start the clock."""
-        self._clock_task = asyncio.create_task(self.clock.run(), name="floe-clock")
-        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.frame_rate)
+        self._clock_task = asyncio.create_task(self.frame_clock.run(), name="floe-clock")
+        source = self.secret_source
+        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.frame_rate, secret=source)
+        if source == "random":
+            why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
+            why += "is signed out when it stops"
+            log_event(log, logging.WARNING, "hub.random-secret", why=why)
 
     async def stop(self) -> None:
         """Stop the clock, close the matches' connections, finish pending store writes."""
@@ -115,15 +118,17 @@ class Hub:
             self._forget(live.id)
 
     def _forget(self, match_id: str) -> None:
-        self.matches.pop(match_id, None)
+        live = self.matches.pop(match_id, None)
+        if live is not None:
+            self.lobby.forget(live)
         index = self._slice_of.pop(match_id, None)
         if index is not None:
             self._slices[index].pop(match_id, None)
 
     def _fail(self, live: LiveMatch, now: float) -> None:
         error = error_message(ErrorCode.INTERNAL, "the match failed on the server and was cancelled")
-        for conn in list(live.players.subscribers) + list(live.spectators.subscribers):
-            conn.send(error)
+        for out in list(live.players.subscribers) + list(live.spectators.subscribers):
+            out.send(error)
         try:
             live.cancel(now, "internal error")
         except Exception:  # noqa: BLE001 - a match that cannot even cancel is dropped
@@ -138,69 +143,61 @@ class Hub:
         task.add_done_callback(self._writes.discard)
 
     async def _write(self, finished: Finished) -> None:
+        record = finished.record
         try:
-            if finished.replay is not None and finished.record.replay is not None:
-                await self.store.put_replay(finished.record.replay, finished.replay)
-            await self.store.put_match(finished.record)
+            await self.lobby.ended(record.id, record.guests)
+            if finished.replay is not None and record.replay is not None:
+                await self.store.put_replay(record.replay, finished.replay)
+            await self.store.put_match(record)
         except Exception:  # noqa: BLE001 - a store failure is logged; the match already ended
-            log_event(log, logging.ERROR, "store.write-failed", exc_info=True, match=finished.record.id)
+            log_event(log, logging.ERROR, "store.write-failed", exc_info=True, match=record.id)
 
     # ---- rooms -----------------------------------------------------------------------------------------
 
-    def _new_match(self, seats: list[Seat]) -> LiveMatch:
+    def new_match(
+        self, seats: list[Seat], match_id: str | None = None, invite: str | None = None
+    ) -> LiveMatch:
+        """A new live match of these seats (a room while a seat is free); 503 when the process is full."""
         if len(self.matches) >= self.config.max_matches:
-            raise HubError(ErrorCode.BUSY, "this server holds as many matches as it can", 503)
-        live = LiveMatch(self.config, seats, self.now(), self._finished, created_wall=time.time())
+            raise ServerError(ErrorCode.BUSY, "this server holds as many matches as it can", 503)
+        live = LiveMatch(
+            self.config,
+            seats,
+            self.now(),
+            self._finished,
+            match_id=match_id or self.ids.match_id(),
+            seed=self.ids.seed(),
+            created_wall=self.clock.wall(),
+            invite=invite,
+        )
         self.matches[live.id] = live
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
         self._slices[index][live.id] = live
         self._slice_of[live.id] = index
         return live
 
-    def create_room(self, guest: Guest) -> LiveMatch:
-        """A room of two seats; the guest holds the first, the second waits for whoever gets the id."""
-        live = self._new_match([Seat(guest.name, guest=guest.id), Seat("open")])
-        log_event(log, logging.INFO, "room.create", match=live.id, guest=guest.id)
-        return live
-
-    def join_room(self, match_id: str, guest: Guest) -> tuple[LiveMatch, int]:
-        """Take a free seat of a waiting room (or the seat the guest already holds)."""
-        live = self.matches.get(match_id)
-        if live is None:
-            raise HubError(ErrorCode.NO_SUCH_MATCH, f"no room {match_id!r}", 404)
-        seat = live.take_seat(guest.id, guest.name)
-        if seat is None:
-            if live.state != "waiting":
-                raise HubError(ErrorCode.MATCH_OVER, "the room has already started or ended", 409)
-            raise HubError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
-        log_event(log, logging.INFO, "room.join", match=live.id, guest=guest.id, seat=seat)
-        return live, seat
-
-    def create_bot_match(self, guest: Guest, bot: str) -> LiveMatch:
-        """A match against a server-side bot; it starts when the guest connects."""
-        if bot not in BOT_NAMES:
-            raise HubError(ErrorCode.MALFORMED, f"bot must be one of {BOT_NAMES}, got {bot!r}", 422)
-        live = self._new_match([Seat(guest.name, guest=guest.id), Seat(f"{bot}-bot", bot=bot)])
-        log_event(log, logging.INFO, "room.bot", match=live.id, guest=guest.id, bot=bot)
-        return live
-
     def create_bot_duel(self, first: str, second: str) -> LiveMatch:
         """A match of two server-side bots (starts at once; used to watch bots and by the SyncTest tests)."""
         for bot in (first, second):
-            if bot not in BOT_NAMES:
-                raise HubError(ErrorCode.MALFORMED, f"bot must be one of {BOT_NAMES}, got {bot!r}", 422)
-        return self._new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)])
+            self.check_bot(bot)
+        return self.new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)])
+
+    def check_bot(self, bot: str) -> None:
+        """Refuse (422) a bot this server's ruleset does not have."""
+        names = self.config.ruleset.bot_names
+        if bot not in names:
+            raise ServerError(ErrorCode.MALFORMED, f"bot must be one of {names}, got {bot!r}", 422)
 
     # ---- reading -----------------------------------------------------------------------------------------
 
     def live_list(self) -> list[dict[str, Any]]:
-        """Matches waiting or running, newest first."""
-        entries = [live.summary() for live in self.matches.values() if live.state in ("waiting", "running")]
+        """Running matches, newest first (rooms are joined by invitation, so they are not listed)."""
+        entries = [live.summary() for live in self.matches.values() if live.state == MatchState.RUNNING]
         return sorted(entries, key=lambda entry: entry["created"], reverse=True)
 
     def stats(self) -> dict[str, Any]:
         """Numbers for /health and the benchmark."""
-        running = [live for live in self.matches.values() if live.state == "running"]
+        running = [live for live in self.matches.values() if live.state == MatchState.RUNNING]
         return {
             "matches": len(self.matches),
             "running": len(running),
@@ -208,15 +205,15 @@ class Hub:
             "native_connections": self.native_connections,
             "finished": self.finished,
             "crashed": self.crashed,
-            "tick": self.clock.tick // self.slices,
+            "tick": self.frame_clock.tick // self.slices,
             "slices": self.slices,
-            "missed_ticks": self.clock.missed,
+            "missed_ticks": self.frame_clock.missed,
             "frames_simulated": self.frames_simulated,
             "lateness_ms": {
-                "p50": round(self.clock.percentile(0.50) * 1000, 3),
-                "p99": round(self.clock.percentile(0.99) * 1000, 3),
-                "max": round(self.clock.percentile(1.0) * 1000, 3),
-                "samples": len(self.clock.lateness),
+                "p50": round(self.frame_clock.percentile(0.50) * 1000, 3),
+                "p99": round(self.frame_clock.percentile(0.99) * 1000, 3),
+                "max": round(self.frame_clock.percentile(1.0) * 1000, 3),
+                "samples": len(self.frame_clock.lateness),
             },
-            "loop_busy_seconds": round(self.clock.busy, 3),
+            "loop_busy_seconds": round(self.frame_clock.busy, 3),
         }

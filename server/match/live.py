@@ -16,7 +16,6 @@ they resume the seat, after it the seat forfeits through the match's own step.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,21 +28,17 @@ from protocol.codec import (
     error_message,
     pack_frame_body,
 )
-from protocol.errors import ErrorCode
+from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
-from rules.versus.bots import Bot, make_bot, seat_seed
-from rules.versus.match import VersusMatch
-from rules.versus.replay import config_plain
-from rules.versus.replay import record as record_replay
-from rules.versus.tables import RULESET_NAME, RULESET_VERSION
-from rules.versus.view import SeatView
+from rules.replay import record as record_replay
+from rules.ruleset import Bot, seat_seed
 
 from ..config import ServerConfig
 from ..logs import log_event
 from ..netcode.runner import Advance, FrameRecord, InputRefused, KeyframeRecord, MatchRunner, RunOutcome
 from ..store.base import MatchRecord
-from ..transport.connection import CLOSE_POLICY, Connection
+from .session import Outbox, Session
 from .stream import Stream
 
 log = logging.getLogger("floe.match")
@@ -56,7 +51,7 @@ class Seat:
     name: str
     guest: str | None = None
     bot: str | None = None
-    connection: Connection | None = None
+    connection: Session | None = None
     connected_once: bool = False
     dropped_at: float | None = None
 
@@ -97,33 +92,36 @@ class LiveMatch:
         seats: list[Seat],
         now: float,
         on_finished: Callable[[Finished], None],
-        match_id: str | None = None,
-        seed: int | None = None,
+        match_id: str,
+        seed: int,
         created_wall: float = 0.0,
+        invite: str | None = None,
     ) -> None:
-        self.id = match_id or secrets.token_urlsafe(8)
+        self.id = match_id
+        #: A room's invitation: the secret of its share link (None for a bot match).
+        self.invite = invite
         self.config = config
         self.seats = seats
-        self.seed = secrets.randbelow(2**32) if seed is None else seed
+        self.seed = seed
         self.created = now
         #: Wall-clock creation time (unix seconds), for listings and records.
         self.created_wall = created_wall
-        self.state: MatchState = "waiting"
-        self.players: Stream[Connection] = Stream(config.history)
-        self.spectators: Stream[Connection] = Stream(config.history)
+        self.state = MatchState.WAITING
+        self.players: Stream[Outbox] = Stream(config.history)
+        self.spectators: Stream[Outbox] = Stream(config.history)
         self.runner: MatchRunner | None = None
         self.start_tick = 0
         self.started_at: float | None = None
         self.ended_at: float | None = None
         self.result: dict[str, Any] | None = None
         self._on_finished = on_finished
-        self._watchers: set[Connection] = set()
+        self._watchers: set[Session] = set()
         #: The newest confirmed keyframe (its view packed) and the confirmed frames after it (packed
         #: bodies): what a resync sends, kept as bytes, which the garbage collector does not scan.
         self._keyframe: PackedKeyframe | None = None
         self._since_keyframe: list[bytes] = []
         #: Each stream's final `over` message, re-sent after a resync.
-        self._over: dict[Stream[Connection], bytes] = {}
+        self._over: dict[Stream[Outbox], bytes] = {}
         #: Frame → (its current record, that record's packed wire body), until it is confirmed.
         self._bodies: dict[int, tuple[FrameRecord, bytes]] = {}
         #: What the runner produced since the last publication (see `send_every`).
@@ -135,12 +133,16 @@ class LiveMatch:
         """The seat a guest holds here, or None."""
         return next((index for index, seat in enumerate(self.seats) if seat.guest == guest_id), None)
 
+    def has_free_seat(self) -> bool:
+        """Is this a waiting room with a seat nobody holds?"""
+        return self.state == MatchState.WAITING and any(not seat.taken for seat in self.seats)
+
     def take_seat(self, guest_id: str, name: str) -> int | None:
         """Give a guest the first free seat of a waiting room (their own if they hold one); None if full."""
         held = self.seat_of(guest_id)
         if held is not None:
             return held
-        if self.state != "waiting":
+        if self.state != MatchState.WAITING:
             return None
         for index, seat in enumerate(self.seats):
             if not seat.taken:
@@ -158,72 +160,74 @@ class LiveMatch:
             seats=[s.name for s in self.seats],
             bots=[s.bot for s in self.seats],
             seed=self.seed,
-            config=config_plain(self.config.match_config),
-            ruleset=RULESET_NAME,
-            ruleset_version=RULESET_VERSION,
+            config=self.config.ruleset.config_plain(self.config.match_config),
+            ruleset=self.config.ruleset.name,
+            ruleset_version=self.config.ruleset.version,
             state=self.state,
             head=stream.head,
             keyframe_every=self.config.runner.keyframe_every,
         )
 
-    def attach_player(self, conn: Connection, seat: int, since: int | None, now: float) -> None:
-        """Bind a connection to its seat (replacing an older one), catch it up, start when all are here."""
+    def attach_player(self, session: Session, seat: int, since: int | None, now: float) -> None:
+        """Bind a session to its seat (replacing an older one), catch it up, start when all are here."""
         self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
         place = self.seats[seat]
         old = place.connection
-        if old is not None and old is not conn:
-            self.players.subscribers.discard(old)
+        if old is not None and old is not session:
+            self.players.subscribers.discard(old.out)
             old.match, old.seat = None, None
-            old.close(
-                CLOSE_POLICY,
+            old.out.close(
+                CloseCode.POLICY,
                 error_message(ErrorCode.REPLACED, "this seat connected again elsewhere", fatal=True),
             )
-        place.connection, place.connected_once, place.dropped_at = conn, True, None
-        conn.match, conn.seat, conn.spectator = self, seat, False
-        conn.send(self.joined_message("player", seat))
-        self._catch_up(conn, self.players, since, speculative=True)
-        self.players.subscribers.add(conn)
-        log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=conn.peer)
+        place.connection, place.connected_once, place.dropped_at = session, True, None
+        session.match, session.seat, session.spectator = self, seat, False
+        out = session.out
+        out.send(self.joined_message("player", seat))
+        self._catch_up(out, self.players, since, speculative=True)
+        self.players.subscribers.add(out)
+        log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=out.peer)
         self._broadcast_status()
 
-    def attach_spectator(self, conn: Connection, since: int | None, now: float) -> None:
+    def attach_spectator(self, session: Session, since: int | None, now: float) -> None:
         """Subscribe a spectator to the confirmed stream and catch it up."""
         self._publish_pending(now)
-        conn.match, conn.seat, conn.spectator = self, None, True
-        conn.send(self.joined_message("spectator", None))
-        self._catch_up(conn, self.spectators, since, speculative=False)
-        self.spectators.subscribers.add(conn)
-        self._watchers.add(conn)
+        session.match, session.seat, session.spectator = self, None, True
+        out = session.out
+        out.send(self.joined_message("spectator", None))
+        self._catch_up(out, self.spectators, since, speculative=False)
+        self.spectators.subscribers.add(out)
+        self._watchers.add(session)
 
-    def detach(self, conn: Connection, now: float) -> None:
-        """A connection went away (or left): a player's seat holds nothing and its grace period starts."""
-        self.players.subscribers.discard(conn)
-        self.spectators.subscribers.discard(conn)
-        self._watchers.discard(conn)
-        if conn.seat is not None and conn.match is self:
-            seat = self.seats[conn.seat]
-            if seat.connection is conn:
+    def detach(self, session: Session, now: float) -> None:
+        """A session went away (or left): a player's seat holds nothing and its grace period starts."""
+        self.players.subscribers.discard(session.out)
+        self.spectators.subscribers.discard(session.out)
+        self._watchers.discard(session)
+        if session.seat is not None and session.match is self:
+            seat = self.seats[session.seat]
+            if seat.connection is session:
                 seat.connection, seat.dropped_at = None, now
-                if self.runner is not None and self.state == "running":
-                    self.runner.hold_neutral(conn.seat)
-                log_event(log, logging.INFO, "match.drop", match=self.id, seat=conn.seat)
+                if self.runner is not None and self.state == MatchState.RUNNING:
+                    self.runner.hold_neutral(session.seat)
+                log_event(log, logging.INFO, "match.drop", match=self.id, seat=session.seat)
                 self._broadcast_status()
-        conn.match, conn.seat = None, None
+        session.match, session.seat = None, None
 
-    def leave(self, conn: Connection, now: float) -> None:
+    def leave(self, session: Session, now: float) -> None:
         """Leave for good: a player forfeits (a room not started is cancelled); a spectator stops.
 
         A player who forfeits keeps following the stream to see the end; its inputs are refused.
         """
-        seat = conn.seat
-        if seat is not None and not conn.spectator:
-            if self.state == "running" and self.runner is not None:
+        seat = session.seat
+        if seat is not None and not session.spectator:
+            if self.state == MatchState.RUNNING and self.runner is not None:
                 self.runner.forfeit(seat)
                 log_event(log, logging.INFO, "match.forfeit", match=self.id, seat=seat, why="left")
                 return
-            if self.state == "waiting":
+            if self.state == MatchState.WAITING:
                 self.cancel(now, "a player left")
-        self.detach(conn, now)
+        self.detach(session, now)
 
     def viewers(self) -> int:
         """Open connections following this match (players and spectators)."""
@@ -233,13 +237,13 @@ class LiveMatch:
 
     def tick(self, tick: int, now: float) -> None:
         """Advance to the schedule's frame, publish what happened, and enforce the grace periods."""
-        if self.state == "waiting":
+        if self.state == MatchState.WAITING:
             if all(s.taken and (s.bot is not None or s.connected_once) for s in self.seats):
                 self._start(tick, now)
             elif now - self.created > self.config.room_timeout:
                 self.cancel(now, "the room timed out")
             return
-        if self.state != "running" or self.runner is None:
+        if self.state != MatchState.RUNNING or self.runner is None:
             return
         for index, seat in enumerate(self.seats):
             if seat.dropped_at is not None and now - seat.dropped_at > self.config.reconnect_grace:
@@ -258,16 +262,17 @@ class LiveMatch:
             self._publish_pending(now)
 
     def _start(self, tick: int, now: float) -> None:
-        bots: dict[int, Bot[SeatView]] = {
-            index: make_bot(seat.bot, seat_seed(self.seed, index))
+        ruleset = self.config.ruleset
+        bots: dict[int, Bot[Any]] = {
+            index: ruleset.make_bot(seat.bot, seat_seed(self.seed, index))
             for index, seat in enumerate(self.seats)
             if seat.bot is not None
         }
-        match = VersusMatch(self.config.match_config, self.seed, [seat.name for seat in self.seats])
-        self.runner = MatchRunner(match, self.config.runner, bots, keyframe_phase=self.seed)
+        match = ruleset.new_match(self.config.match_config, self.seed, [seat.name for seat in self.seats])
+        self.runner = MatchRunner(match, ruleset.inputs, self.config.runner, bots, keyframe_phase=self.seed)
         self.start_tick = tick
         self.started_at = now
-        self.state = "running"
+        self.state = MatchState.RUNNING
         for index, seat in enumerate(self.seats):
             if seat.bot is None and seat.connection is None:
                 seat.dropped_at = seat.dropped_at or now
@@ -323,9 +328,7 @@ class LiveMatch:
         self._bodies[record.frame] = (record, body)
         return body
 
-    def _catch_up(
-        self, conn: Connection, stream: Stream[Connection], since: int | None, speculative: bool
-    ) -> None:
+    def _catch_up(self, conn: Outbox, stream: Stream[Outbox], since: int | None, speculative: bool) -> None:
         """Send what the connection missed: the history after `since`, else a resync from a keyframe."""
         if since is not None:
             missed = stream.since(since)
@@ -353,18 +356,18 @@ class LiveMatch:
 
     def _broadcast_status(self) -> None:
         status = Status(match=self.id, state=self.state, connected=[seat.present for seat in self.seats])
-        for conn in list(self.players.subscribers) + list(self._watchers):
-            conn.send(status)
+        for out in {*self.players.subscribers, *(watcher.out for watcher in self._watchers)}:
+            out.send(status)
 
     # ---- the end -------------------------------------------------------------------------------------
 
     def _finish(self, now: float) -> None:
         runner = self.runner
         assert runner is not None and runner.result is not None
-        self.state = "over"
+        self.state = MatchState.OVER
         self.ended_at = now
         self.result = runner.result.plain()
-        replay = encode_replay(record_replay(runner.match))
+        replay = encode_replay(record_replay(runner.match, self.config.ruleset))
         self._end_streams(self.result, self.id)
         log_event(
             log,
@@ -379,17 +382,17 @@ class LiveMatch:
             bytes_players=self.players.bytes_published,
             bytes_spectators=self.spectators.bytes_published,
         )
-        self._on_finished(Finished(self._record("over", now), replay))
+        self._on_finished(Finished(self._record(MatchState.OVER, now), replay))
 
     def cancel(self, now: float, why: str) -> None:
         """End without a result (a room that never started, or a match the server failed)."""
-        if self.state not in ("waiting", "running"):
+        if self.state not in (MatchState.WAITING, MatchState.RUNNING):
             return
-        self.state = "cancelled"
+        self.state = MatchState.CANCELLED
         self.ended_at = now
         self._end_streams(None, None)
         log_event(log, logging.INFO, "match.cancelled", match=self.id, why=why)
-        self._on_finished(Finished(self._record("cancelled", now), None))
+        self._on_finished(Finished(self._record(MatchState.CANCELLED, now), None))
 
     def _end_streams(self, result: dict[str, Any] | None, replay: str | None) -> None:
         for stream in (self.players, self.spectators):
@@ -399,7 +402,7 @@ class LiveMatch:
                 self._over[stream] = missed[-1]
         self._broadcast_status()
 
-    def _record(self, outcome: str, now: float) -> MatchRecord:
+    def _record(self, outcome: MatchState, now: float) -> MatchRecord:
         frames = self.runner.match.frame if self.runner is not None else 0
         return MatchRecord(
             id=self.id,
@@ -407,7 +410,7 @@ class LiveMatch:
             guests=tuple(s.guest for s in self.seats),
             outcome=outcome,
             result=self.result,
-            replay=self.id if outcome == "over" else None,
+            replay=self.id if outcome is MatchState.OVER else None,
             created=self.created_wall,
             ended=self.created_wall + (now - self.created),
             frames=frames,
@@ -415,8 +418,11 @@ class LiveMatch:
 
     def close_all(self) -> None:
         """Close every connection following this match (shutdown, or the end of the linger)."""
-        for conn in list(self.players.subscribers) + list(self._watchers):
-            conn.match, conn.seat = None, None
+        for place in self.seats:
+            if place.connection is not None:
+                place.connection.match, place.connection.seat = None, None
+        for watcher in self._watchers:
+            watcher.match = None
         self.players.subscribers.clear()
         self.spectators.subscribers.clear()
         self._watchers.clear()
@@ -425,15 +431,15 @@ class LiveMatch:
 
     def tell_inputs(self, seat: int, frame: int, values: Sequence[int]) -> RunOutcome:
         """A player's run of inputs from `frame` on; refused before the start and after the end."""
-        if self.runner is None or self.state == "waiting":
+        if self.runner is None or self.state == MatchState.WAITING:
             return RunOutcome(refused=InputRefused(ErrorCode.NOT_STARTED.value, "the match has not started"))
-        if self.state != "running":
+        if self.state != MatchState.RUNNING:
             return RunOutcome(refused=InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended"))
         return self.runner.tell_inputs(seat, frame, values)
 
     def current_frame(self) -> int:
         """The schedule's frame (-1 before the start): what a pong tells."""
-        return self.runner.now if self.runner is not None and self.state == "running" else -1
+        return self.runner.now if self.runner is not None and self.state == MatchState.RUNNING else -1
 
     def summary(self) -> dict[str, Any]:
         """The live list's entry."""

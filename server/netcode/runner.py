@@ -1,5 +1,9 @@
 """MatchRunner: the netcode of one match, sans-I/O. Inputs in, frames out; no clock, no awaits.
 
+It runs any ruleset's match through rules/ruleset.py's `Match` seam (step, snapshot, restore,
+checksum, actors, keyframe view, seat views for bots) and predicts silent seats by the ruleset's
+`InputRules`; nothing here knows one game.
+
 Frames are counted from the match's start. `advance(now)` is told the frame the schedule is on and
 simulates up to it; `tell_input(seat, frame, byte)` records a seat's input whenever it arrives
 (`tell_inputs` a run of them for consecutive frames, as the `input` message carries them):
@@ -38,12 +42,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.result import MatchResult
+from rules.ruleset import Bot, InputRules, Match
 from rules.synctest import DesyncError, describe_difference, state_checksum
-from rules.versus.bots import Bot
-from rules.versus.events import record_plain
-from rules.versus.inputs import FORFEIT, NEUTRAL, is_valid_input
-from rules.versus.match import MatchResult, VersusMatch
-from rules.versus.view import SeatView, frame_actors, keyframe_view
 
 from .timeline import InputTimeline
 
@@ -162,22 +163,24 @@ class _Pending:
 
 
 class MatchRunner:
-    """Advances one VersusMatch with prediction, rollback and confirmation."""
+    """Advances one match (any ruleset's) with prediction, rollback and confirmation."""
 
     def __init__(
         self,
-        match: VersusMatch,
+        match: Match[Any],
+        inputs: InputRules,
         settings: RunnerSettings | None = None,
-        bots: Mapping[int, Bot[SeatView]] | None = None,
+        bots: Mapping[int, Bot[Any]] | None = None,
         keyframe_phase: int = 0,
     ) -> None:
         if match.frame != 0:
             raise ValueError("a runner starts from a fresh match")
         self.match = match
+        self.inputs = inputs
         self.settings = settings or RunnerSettings()
         self.window = self.settings.rollback_window
         self.bots = dict(bots or {})
-        self.timelines = [InputTimeline() for _ in range(match.seats)]
+        self.timelines = [InputTimeline(inputs) for _ in range(match.seats)]
         #: The frame the schedule is on: frames below it should have been simulated.
         self.now = 0
         #: Frames below this are final.
@@ -244,7 +247,7 @@ class MatchRunner:
         ahead = self.now + self.settings.max_ahead
         for offset, value in enumerate(values):
             stamped = frame + offset
-            if not is_valid_input(value) or value == FORFEIT:
+            if not self.inputs.is_valid(value) or value == self.inputs.forfeit:
                 refused = InputRefused("bad-input", f"input {value!r} is not a seat input byte")
                 return RunOutcome(late, refused)
             if stamped > ahead:
@@ -266,14 +269,14 @@ class MatchRunner:
         """The seat's player dropped: from the present on it holds nothing (no rollback)."""
         timeline = self.timelines[seat]
         if not timeline.closed and self.result is None:
-            self._tell(seat, max(timeline.known_until, self.now, self.confirmed), NEUTRAL)
+            self._tell(seat, max(timeline.known_until, self.now, self.confirmed), self.inputs.neutral)
 
     def forfeit(self, seat: int) -> None:
         """The seat leaves for good: the forfeit byte goes through the match's own step, at the present."""
         timeline = self.timelines[seat]
         if timeline.closed or self.result is not None:
             return
-        self._tell(seat, max(timeline.known_until, self.now, self.confirmed), FORFEIT)
+        self._tell(seat, max(timeline.known_until, self.now, self.confirmed), self.inputs.forfeit)
         timeline.close()
 
     def _tell(self, seat: int, frame: int, value: int) -> None:
@@ -320,7 +323,7 @@ class MatchRunner:
         ):
             self._take_snapshot(frame)
         records = match.step(inputs)
-        record = FrameRecord(frame, [record_plain(r) for r in records], frame_actors(match), inputs)
+        record = FrameRecord(frame, match.records_plain(records), match.actors(), inputs)
         self._frames[frame] = record
         return record
 
@@ -334,7 +337,7 @@ class MatchRunner:
         """
         held = self._snapshots.get(frame)
         state = self._take_snapshot(frame) if held is None else marshal.loads(held)
-        return _Pending(keyframe_view(self.match), state_checksum(state))
+        return _Pending(self.match.keyframe_view(), self.match.checksum(state))
 
     def _take_snapshot(self, frame: int) -> dict[str, Any]:
         """Snapshot the present (frame `frame`, newer than every snapshot held); returns the plain state."""

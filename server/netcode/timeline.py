@@ -1,37 +1,33 @@
 """One seat's input bytes by frame, as the runner knows them: told, held, or predicted.
 
 A seat says its byte for some frames (an `input` message, a bot's decision, the server's neutral on
-a disconnect). Between two of them the seat holds the earlier byte's direction with the kick bit
-dropped: the kick is an edge, the direction is held. A frame the seat has not spoken for yet is
-predicted by the same rule, so a prediction is exactly what a silent seat means, and the first told
-frame that differs from it is where a rollback starts.
+a disconnect). Between two of them the seat holds what the earlier byte leaves held, by its
+ruleset's rule (`InputRules.held`: in pengo-versus the direction, with the kick edge dropped). A
+frame the seat has not spoken for yet is predicted by the same rule, so a prediction is exactly what
+a silent seat means, and the first told frame that differs from it is where a rollback starts.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 
-from rules.versus.inputs import KICK_BIT, NEUTRAL
+from rules.ruleset import InputRules
 
 #: `known_until` of a seat that will never speak again (it forfeited).
 CLOSED = 1 << 62
 
 
-def held(value: int) -> int:
-    """What a byte leaves held on the frames after it: its direction, without the kick edge."""
-    return value & ~KICK_BIT
-
-
 class InputTimeline:
     """The bytes one seat told, from the oldest frame the runner may still re-simulate."""
 
-    __slots__ = ("_frames", "_values", "_held_before", "known_until")
+    __slots__ = ("_frames", "_values", "_held_before", "_held", "known_until")
 
-    def __init__(self) -> None:
+    def __init__(self, inputs: InputRules) -> None:
         self._frames: list[int] = []
         self._values: list[int] = []
+        self._held = inputs.held
         #: The byte held on frames before the first kept entry (pruned entries leave it behind).
-        self._held_before = NEUTRAL
+        self._held_before = inputs.neutral
         #: Frames below this are told (or settled): the seat's real input, not a prediction.
         self.known_until = 0
 
@@ -46,7 +42,7 @@ class InputTimeline:
         if index < 0:
             return self._held_before
         value = self._values[index]
-        return value if self._frames[index] == frame else held(value)
+        return value if self._frames[index] == frame else self._held(value)
 
     def tell(self, frame: int, value: int) -> int:
         """The seat's byte for `frame` (at or after `known_until`); returns the byte it replaces there."""
@@ -67,7 +63,7 @@ class InputTimeline:
         index = bisect_right(self._frames, below - 1)
         if index == 0:
             return
-        self._held_before = held(self._values[index - 1])
+        self._held_before = self._held(self._values[index - 1])
         del self._frames[:index]
         del self._values[:index]
 

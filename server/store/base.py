@@ -1,17 +1,19 @@
-"""Where finished matches go: one async interface, an in-memory implementation (the default).
+"""The store interface: finished matches and replays, and the counters the per-guest limits keep.
 
-The interface is shaped for the Redis store that comes later: every method is one round trip keyed
-by a match or replay id (a Redis key `{match-id}:…` keeps a match's keys in one cluster slot), and
+Implementations: `server/store/memory.py` (the embedded default) and Redis (a later module). Every
+method is one round trip keyed by one id (a Redis key `{match-id}:…` keeps a match's keys in one
+cluster slot; a limit's key names its guest or address), and nothing needs a cross-key transaction:
 recording a match is idempotent (`put_match` returns False for an id already recorded), so a result
-is recorded exactly once even when two nodes race to record it. Ratings will join the interface as
-per-player records that note which match results they applied.
+is recorded exactly once even when two nodes race to record it, and each limit is one key's atomic
+update. Times are wall-clock seconds given by the caller (several nodes share them).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from protocol.messages import MatchState
 
 
 @dataclass(frozen=True)
@@ -21,7 +23,7 @@ class MatchRecord:
     id: str
     seats: tuple[str, ...]
     guests: tuple[str | None, ...]
-    outcome: str
+    outcome: MatchState
     result: dict[str, Any] | None
     replay: str | None
     created: float
@@ -35,7 +37,7 @@ class MatchRecord:
             "id": self.id,
             "seats": list(self.seats),
             "guests": list(self.guests),
-            "outcome": self.outcome,
+            "outcome": self.outcome.value,
             "result": self.result,
             "replay": self.replay,
             "created": self.created,
@@ -45,7 +47,12 @@ class MatchRecord:
 
 
 class Store(Protocol):
-    """Replays and match records (ratings later)."""
+    """Replays and match records, and the counters of the limits."""
+
+    @property
+    def shared(self) -> bool:
+        """Do other processes use this store too (then they must share the token secret)?"""
+        ...
 
     async def put_replay(self, replay_id: str, data: bytes) -> None:
         """Keep a replay's msgpack bytes."""
@@ -67,44 +74,31 @@ class Store(Protocol):
         """The most recently recorded matches, newest first."""
         ...
 
+    # ---- limits: a token bucket, a claim and a bounded set per key, each updated atomically --------
+
+    async def take_token(self, key: str, rate: float, burst: float, now: float) -> float:
+        """Take one token from the bucket `key` (refilled at `rate` a second, at most `burst` held, full
+        when first seen): 0.0 when one was taken, else the seconds until one will be there."""
+        ...
+
+    async def claim(self, key: str, holder: str, ttl: float, now: float) -> str:
+        """Claim `key` for `holder` for `ttl` seconds unless another holder's claim is still live; a
+        holder's claim of its own key renews it. Returns who holds the key now."""
+        ...
+
+    async def release(self, key: str, holder: str) -> None:
+        """Drop `holder`'s claim on `key` (nothing happens if another holder has it)."""
+        ...
+
+    async def add_member(self, key: str, member: str, limit: int, ttl: float, now: float) -> bool:
+        """Add `member` to the set `key` for `ttl` seconds unless the set already holds `limit` live
+        members (a member already in it is renewed); True when it is in the set now."""
+        ...
+
+    async def remove_member(self, key: str, member: str) -> None:
+        """Take `member` out of the set `key`."""
+        ...
+
     async def close(self) -> None:
         """Release connections."""
         ...
-
-
-class MemoryStore:
-    """The embedded store: dicts in this process, bounded by evicting the oldest entries."""
-
-    def __init__(self, capacity: int = 10_000) -> None:
-        if capacity < 1:
-            raise ValueError("capacity must be positive")
-        self.capacity = capacity
-        self._replays: OrderedDict[str, bytes] = OrderedDict()
-        self._matches: OrderedDict[str, MatchRecord] = OrderedDict()
-
-    def _trim(self, table: OrderedDict[str, Any]) -> None:
-        while len(table) > self.capacity:
-            table.popitem(last=False)
-
-    async def put_replay(self, replay_id: str, data: bytes) -> None:
-        self._replays[replay_id] = bytes(data)
-        self._trim(self._replays)
-
-    async def get_replay(self, replay_id: str) -> bytes | None:
-        return self._replays.get(replay_id)
-
-    async def put_match(self, record: MatchRecord) -> bool:
-        if record.id in self._matches:
-            return False
-        self._matches[record.id] = record
-        self._trim(self._matches)
-        return True
-
-    async def get_match(self, match_id: str) -> MatchRecord | None:
-        return self._matches.get(match_id)
-
-    async def recent_matches(self, limit: int) -> list[MatchRecord]:
-        return list(reversed(self._matches.values()))[: max(0, limit)]
-
-    async def close(self) -> None:
-        return None

@@ -20,10 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import Any, Protocol
+from typing import Protocol
 
 from protocol.codec import encode, error_message
-from protocol.errors import ErrorCode
+from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import ServerMessage
 
 from ..logs import log_event
@@ -53,16 +53,8 @@ class DirectTransport(Protocol):
         ...
 
 
-#: Close codes: 1000 normal, 1001 going away (the server stops), 1008 policy violation (hostile or
-#: refused), 1013 try again later (slow).
-CLOSE_NORMAL = 1000
-CLOSE_GOING_AWAY = 1001
-CLOSE_POLICY = 1008
-CLOSE_SLOW = 1013
-
-
 class Connection:
-    """A client's outgoing side, plus what the server bound it to (guest, match, seat)."""
+    """A client's outgoing side (the session, server/match/session.py, holds what it is bound to)."""
 
     def __init__(
         self,
@@ -79,14 +71,9 @@ class Connection:
         self._queue_size = queue_size
         self.peer = peer
         self.open = True
-        self.close_code = CLOSE_NORMAL
+        self.close_code: int = CloseCode.NORMAL
         self.bytes_sent = 0
         self.messages_sent = 0
-        #: What the connection is bound to, set by the handlers (a guest, a match, a seat or None).
-        self.guest: Any = None
-        self.match: Any = None
-        self.seat: int | None = None
-        self.spectator = False
 
     def send(self, message: ServerMessage) -> bool:
         """Queue a message; False if the connection is closing or was just dropped for being slow."""
@@ -103,7 +90,7 @@ class Connection:
         self._kick()
         return True
 
-    def close(self, code: int = CLOSE_NORMAL, message: ServerMessage | None = None) -> None:
+    def close(self, code: int = CloseCode.NORMAL, message: ServerMessage | None = None) -> None:
         """Queue a last message (if any) and the close; later sends are refused."""
         if not self.open:
             return
@@ -154,7 +141,7 @@ class Connection:
             )
         )
         self.open = False
-        self.close_code = CLOSE_SLOW
+        self.close_code = CloseCode.TRY_AGAIN
         self._queue.append(None)
         self._kick()
 

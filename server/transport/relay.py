@@ -2,8 +2,9 @@
 
 The listener has read the request head (server/transport/head.py) and knows the peer; the relay:
 
-- reads the body as h11 decodes it (Content-Length or chunked) up to `http_max_body_bytes` (past it:
-  413, server/transport/refusal.py), answering `Expect: 100-continue` itself;
+- reads the body as h11 decodes it (Content-Length or chunked) up to the largest body a route takes
+  (`http_body_bytes`, `verify_max_bytes`; the app bounds each route itself, server/http/bodylimit.py;
+  past it: 413, server/transport/refusal.py), answering `Expect: 100-continue` itself;
 - then connects to uvicorn's socket and writes the whole request at once: the head rebuilt (the
   client's headers less the hop-by-hop ones and any forwarding header the client sent, plus
   `X-Forwarded-For: <peer>`, which uvicorn trusts because only the listener can reach that socket:
@@ -106,7 +107,7 @@ class HttpRelay(asyncio.Protocol):
         self._peer_host = peer_host
         self._host = host
         self._loop = asyncio.get_running_loop()
-        self._max_body = host.config.http_max_body_bytes
+        self._max_body = max(host.config.http_body_bytes, host.config.verify_max_bytes)
         self._body = bytearray()
         self._request_done = False
         self._upstream: asyncio.Transport | None = None

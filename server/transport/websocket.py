@@ -29,12 +29,12 @@ from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from protocol.errors import ErrorCode
+from protocol.errors import CloseCode, ErrorCode
 
 from ..logs import log_event
 from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
-from .connection import CLOSE_GOING_AWAY, Connection
+from .connection import Connection
 from .refusal import refusal
 from .ws import Reader, origin_allowed
 
@@ -43,6 +43,8 @@ log = logging.getLogger("floe.ws")
 PROTOCOL_LOG = logging.getLogger("floe.ws.protocol")
 
 OPEN = State.OPEN
+#: The close code of a connection whose keepalive ping went unanswered (1011, as uvicorn used).
+KEEPALIVE_FAILED = 1011
 BINARY, TEXT, CONTINUATION, PONG = Opcode.BINARY, Opcode.TEXT, Opcode.CONT, Opcode.PONG
 
 
@@ -116,12 +118,10 @@ class WebSocketSession(asyncio.Protocol):
             if timer is not None:
                 timer.cancel()
         self._forget(self._transport)
-        conn = self.conn
-        if conn is not None:
+        if self.conn is not None and self._reader is not None:
             self._hub.connections -= 1
-            if conn.match is not None:
-                conn.match.detach(conn, self._loop.time())
-            conn.close()
+            self._reader.closed()
+            self.conn.close()
 
     # ---- DirectTransport (server/transport/connection.py) --------------------------------------------
 
@@ -151,7 +151,7 @@ class WebSocketSession(asyncio.Protocol):
     def shutdown(self) -> None:
         """The server is stopping: close (going away), or drop a socket whose handshake never finished."""
         if self.conn is not None:
-            self.conn.close(CLOSE_GOING_AWAY)  # its last batch, then close() above
+            self.conn.close(CloseCode.GOING_AWAY)  # its last batch, then close() above
         else:
             self._drop()
 
@@ -254,5 +254,5 @@ class WebSocketSession(asyncio.Protocol):
     def _ping_missed(self) -> None:
         self._keepalive = None
         log_event(log, logging.WARNING, "ws.ping-timeout", peer=self.peer)
-        self.protocol.fail(1011, "keepalive ping timeout")
+        self.protocol.fail(KEEPALIVE_FAILED, "keepalive ping timeout")
         self._write_all(self.protocol.data_to_send())

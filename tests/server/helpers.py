@@ -3,31 +3,47 @@ recording transport."""
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from protocol.messages import InputLate
-from rules.versus.events import record_plain
-from rules.versus.inputs import KICK_BIT, NEUTRAL
+from rules.registry import lookup
+from rules.replay import Replay, input_rows
+from rules.versus.inputs import NEUTRAL, held
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.replay import Replay, config_from_plain, input_rows
 
 #: Every timeout in the networked tests is a multiple of this (raise it on a slow machine).
 UNIT = float(os.environ.get("FLOE_TEST_TIMEOUT_UNIT", "1"))
+
+
+#: How often `until` looks at the server's state (seconds).
+POLL = 0.005
+
+
+async def until(condition: Callable[[], bool], timeout: float, what: str = "the condition") -> None:
+    """Wait until `condition()` holds, looking at the server's state (in this process) every POLL
+    seconds: the one way the networked tests wait for something the server does."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not hold within {timeout:g} s")
+        await asyncio.sleep(POLL)
 
 
 def bytes_per_frame(told: Sequence[tuple[int, int]], frames: int) -> list[int]:
     """A seat's byte on each frame given what it told: the told byte, else the held one (kick dropped)."""
     by_frame = dict(told)
     out: list[int] = []
-    held = NEUTRAL
+    kept = NEUTRAL
     for frame in range(frames):
         if frame in by_frame:
             out.append(by_frame[frame])
-            held = by_frame[frame] & ~KICK_BIT
+            kept = held(by_frame[frame])
         else:
-            out.append(held)
+            out.append(kept)
     return out
 
 
@@ -71,12 +87,10 @@ def straight_run(config: VersusConfig, seed: int, seats: int, rows: Sequence[Seq
 
 
 def replay_log(replay: Replay) -> dict[int, list[dict[str, Any]]]:
-    """Re-simulate a replay from its move lists: frame → that frame's records as plain data."""
-    match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
-    return {
-        frame: [record_plain(r) for r in match.step(inputs)]
-        for frame, inputs in enumerate(input_rows(replay))
-    }
+    """Re-simulate a replay (of any registered ruleset) from its move lists: frame → its plain records."""
+    ruleset = lookup(replay.ruleset, replay.ruleset_version)
+    match = ruleset.new_match(ruleset.config_from_plain(replay.config), replay.seed, replay.seats)
+    return {frame: match.records_plain(match.step(inputs)) for frame, inputs in enumerate(input_rows(replay))}
 
 
 def plain(value: Any) -> Any:

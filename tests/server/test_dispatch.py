@@ -10,7 +10,8 @@ from protocol.messages import CLIENT_MESSAGES, Hello
 from protocol.version import PROTOCOL_VERSION
 from server.match.dispatch import Dispatcher
 from server.match.hub import Hub
-from server.store.base import MemoryStore
+from server.match.session import Session
+from server.store.memory import MemoryStore
 from server.transport.connection import Connection
 from tests.server.conftest import fast_config
 from tests.server.helpers import RecordingTransport
@@ -31,12 +32,14 @@ def queued(conn: Connection) -> list[str]:
 @pytest.mark.parametrize("kind", sorted(CLIENT_MESSAGES))
 async def test_every_kind_is_dispatched(kind: str) -> None:
     """After hello, an example of each kind reaches its handler and gets an answer (never assert_never)."""
-    dispatcher = Dispatcher(Hub(fast_config(), MemoryStore()))
+    config = fast_config()
+    dispatcher = Dispatcher(Hub(config, MemoryStore()))
     conn = Connection(RecordingTransport(), queue_size=16)
-    dispatcher.handle(conn, Hello(version=PROTOCOL_VERSION), now=0.0)
+    session = Session(conn, dispatcher, config, now=0.0)
+    dispatcher.handle(session, Hello(version=PROTOCOL_VERSION), now=0.0)
     assert queued(conn) == ["welcome"]
     message = EXAMPLES[kind]
     assert isinstance(message, CLIENT_MESSAGES[kind])
-    dispatcher.handle(conn, message, now=0.0)
+    dispatcher.handle(session, message, now=0.0)
     answers = queued(conn)
     assert answers, f"{kind} got no answer"

@@ -26,8 +26,8 @@ from websockets.sync.client import ClientConnection, connect
 from protocol.codec import ProtocolError, decode_server_messages, encode
 from protocol.messages import Hello, Input, Join, Ping, Pong, Watch
 from protocol.version import PROTOCOL_VERSION
+from rules.replay import verify
 from rules.versus.match import VersusConfig
-from rules.versus.replay import verify
 from rules.versus.tables import VERSUS_RULES
 from server import botclient
 from server.app import create_app

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from dataclasses import replace
 
 import msgpack  # type: ignore[import-untyped]
@@ -74,8 +73,8 @@ async def test_a_token_drives_only_its_own_seat(start_server: StartServer) -> No
     assert (await client.error()).code == "not-seated"
     await client.send(encode(Input(frame=0, inputs=[3])))
     assert (await client.error()).code == "not-joined"
-    taken = await botclient.http_bytes(f"{server.http_url}/api/rooms/{match_id}/join", "POST", b"{}")
-    assert taken[0] == 401 and json.loads(taken[1])["code"] == "auth"
+    taken = await botclient.http_bytes(f"{server.http_url}/api/rooms/join", "POST", b"{}")
+    assert taken[0] == 422 and json.loads(taken[1])["code"] == "malformed"
 
 
 async def test_a_spectator_cannot_send_inputs(start_server: StartServer) -> None:
@@ -157,25 +156,16 @@ async def test_handshake_order_and_version(start_server: StartServer) -> None:
 
 
 async def test_floods_are_rate_limited(start_server: StartServer) -> None:
-    """Past the token bucket the excess is dropped with a rate-limited error; the connection stays usable."""
+    """Over a real socket a flood past the token bucket is answered with a rate-limited error and the
+    connection stays open (the bucket's exact arithmetic: tests/server/test_session.py)."""
     server = await start_server(replace(fast_config(), rate_per_second=50, rate_burst=20))
     client = await probe(server)
     ping = encode(Ping(id=3, t=0))
     for _ in range(200):
         await client.send(ping)
-    seen: list[str] = []
-    deadline = time.monotonic() + 5 * UNIT
-    while "error" not in seen and time.monotonic() < deadline:
-        seen.append((await client.next()).KIND)
-    assert seen.count("pong") <= 21 and "error" in seen
-    await asyncio.sleep(0.5)
-    while True:  # drain the answers to the flood, then a fresh ping is answered
-        try:
-            await asyncio.wait_for(client.ws.recv(), 0.2)
-        except TimeoutError:
-            break
-    await client.send(encode(Ping(id=4, t=0)))
-    assert await client.next(Pong) == Pong(id=4, t=0, frame=-1)
+    error = await client.error()
+    assert error.code == "rate-limited" and not error.fatal
+    assert client.ws.state is websockets.protocol.State.OPEN
 
 
 async def test_no_such_match_and_double_join(start_server: StartServer) -> None:

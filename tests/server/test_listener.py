@@ -27,7 +27,7 @@ from websockets.uri import parse_uri
 from protocol.codec import encode
 from protocol.messages import Hello, Ping, Pong
 from protocol.version import PROTOCOL_VERSION
-from rules.versus.replay import verify
+from rules.replay import verify
 from server import botclient
 from server.app import create_app
 from server.embed import RunningServer, running_server
@@ -238,9 +238,9 @@ async def test_a_streamed_upload_and_404s_go_through_the_relay(start_server: Sta
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["content-length", "chunked"])
 async def test_a_body_past_the_bound_gets_413(start_server: StartServer, streamed: bool) -> None:
-    """A request body past `http_max_body_bytes` is answered 413 with a typed error body by the
+    """A request body past the largest any route takes is answered 413 with a typed error body by the
     listener, declared or streamed, and the client gets the answer although it sent everything."""
-    server = await start_server(replace(fast_config(), http_max_body_bytes=2048))
+    server = await start_server(replace(fast_config(), http_body_bytes=1024, verify_max_bytes=2048))
     body = b"\x00" * (64 * 1024)
     async with httpx.AsyncClient(base_url=server.http_url) as http:
         answer = await http.post("/api/replays/verify", content=in_chunks(body, 1024) if streamed else body)

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from protocol.codec import decode_server_messages, encode
+from protocol.errors import CloseCode
 from protocol.messages import Error, Rewind
+from protocol.ratelimit import TokenBucket
+from rules.versus.match import VersusConfig
+from rules.versus.tables import VERSUS_RULES
+from server.config import ServerConfig
 from server.match.stream import Stream
 from server.tokens import Guest, TokenError, TokenSigner
-from server.transport.connection import BATCH_BYTES, CLOSE_NORMAL, CLOSE_SLOW, Connection
-from server.transport.ratelimit import TokenBucket
+from server.transport.connection import BATCH_BYTES, Connection
 from server.transport.ws import origin_allowed
 from tests.server.helpers import RecordingTransport
 
@@ -72,7 +77,7 @@ async def test_what_one_callback_queues_leaves_in_one_write_after_it() -> None:
         conn.send_bytes(data)
     conn.close()
     await asyncio.sleep(0)
-    assert transport.writes[1:] == [huge, huge + b"".join(more)] and transport.closed == [CLOSE_NORMAL]
+    assert transport.writes[1:] == [huge, huge + b"".join(more)] and transport.closed == [CloseCode.NORMAL]
     assert [len(decode_server_messages(data)) for data in transport.writes] == [3, 1, 3]
     assert not conn.send_bytes(small[0])
 
@@ -89,7 +94,7 @@ async def test_a_queue_that_overflows_drops_its_client() -> None:
     (written,) = transport.writes
     last = decode_server_messages(written)[-1]
     assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
-    assert transport.closed == [CLOSE_SLOW]
+    assert transport.closed == [CloseCode.TRY_AGAIN]
 
 
 @pytest.mark.asyncio
@@ -104,7 +109,7 @@ async def test_a_client_that_stops_reading_is_dropped() -> None:
     conn.send_bytes(encode(Rewind(n=2, frame=2)))
     await asyncio.sleep(0)  # this flush finds the backlog and queues the drop...
     await asyncio.sleep(0)  # ...which the next one writes
-    assert not conn.open and transport.closed == [CLOSE_SLOW]
+    assert not conn.open and transport.closed == [CloseCode.TRY_AGAIN]
     last = decode_server_messages(transport.writes[-1])[-1]
     assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
     assert not conn.send_bytes(b"late")
@@ -113,7 +118,7 @@ async def test_a_client_that_stops_reading_is_dropped() -> None:
 def test_tokens_round_trip_and_refuse_forgeries() -> None:
     """A token names its guest; a changed byte, another secret or expiry is refused."""
     signer = TokenSigner(SECRET, ttl=60)
-    guest, token = signer.new_guest("Ann <script>", now=1000.0)
+    guest, token = signer.new_guest("g_test", "Ann <script>", now=1000.0)
     assert guest.name == "Ann script" and signer.verify(token, 1010.0) == guest
     forged = token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]
     for bad, now in ((forged, 1010.0), (token, 2000.0), ("v1.x", 1010.0), ("nonsense", 1010.0)):
@@ -139,3 +144,12 @@ def test_origin_check() -> None:
     assert origin_allowed(None, allowed) and origin_allowed("http://localhost:8000/", allowed)
     assert not origin_allowed("http://evil.example", allowed)
     assert origin_allowed("http://anything", ("*",))
+
+
+def test_with_time_limit_keeps_every_other_rule() -> None:
+    """ServerConfig.with_time_limit changes the time limit and nothing else: 50 lives stay 50."""
+    rules = replace(VERSUS_RULES, lives=50, attack=replace(VERSUS_RULES.attack, fuse_frames=77))
+    config = ServerConfig(match_config=VersusConfig(rules=rules, difficulty="normal")).with_time_limit(5)
+    assert config.match_config.rules.time_limit_frames == 300
+    assert config.match_config.rules.lives == 50 and config.match_config.rules.attack.fuse_frames == 77
+    assert config.match_config.difficulty == "normal"

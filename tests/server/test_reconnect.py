@@ -11,13 +11,14 @@ import websockets
 
 from protocol.client import ClientSession
 from protocol.messages import Frame, Resync
+from rules.replay import verify
 from rules.synctest import state_checksum
 from rules.versus.inputs import encode_input
 from rules.versus.match import VersusMatch
-from rules.versus.replay import config_from_plain, verify
+from rules.versus.ruleset import config_from_plain
 from server import botclient
 from tests.server.conftest import StartServer, fast_config
-from tests.server.helpers import UNIT, plain, replay_log
+from tests.server.helpers import UNIT, plain, replay_log, until
 from tests.server.test_match_network import fetch_replay, open_room
 
 pytestmark = pytest.mark.asyncio
@@ -52,7 +53,9 @@ async def test_reconnect_within_history_gets_the_missed_records(start_server: St
     session = ClientSession(first)
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=150), 30 * UNIT)
     seen = session.last_n
-    await asyncio.sleep(0.2)
+    live = server.app.state.hub.matches[match_id]
+    await until(lambda: live.seats[0].connection is None and live.players.head > seen + 5, 10 * UNIT,
+                "the drop seen and records missed")
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=None), 60 * UNIT)
     await asyncio.wait_for(bot, 30 * UNIT)
     replay = await fetch_replay(server, match_id)
@@ -69,7 +72,9 @@ async def test_reconnect_past_the_history_resyncs_from_a_keyframe(start_server: 
     bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "lazy", seed=10))
     session = ClientSession(first)
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=100), 30 * UNIT)
-    await asyncio.sleep(0.8)  # ~120 frames at the test rate: past a history of 40 messages
+    seen = session.last_n
+    live = server.app.state.hub.matches[match_id]
+    await until(lambda: live.players.head > seen + 41, 10 * UNIT, "the stream passing a history of 40")
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=None), 60 * UNIT)
     await asyncio.wait_for(bot, 30 * UNIT)
     replay = await fetch_replay(server, match_id)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rules.synctest import state_checksum
 from rules.versus.events import record_plain
-from rules.versus.inputs import FORFEIT
+from rules.versus.inputs import FORFEIT, INPUTS
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import VERSUS_RULES
 from server.netcode.runner import (
@@ -31,7 +31,7 @@ LEFT, RIGHT, LEFT_KICK = 0x03, 0x04, 0x0B
 
 
 def runner(**settings: int) -> MatchRunner:
-    return MatchRunner(VersusMatch(CONFIG, SEED, 2), RunnerSettings(**settings))
+    return MatchRunner(VersusMatch(CONFIG, SEED, 2), INPUTS, RunnerSettings(**settings))
 
 
 def tell_ahead(run: MatchRunner, rows: list[list[int]], upto: int) -> None:

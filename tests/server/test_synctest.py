@@ -9,6 +9,7 @@ import pytest
 
 from rules.synctest import DesyncError, run_synctest
 from rules.versus.bots import make_bot
+from rules.versus.inputs import INPUTS
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.tables import VERSUS_RULES
 from server.netcode.runner import MatchRunner, RunnerSettings
@@ -18,7 +19,7 @@ CONFIG = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=2400))
 
 def bot_runner(seed: int, settings: RunnerSettings, match: VersusMatch | None = None) -> MatchRunner:
     bots = {0: make_bot("competent", seed), 1: make_bot("lazy", seed + 1)}
-    return MatchRunner(match or VersusMatch(CONFIG, seed, 2), settings, bots)
+    return MatchRunner(match or VersusMatch(CONFIG, seed, 2), INPUTS, settings, bots)
 
 
 def test_long_bot_match_survives_synctest() -> None:
@@ -53,10 +54,10 @@ class ForgetfulMatch(VersusMatch):
     """A match whose restore forgets the garbage streams: the kind of bug SyncTest exists to catch."""
 
     def restore(self, snap: dict[str, Any]) -> None:
-        garbage = [rng.state for rng in self.garbage]
+        garbage = [seat.garbage for seat in self.seat_states]
         super().restore(snap)
-        for rng, state in zip(self.garbage, garbage, strict=True):
-            rng.state = state
+        for seat, stream in zip(self.seat_states, garbage, strict=True):
+            seat.garbage = stream
         self.score_bias = getattr(self, "score_bias", 0) + 1
         self.games[0].score += self.score_bias  # and drifts the score on every restore
 

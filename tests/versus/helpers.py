@@ -8,11 +8,12 @@ from typing import Any
 
 from rules.kick.actors import MOVING, PAUSE
 from rules.kick.geometry import DIRECTIONS
+from rules.replay import Replay, input_rows
 from rules.synctest import canonical_encoding
 from rules.versus.events import Record, record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL, encode_input
-from rules.versus.match import VersusMatch
-from rules.versus.replay import Replay, config_from_plain, input_rows
+from rules.versus.match import VersusConfig, VersusMatch
+from rules.versus.ruleset import config_from_plain
 
 
 def random_inputs(seed: int, seats: int, frames: int) -> list[list[int]]:
@@ -69,6 +70,13 @@ def until(match: VersusMatch, predicate: Any, limit: int = 3000) -> list[Record]
 def all_playing(match: VersusMatch) -> bool:
     """Every board is in play."""
     return all(game.status == "playing" for game in match.games)
+
+
+def playing_match(seed: int = 3, seats: int = 2, config: VersusConfig | None = None) -> VersusMatch:
+    """A match stepped (neutral inputs) until every board is in play."""
+    match = VersusMatch(config, seed, seats)
+    until(match, all_playing)
+    return match
 
 
 def roaming(match: VersusMatch, seat: int) -> int:

@@ -27,10 +27,11 @@ from pathlib import Path
 
 from floe_cli.versus_cmds import play_match
 from protocol.replay_codec import decode_replay, encode_replay
+from rules.replay import record, verify
 from rules.versus.bots import Bot, make_bot, seat_seed
 from rules.versus.inputs import FORFEIT
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.replay import record, verify
+from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION, AttackTable, VersusRules
 from rules.versus.view import SeatView
 
@@ -100,7 +101,7 @@ def regenerate(out: Path = GOLDEN, say: Callable[[str], None] = print) -> None:
     manifest = [f"# {RULESET_NAME} v{RULESET_VERSION}: name final_frame reason winner scores log_hash"]
     for golden in GOLDEN_MATCHES:
         match = play(golden)
-        replay = record(match)
+        replay = record(match, PENGO_VERSUS)
         data = encode_replay(replay)
         assert decode_replay(data) == replay
         verdict = verify(replay)

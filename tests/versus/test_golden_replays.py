@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from protocol.replay_codec import decode_replay, encode_replay
-from rules.versus.replay import Replay, verify
+from rules.replay import Replay, verify
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION
 
 from .helpers import replay_trace

@@ -10,21 +10,13 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from protocol.replay_codec import MAX_REPLAY_BYTES, ReplayDecodeError, decode_replay, encode_replay
+from rules.replay import FORMAT_VERSION, MAX_REPLAY_FRAMES, Replay, Verdict, record, verify
+from rules.result import MatchResult, result_from_plain
 from rules.synctest import run_synctest
 from rules.versus.events import Landing, record_plain
 from rules.versus.inputs import FORFEIT, NEUTRAL
-from rules.versus.match import MatchResult, VersusConfig, VersusMatch
-from rules.versus.replay import (
-    FORMAT_VERSION,
-    MAX_REPLAY_FRAMES,
-    Replay,
-    Verdict,
-    config_from_plain,
-    config_plain,
-    record,
-    result_from_plain,
-    verify,
-)
+from rules.versus.match import VersusConfig, VersusMatch
+from rules.versus.ruleset import PENGO_VERSUS, config_from_plain, config_plain
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION, AttackTable, VersusRules
 
 from .helpers import random_inputs, run
@@ -47,7 +39,7 @@ def play(seed: int, seats: int = 2, config: VersusConfig | None = None, frames: 
 @cache
 def recorded() -> Replay:
     """One recorded 2-seat match (shared by the tamper tests; a Replay is immutable)."""
-    return record(play(BUSY_SEED, config=BUSY))
+    return record(play(BUSY_SEED, config=BUSY), PENGO_VERSUS)
 
 
 # ---- record, round trips ----------------------------------------------------------------------------------
@@ -56,7 +48,7 @@ def recorded() -> Replay:
 def test_record_verify_round_trip_through_msgpack() -> None:
     """A recorded match survives encode/decode unchanged and verifies with its result, hash and frames."""
     match = play(BUSY_SEED, config=BUSY)
-    replay = record(match)
+    replay = record(match, PENGO_VERSUS)
     data = encode_replay(replay)
     assert isinstance(data, bytes) and encode_replay(decode_replay(data)) == data
     decoded = decode_replay(data)
@@ -76,7 +68,7 @@ def test_multi_seat_replays_verify(seats: int) -> None:
     inputs = random_inputs(seats, seats, 20_000)
     inputs[300][seats - 1] = FORFEIT
     run(match, inputs)
-    replay = decode_replay(encode_replay(record(match)))
+    replay = decode_replay(encode_replay(record(match, PENGO_VERSUS)))
     assert replay.result.outcomes[seats - 1] == "forfeited"
     assert verify(replay).ok
 
@@ -86,7 +78,7 @@ def test_time_limit_replay_verifies() -> None:
     config = VersusConfig(VersusRules(time_limit_frames=900, lives=9), difficulty="easy")
     match = play(5, config=config)
     assert match.result is not None and match.result.reason == "time"
-    replay = decode_replay(encode_replay(record(match)))
+    replay = decode_replay(encode_replay(record(match, PENGO_VERSUS)))
     assert config_from_plain(replay.config) == config
     assert verify(replay).ok
 
@@ -96,7 +88,7 @@ def test_record_refuses_an_unfinished_match() -> None:
     match = VersusMatch(seed=1)
     match.step([NEUTRAL, NEUTRAL])
     with pytest.raises(ValueError, match="not ended"):
-        record(match)
+        record(match, PENGO_VERSUS)
 
 
 def test_to_plain_from_plain_round_trip_and_repr() -> None:
@@ -194,7 +186,8 @@ def _plain_with(path: str, value: Any) -> dict[str, Any]:
     ("seed", -1, "seed"),
     ("seed", 2**32, "seed"),
     ("seed", "7", "seed"),
-    ("seats", ["only"], "seats"),
+    ("seats", [], "seats"),
+    ("seats", [f"s{i}" for i in range(17)], "seats"),
     ("seats", "ab", "seats"),
     ("seats/0", 7, r"seats\[0\]"),
     ("seats/0", "x" * 65, r"seats\[0\]"),
@@ -402,6 +395,7 @@ def test_move_lists_must_match_the_seats() -> None:
     ({"final_frame": 0}, "final_frame"),
     ({"seats": ("one",)}, "seats"),
     ({"log_hash": "nothex"}, "log_hash"),
+    ({"result": MatchResult(0, ("won", "lost"), "victory", 1, (0, 0))}, "not a pengo-versus end reason"),
 ])
 def test_unknown_rulesets_and_bad_fields_are_rejected(changes: dict[str, Any], reason: str) -> None:
     """Another ruleset or version, another format, or malformed fields are rejected before simulating."""

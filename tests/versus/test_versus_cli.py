@@ -13,7 +13,8 @@ import pytest
 from floe_cli import versus_cmds
 from protocol.replay_codec import decode_replay, encode_replay
 from rules.kick import tables as kick_tables
-from rules.versus.replay import verify
+from rules.replay import verify
+from rules.versus import tables as versus_tables
 from rules.versus.tables import RULESET_NAME, RULESET_VERSION, VERSUS_RULES, AttackTable
 
 
@@ -103,7 +104,7 @@ def test_verify_bounds_size_and_length(tmp_path: Path) -> None:
 
 
 def test_rules_prints_the_compendium_from_the_tables() -> None:
-    """`floe rules` prints every versus setting, attack-table number and Pengo number from the tables."""
+    """`floe rules` prints every versus setting, attack-table number, fixed number and Pengo number."""
     status, out = floe("rules")
     assert status == 0
     assert f"{RULESET_NAME} ruleset version {RULESET_VERSION}" in out
@@ -114,6 +115,9 @@ def test_rules_prints_the_compendium_from_the_tables() -> None:
     crush = re.escape(repr(AttackTable().crush))
     assert re.search(rf"^  crush +{crush} +Units for crushing", out, re.MULTILINE)
     assert re.search(rf"^  time_limit_frames +{VERSUS_RULES.time_limit_frames} ", out, re.MULTILINE)
+    for name in ("MIN_SEATS", "MAX_SEATS", "GARBAGE_SALT", "NUISANCE_EGGS_PER_UNIT", "RULESET_VERSION"):
+        assert re.search(rf"^  {name} +{getattr(versus_tables, name)}\b", out, re.MULTILINE), name
+    assert re.search(r"^  NUISANCE_EGGS_PER_UNIT +1 +Eggs a nuisance landing hides", out, re.MULTILINE)
     assert re.search(rf"^  PENGO_LOOP_HZ +{kick_tables.PENGO_LOOP_HZ} +Main-loop passes", out, re.MULTILINE)
     assert re.search(r"^  PLAYER_PERIOD +10 +\$31DA", out, re.MULTILINE)
 

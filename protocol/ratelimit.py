@@ -1,4 +1,7 @@
-"""A token bucket: `rate` tokens a second refill a bucket of `burst`; each message takes one."""
+"""A token bucket: `rate` tokens a second refill a bucket of `burst`; each message takes one.
+
+The protocol's flood bound (`welcome.rate_per_second` and `rate_burst`); time is an argument.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,131 @@
+"""One client connection's session, sans-I/O: bytes and the time in, dispatches and sends out.
+
+`Session.receive(data, now)` owns everything between a websocket message and the match layer:
+
+1. the token bucket (`rate_per_second`, `rate_burst`): excess messages are dropped, answered with at
+   most one `rate-limited` error a second;
+2. the protocol's own checks (protocol/session.py: the size bound, the codec's validation, `hello`
+   first and once, the protocol version): a refusal is answered with its typed error, a fatal one
+   closes the connection (policy, 1008);
+3. the strike count: a connection that keeps sending refused messages (`max_strikes`) is closed as
+   hostile;
+4. the binding: which guest the connection speaks for, and which match and seat it follows;
+5. the dispatch of each valid message (server/match/dispatch.py).
+
+Its way out is an `Outbox` (the transport's connection: send without waiting, close), and time is
+an argument, so the guards are tested without sockets or a clock (tests/server/test_session.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Protocol
+
+from protocol.codec import error_message
+from protocol.errors import CloseCode, ErrorCode
+from protocol.messages import Error, ServerMessage
+from protocol.ratelimit import TokenBucket
+from protocol.session import ServerSession
+
+from ..config import ServerConfig
+from ..logs import log_event
+from ..tokens import Guest
+
+if TYPE_CHECKING:
+    from .dispatch import Dispatcher
+    from .live import LiveMatch
+
+log = logging.getLogger("floe.session")
+
+#: Seconds between two `rate-limited` errors on one connection.
+RATE_ERROR_EVERY = 1.0
+
+
+class Outbox(Protocol):
+    """A connection's way out (server/transport/connection.py's Connection)."""
+
+    @property
+    def open(self) -> bool:
+        """Can it still send?"""
+        ...
+
+    @property
+    def peer(self) -> str:
+        """The peer's address, for logs."""
+        ...
+
+    def send(self, message: ServerMessage) -> bool:
+        """Queue a message without waiting; False when the connection is closing."""
+        ...
+
+    def send_bytes(self, data: bytes) -> bool:
+        """Queue encoded bytes without waiting; False when the connection is closing."""
+        ...
+
+    def close(self, code: int = CloseCode.NORMAL, message: ServerMessage | None = None) -> None:
+        """Queue a last message (if any) and the close."""
+        ...
+
+
+class Session:
+    """A client's guards, binding and dispatch (see the module docstring)."""
+
+    def __init__(self, out: Outbox, dispatcher: Dispatcher, config: ServerConfig, now: float) -> None:
+        self.out = out
+        self.dispatcher = dispatcher
+        self.config = config
+        self.protocol = ServerSession(config.max_message_bytes)
+        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, now)
+        self.strikes = 0
+        self._last_rate_error = float("-inf")
+        #: The binding, set by the handlers and the match: who this is, what it follows, which seat.
+        self.guest: Guest | None = None
+        self.match: LiveMatch | None = None
+        self.seat: int | None = None
+        self.spectator = False
+
+    @property
+    def peer(self) -> str:
+        """The peer's address."""
+        return self.out.peer
+
+    def send(self, message: ServerMessage) -> bool:
+        """Queue a message to the client."""
+        return self.out.send(message)
+
+    def receive(self, data: bytes | str, now: float) -> None:
+        """Handle one websocket message from the client at time `now` (seconds, monotonic)."""
+        out, config = self.out, self.config
+        if not out.open:
+            return
+        try:
+            if not self.bucket.take(now):
+                self.strikes += 1
+                if now - self._last_rate_error >= RATE_ERROR_EVERY:
+                    self._last_rate_error = now
+                    rate = f"over {config.rate_per_second:g} messages a second (burst {config.rate_burst:g})"
+                    out.send(error_message(ErrorCode.RATE_LIMITED, rate))
+            else:
+                outcome = self.protocol.receive(data)
+                if isinstance(outcome, Error):
+                    self.strikes += 1
+                    if outcome.fatal:
+                        out.close(CloseCode.POLICY, outcome)
+                        return
+                    out.send(outcome)
+                else:
+                    self.dispatcher.handle(self, outcome, now)
+        except Exception:  # noqa: BLE001 - one bad message must not take the connection's match down
+            log_event(log, logging.ERROR, "session.message-failed", exc_info=True, peer=out.peer)
+            failed = error_message(ErrorCode.INTERNAL, "the server failed on a message", fatal=True)
+            out.close(CloseCode.POLICY, failed)
+            return
+        if self.strikes > config.max_strikes:
+            log_event(log, logging.WARNING, "session.hostile", peer=out.peer, strikes=self.strikes)
+            hostile = error_message(ErrorCode.RATE_LIMITED, "too many refused messages", fatal=True)
+            out.close(CloseCode.POLICY, hostile)
+
+    def closed(self, now: float) -> None:
+        """The connection is gone: leave the match it followed (a player's grace period starts)."""
+        if self.match is not None:
+            self.match.detach(self, now)
