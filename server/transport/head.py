@@ -48,6 +48,14 @@ class RequestHead:
         """Is the body sent in chunks (h11 accepts no other transfer coding)?"""
         return any(name.lower() == b"transfer-encoding" for name, _ in self.headers)
 
+    @property
+    def keep_alive(self) -> bool:
+        """Does the client want the connection kept for another request (HTTP/1.1 without `close`)?"""
+        if self.http_version != b"1.1":
+            return False
+        options = (value.split(b",") for name, value in self.headers if name.lower() == b"connection")
+        return all(option.strip().lower() != b"close" for values in options for option in values)
+
     def content_length(self) -> int:
         """The body's length when it is not chunked (0 without a Content-Length)."""
         for name, value in self.headers:

@@ -11,7 +11,9 @@ HTTP request relayed to uvicorn.
 address is taken from the socket, and the request head is read with a bound on its size
 (`max_head_bytes`, else 431) and on its time (`head_timeout`, else the socket is dropped: slowloris).
 A head for `/ws` hands the socket to a `WebSocketSession` (server/transport/websocket.py), any other
-to an `HttpRelay` (server/transport/relay.py), which tells the app the peer's address.
+to an `HttpRelay` (server/transport/relay.py), which tells the app the peer's address and, when the
+client keeps its connection alive, hands it back to a new FrontDoor for the next request (the same
+bounds apply: a kept-alive connection with no new head within `head_timeout` is closed).
 """
 
 from __future__ import annotations
@@ -104,6 +106,16 @@ class Listener:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def next_request(self, transport: asyncio.Transport, received: bytes) -> None:
+        """A kept-alive connection after its answer: a new FrontDoor reads its next request head,
+        starting with the bytes already `received` (a pipelined request)."""
+        door = FrontDoor(self)
+        transport.set_protocol(door)
+        door.connection_made(transport)
+        transport.resume_reading()
+        if received:
+            door.data_received(received)
 
     # ---- shutdown ------------------------------------------------------------------------------------
 
@@ -205,7 +217,7 @@ class FrontDoor(asyncio.Protocol):
         seconds = self._config.head_timeout
         log_event(log, logging.INFO, "listener.head-timeout", peer=str(self.peer), seconds=seconds)
         if self._transport is not None:
-            self._transport.abort()
+            self._transport.close()  # nothing is left to send: a plain close (an idle kept-alive one too)
 
     def _stop_deadline(self) -> None:
         if self._deadline is not None:

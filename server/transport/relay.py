@@ -11,10 +11,11 @@ The listener has read the request head (server/transport/head.py) and knows the 
   server/embed.py, and `Connection: close`) and the body with its exact Content-Length. uvicorn so
   never answers before it has the whole request (it closes without reading the rest, which would
   reset the socket and lose its answer), and its parser can never disagree with floe's about where
-  the request ends. One request per connection: every request's head is read by floe, and a
-  pipelined second request is dropped;
-- copies uvicorn's answer back byte for byte (pausing uvicorn's socket while the client's is full)
-  and closes the client's socket when uvicorn closes its own;
+  the request ends. One request per connection to uvicorn, so every request's head is read by floe;
+- copies uvicorn's answer back (pausing uvicorn's socket while the client's is full), its head
+  rewritten only in `Connection`: a client that keeps its connection alive (HTTP/1.1 without
+  `Connection: close`) gets it back for its next request, whose head the listener reads afresh
+  (pipelined requests included, in order); any other is closed once the answer is sent;
 - drops both sockets after `http_idle_timeout` seconds without a byte either way.
 """
 
@@ -58,6 +59,9 @@ DROPPED_HEADERS = frozenset(
 )
 FORWARDING_PREFIX = b"x-forwarded-"
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+#: Bytes of uvicorn's answer head the relay reads to rewrite it (uvicorn's heads are far smaller; one
+#: that is not is passed on as it is, and the client's connection closes after it).
+MAX_ANSWER_HEAD = 64 * 1024
 
 
 class RelayHost(Tracker, Protocol):
@@ -71,6 +75,11 @@ class RelayHost(Tracker, Protocol):
 
     def run(self, coroutine: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         """A task the listener waits for when it stops."""
+        ...
+
+    def next_request(self, transport: asyncio.Transport, received: bytes) -> None:
+        """A kept-alive connection after its answer: read its next request head (starting with the
+        bytes already `received` after the last request)."""
         ...
 
 
@@ -87,6 +96,26 @@ def forwarded_head(head: RequestHead, peer_host: str, body_bytes: int) -> bytes:
     if body_bytes or head.chunked or head.content_length():
         lines.append(b"Content-Length: %d" % body_bytes)
     return b"\r\n".join(lines) + b"\r\n\r\n"
+
+
+def answer_head(head: bytes, request_method: bytes, keep_alive: bool) -> tuple[bytes, bool]:
+    """uvicorn's answer head (without its blank line) as the client gets it, and whether the client's
+    connection stays open after the answer: it does when the client asked to keep it and the answer's
+    end is known without a close (a length, chunks, or no body)."""
+    status_line, *fields = head.split(b"\r\n")
+    status = int(status_line.split(b" ", 2)[1])
+    names = {field.partition(b":")[0].strip().lower() for field in fields}
+    delimited = (
+        b"content-length" in names
+        or b"transfer-encoding" in names
+        or status in (204, 304)
+        or request_method == b"HEAD"
+    )
+    keep = keep_alive and delimited
+    kept = [field for field in fields if field.partition(b":")[0].strip().lower() != b"connection"]
+    if not keep:
+        kept.append(b"connection: close")
+    return b"\r\n".join([status_line, *kept]) + b"\r\n\r\n", keep
 
 
 class HttpRelay(asyncio.Protocol):
@@ -110,6 +139,9 @@ class HttpRelay(asyncio.Protocol):
         self._max_body = max(host.config.http_body_bytes, host.config.verify_max_bytes)
         self._body = bytearray()
         self._request_done = False
+        self._keep_alive = head.keep_alive
+        #: uvicorn's answer until its head is complete (then None: the rest is copied as it comes).
+        self._answer_start: bytearray | None = bytearray()
         self._upstream: asyncio.Transport | None = None
         self._client_gone = False
         self._last_activity = self._loop.time()
@@ -130,9 +162,7 @@ class HttpRelay(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._last_activity = self._loop.time()
-        if self._request_done:
-            return  # after its request, a client is not read (a pipelined request is dropped)
-        self._parser.receive_data(data)
+        self._parser.receive_data(data)  # after the request: the next one's first bytes, kept for it
         self._read_body()
 
     def eof_received(self) -> bool:
@@ -177,11 +207,32 @@ class HttpRelay(asyncio.Protocol):
 
     def from_upstream(self, data: bytes) -> None:
         self._last_activity = self._loop.time()
-        self._transport.write(data)
+        answer = self._answer_start
+        if answer is None:
+            self._transport.write(data)
+            return
+        answer += data
+        end = answer.find(b"\r\n\r\n")
+        if end < 0:
+            if len(answer) > MAX_ANSWER_HEAD:
+                self._answer_start, self._keep_alive = None, False
+                self._transport.write(answer)
+            return
+        self._answer_start = None
+        head, self._keep_alive = answer_head(bytes(answer[:end]), self._head.method, self._keep_alive)
+        self._transport.writelines([head, answer[end + 4 :]])
 
-    def upstream_closed(self) -> None:
-        """uvicorn answered and closed (Connection: close): the client's socket closes once it is sent."""
-        self._transport.close()
+    def upstream_closed(self, exc: Exception | None) -> None:
+        """uvicorn answered and closed (Connection: close): the client's socket is kept for its next
+        request, or closes once the answer is sent."""
+        if self._client_gone:
+            return
+        if self._keep_alive and self._answer_start is None and exc is None and not self._host.stopping:
+            if self._idle is not None:
+                self._idle.cancel()
+            self._host.next_request(self._transport, self._parser.trailing_data[0])
+        else:
+            self._transport.close()
 
     # ---- inside ----------------------------------------------------------------------------------------
 
@@ -263,4 +314,4 @@ class _Upstream(asyncio.Protocol):
         return None  # uvicorn is done: its socket closes, then connection_lost
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._relay.upstream_closed()
+        self._relay.upstream_closed(exc)

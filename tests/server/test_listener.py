@@ -264,13 +264,48 @@ async def test_expect_100_continue_is_answered(start_server: StartServer) -> Non
     assert status.startswith(b"HTTP/1.1 200") and json.loads(body)["name"] == "ann"
 
 
-async def test_one_request_per_connection(start_server: StartServer) -> None:
-    """A second request pipelined behind the first is not relayed: one answer, then the socket closes."""
+def connection_header(answer: bytes) -> bytes | None:
+    """The `Connection` header of an HTTP answer (its head, or the whole answer), lowercased."""
+    for line in answer.partition(b"\r\n\r\n")[0].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"connection":
+            return value.strip().lower()
+    return None
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """One HTTP answer off a kept-alive connection: its head and its body (by its Content-Length)."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10 * UNIT)
+    length = re.search(rb"(?im)^content-length: *(\d+)\r$", head)
+    assert length is not None, head
+    return head, await asyncio.wait_for(reader.readexactly(int(length.group(1))), 10 * UNIT)
+
+
+async def test_a_kept_alive_connection_serves_request_after_request(start_server: StartServer) -> None:
+    """An HTTP/1.1 client keeps its connection: each answer leaves it open, a pipelined pair is answered
+    in order, and the request that says `Connection: close` gets the last answer before the close."""
     server = await start_server()
-    request = b"GET /health HTTP/1.1\r\nHost: floe\r\n\r\n"
-    answer = await raw_http(server, request + request)
-    assert answer.startswith(b"HTTP/1.1 200") and answer.count(b"HTTP/1.1 ") == 1
-    assert re.search(rb"(?im)^connection: close\r$", answer)
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    try:
+        writer.write(b"GET /health HTTP/1.1\r\nHost: floe\r\n\r\n")
+        first, _ = await read_answer(reader)
+        writer.write(b"GET /health HTTP/1.1\r\nHost: floe\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: floe\r\n\r\n")
+        second, _ = await read_answer(reader)
+        third, _ = await read_answer(reader)
+        writer.write(b"GET /health HTTP/1.1\r\nHost: floe\r\nConnection: close\r\n\r\n")
+        last = await read_until_closed(reader)
+    finally:
+        writer.close()
+    statuses = [answer[:12] for answer in (first, second, third, last)]
+    assert statuses == [b"HTTP/1.1 200", b"HTTP/1.1 200", b"HTTP/1.1 404", b"HTTP/1.1 200"]
+    assert [connection_header(answer) for answer in (first, second, third, last)] == [None] * 3 + [b"close"]
+
+
+async def test_an_http_1_0_request_is_answered_and_closed(start_server: StartServer) -> None:
+    """An HTTP/1.0 request gets its answer with `Connection: close`, then the socket closes."""
+    server = await start_server()
+    answer = await raw_http(server, b"GET /health HTTP/1.0\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 200") and connection_header(answer) == b"close"
 
 
 @pytest.mark.parametrize("complete", [True, False], ids=["whole-head", "unfinished-head"])
