@@ -84,9 +84,6 @@ class ServerConfig:
     #: Seconds a new connection has to send its whole request head before it is dropped (slowloris),
     #: and at most the time a refused request's socket lingers to drain (server/transport/refusal.py).
     head_timeout: float = 5.0
-    #: Bytes of request body the listener takes before it relays a request (it relays whole requests:
-    #: server/transport/relay.py); past it the request is answered 413. At least `verify_max_bytes`.
-    http_max_body_bytes: int = 1024 * 1024
     #: Seconds a relayed HTTP request may go without a byte either way before both sides are dropped
     #: (longer than `verify_timeout`, which is the slowest answer the API gives).
     http_idle_timeout: float = 60.0
