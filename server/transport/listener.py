@@ -21,9 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from ..config import ServerConfig
 from ..logs import log_event
@@ -77,7 +76,6 @@ class Listener:
         #: Every open socket and the protocol now driving it.
         self._open: dict[asyncio.Transport, Stoppable] = {}
         self._all_closed = asyncio.Event()
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self, host: str, port: int) -> int:
         """Listen on `host` and `port` (0: a free one); returns the port bound."""
@@ -99,13 +97,6 @@ class Listener:
         self._open.pop(transport, None)
         if self.stopping and not self._open:
             self._all_closed.set()
-
-    def run(self, coroutine: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
-        """Run a connection's helper task; the listener waits for it when it stops."""
-        task = asyncio.create_task(coroutine, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
 
     def next_request(self, transport: asyncio.Transport, received: bytes) -> None:
         """A kept-alive connection after its answer: a new FrontDoor reads its next request head,
@@ -139,9 +130,6 @@ class Listener:
             transport.abort()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._all_closed.wait(), ABORT_GRACE)
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
         log_event(log, logging.INFO, "listener.stop")

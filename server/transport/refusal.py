@@ -1,11 +1,12 @@
-"""The HTTP answers the listener writes itself, and how the socket closes after them.
+"""The HTTP answers the listener writes itself, and how a socket closes after an early answer.
 
 A request refused before uvicorn sees it (a head too large or malformed, a body too large, the HTTP
 side unreachable; a websocket upgrade from an origin not allowed, server/transport/websocket.py)
 gets the same body as every HTTP error of the API: `{"kind": "error", "code": …, "message": …,
-"ref": null, "fatal": true}`. Then the socket lingers: the writing side is closed and whatever the
-client still sends is read and dropped until it closes, for a bounded time. Closing a socket with
-unread bytes in it resets the connection, and a reset can make the client lose the answer.
+"ref": null, "fatal": true}`. Then the socket lingers, as it does after any answer given before the
+request was all sent (server/transport/relay.py): the writing side is closed and whatever the client
+still sends is read and dropped until it closes, for a bounded time. Closing a socket with unread
+bytes in it resets the connection, and a reset can make the client lose the answer.
 """
 
 from __future__ import annotations
@@ -40,15 +41,20 @@ def refusal(status: int, code: ErrorCode, message: str) -> Response:
     return Response(status, http.HTTPStatus(status).phrase, headers, body)
 
 
-def refuse(transport: asyncio.Transport, response: Response, linger: float, tracker: Tracker) -> None:
-    """Send `response`, close the writing side, and drop what the client still sends for at most
-    `linger` seconds (the socket's protocol becomes a Lingering one)."""
+def refuse(transport: asyncio.Transport, response: Response, seconds: float, tracker: Tracker) -> None:
+    """Send `response`, then linger (below)."""
     transport.write(response.serialize())
+    linger(transport, seconds, tracker)
+
+
+def linger(transport: asyncio.Transport, seconds: float, tracker: Tracker) -> None:
+    """The answer is written: close the writing side and drop what the client still sends, for at most
+    `seconds` (the socket's protocol becomes a Lingering one)."""
     if not transport.can_write_eof():
         transport.close()
         return
     transport.write_eof()
-    lingering = Lingering(transport, linger, tracker)
+    lingering = Lingering(transport, seconds, tracker)
     transport.set_protocol(lingering)
     tracker.track(transport, lingering)
     transport.resume_reading()

@@ -2,20 +2,19 @@
 
 The listener has read the request head (server/transport/head.py) and knows the peer; the relay:
 
-- reads the body as h11 decodes it (Content-Length or chunked) up to the largest body a route takes
-  (`http_body_bytes`, `verify_max_bytes`; the app bounds each route itself, server/http/bodylimit.py;
-  past it: 413, server/transport/refusal.py), answering `Expect: 100-continue` itself;
-- then connects to uvicorn's socket and writes the whole request at once: the head rebuilt (the
-  client's headers less the hop-by-hop ones and any forwarding header the client sent, plus
-  `X-Forwarded-For: <peer>`, which uvicorn trusts because only the listener can reach that socket:
-  server/embed.py, and `Connection: close`) and the body with its exact Content-Length. uvicorn so
-  never answers before it has the whole request (it closes without reading the rest, which would
-  reset the socket and lose its answer), and its parser can never disagree with floe's about where
-  the request ends. One request per connection to uvicorn, so every request's head is read by floe;
+- connects to uvicorn's socket (server/transport/upstream.py) and writes the head again, rebuilt:
+  the client's headers less the hop-by-hop ones and any forwarding header the client sent, plus
+  `X-Forwarded-For: <peer>` (uvicorn trusts it because only the listener can reach that socket:
+  server/embed.py) and `Connection: close`; one request per connection to uvicorn, so every
+  request's head is read by floe;
+- streams the body as h11 decodes it, framed anew (the same Content-Length, or canonical chunks), so
+  uvicorn's parser can never disagree with floe's about where the request ends, and answers
+  `Expect: 100-continue` itself; the app bounds bodies, and back pressure bounds what waits here;
 - copies uvicorn's answer back (pausing uvicorn's socket while the client's is full), its head
   rewritten only in `Connection`: a client that keeps its connection alive (HTTP/1.1 without
   `Connection: close`) gets it back for its next request, whose head the listener reads afresh
-  (pipelined requests included, in order); any other is closed once the answer is sent;
+  (pipelined requests included, in order); any other is closed once the answer is sent, and one
+  answered before its body was all sent lingers to drain it (server/transport/refusal.py);
 - drops both sockets after `http_idle_timeout` seconds without a byte either way.
 """
 
@@ -23,19 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
-from typing import Any, Protocol, cast
+from typing import Protocol
 
 import h11
-from websockets.http11 import Response
 
 from protocol.errors import ErrorCode
 
 from ..config import ServerConfig
 from ..logs import log_event
 from .head import RequestHead
-from .refusal import refusal, refuse
+from .refusal import linger, refusal, refuse
 from .tracking import Tracker
+from .upstream import Upstream
 
 log = logging.getLogger("floe.relay")
 
@@ -73,19 +71,15 @@ class RelayHost(Tracker, Protocol):
     #: True once the server is shutting down (uvicorn may be gone: not an error then).
     stopping: bool
 
-    def run(self, coroutine: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
-        """A task the listener waits for when it stops."""
-        ...
-
     def next_request(self, transport: asyncio.Transport, received: bytes) -> None:
         """A kept-alive connection after its answer: read its next request head (starting with the
         bytes already `received` after the last request)."""
         ...
 
 
-def forwarded_head(head: RequestHead, peer_host: str, body_bytes: int) -> bytes:
+def forwarded_head(head: RequestHead, peer_host: str) -> bytes:
     """The request head uvicorn gets: the client's, cleaned, with the peer's address, one request and
-    the body's exact length."""
+    the body's framing as h11 read it."""
     lines = [b"%s %s HTTP/%s" % (head.method, head.target, head.http_version)]
     for name, value in head.headers:
         lowered = name.lower()
@@ -93,8 +87,10 @@ def forwarded_head(head: RequestHead, peer_host: str, body_bytes: int) -> bytes:
             lines.append(name + b": " + value)
     lines.append(b"X-Forwarded-For: " + peer_host.encode("ascii"))
     lines.append(b"Connection: close")
-    if body_bytes or head.chunked or head.content_length():
-        lines.append(b"Content-Length: %d" % body_bytes)
+    if head.chunked:
+        lines.append(b"Transfer-Encoding: chunked")
+    elif length := head.content_length():
+        lines.append(b"Content-Length: %d" % length)
     return b"\r\n".join(lines) + b"\r\n\r\n"
 
 
@@ -136,34 +132,35 @@ class HttpRelay(asyncio.Protocol):
         self._peer_host = peer_host
         self._host = host
         self._loop = asyncio.get_running_loop()
-        self._max_body = max(host.config.http_body_bytes, host.config.verify_max_bytes)
-        self._body = bytearray()
+        self._chunked = head.chunked
         self._request_done = False
         self._keep_alive = head.keep_alive
         #: uvicorn's answer until its head is complete (then None: the rest is copied as it comes).
         self._answer_start: bytearray | None = bytearray()
-        self._upstream: asyncio.Transport | None = None
+        self._upstream: Upstream | None = None
         self._client_gone = False
         self._last_activity = self._loop.time()
         self._idle: asyncio.TimerHandle | None = None
-        self._connecting: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        """Read the body (what of it came with the head first), then relay the request."""
+        """Connect to uvicorn, send the head and what of the body came with it."""
         self._idle = self._loop.call_later(self._host.config.http_idle_timeout, self._check_idle)
-        if self._head.content_length() > self._max_body:
-            self._refuse_body()
+        try:
+            self._upstream = Upstream.connect(self._host.upstream_path, self)
+        except OSError as error:
+            self._unreachable(error)
             return
+        self._upstream.write(forwarded_head(self._head, self._peer_host))
         if self._parser.they_are_waiting_for_100_continue:
             self._transport.write(CONTINUE)
-        self._read_body()
+        self._forward_body()
 
     # ---- the client's socket -------------------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
         self._last_activity = self._loop.time()
         self._parser.receive_data(data)  # after the request: the next one's first bytes, kept for it
-        self._read_body()
+        self._forward_body()
 
     def eof_received(self) -> bool:
         # A client may half-close once its request is sent; the answer still goes back. Before that,
@@ -183,29 +180,15 @@ class HttpRelay(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._client_gone = True
-        if self._idle is not None:
-            self._idle.cancel()
-        if self._connecting is not None:
-            self._connecting.cancel()
-        if self._upstream is not None:
-            self._upstream.abort()
+        self._stop()
         self._host.forget(self._transport)
 
     def shutdown(self) -> None:
         """The server is stopping: uvicorn finishes the request in flight, so the relay goes on."""
 
-    # ---- uvicorn's socket (called by _Upstream) ------------------------------------------------------
+    # ---- uvicorn's socket (UpstreamEvents, server/transport/upstream.py) -----------------------------
 
-    def upstream_connected(self, upstream: asyncio.Transport) -> None:
-        if self._client_gone:
-            upstream.abort()
-            return
-        self._upstream = upstream
-        head = forwarded_head(self._head, self._peer_host, len(self._body))
-        upstream.writelines([head, self._body])
-        self._body = bytearray()
-
-    def from_upstream(self, data: bytes) -> None:
+    def upstream_data(self, data: bytes) -> None:
         self._last_activity = self._loop.time()
         answer = self._answer_start
         if answer is None:
@@ -222,24 +205,32 @@ class HttpRelay(asyncio.Protocol):
         head, self._keep_alive = answer_head(bytes(answer[:end]), self._head.method, self._keep_alive)
         self._transport.writelines([head, answer[end + 4 :]])
 
-    def upstream_closed(self, exc: Exception | None) -> None:
+    def upstream_closed(self, clean: bool) -> None:
         """uvicorn answered and closed (Connection: close): the client's socket is kept for its next
-        request, or closes once the answer is sent."""
+        request, closed once the answer is sent, or, answered before its body was all sent, left to
+        drain it."""
         if self._client_gone:
             return
-        if self._keep_alive and self._answer_start is None and exc is None and not self._host.stopping:
-            if self._idle is not None:
-                self._idle.cancel()
+        self._stop()
+        if not self._request_done:
+            linger(self._transport, self._host.config.head_timeout, self._host)
+        elif self._keep_alive and clean and self._answer_start is None and not self._host.stopping:
             self._host.next_request(self._transport, self._parser.trailing_data[0])
         else:
             self._transport.close()
 
+    def upstream_full(self, full: bool) -> None:
+        if full:
+            self._transport.pause_reading()
+        elif not self._request_done:
+            self._transport.resume_reading()
+
     # ---- inside ----------------------------------------------------------------------------------------
 
-    def _read_body(self) -> None:
-        """Collect what h11 has decoded of the body; at its end, relay the request."""
-        parser = self._parser
-        while not self._request_done:
+    def _forward_body(self) -> None:
+        """Send uvicorn what h11 has decoded of the body, framed anew, up to the request's end."""
+        parser, upstream = self._parser, self._upstream
+        while not self._request_done and upstream is not None:
             try:
                 event = parser.next_event()
             except h11.RemoteProtocolError as error:
@@ -247,40 +238,28 @@ class HttpRelay(asyncio.Protocol):
                 self._abort()
                 return
             if isinstance(event, h11.Data):
-                self._body += event.data
-                if len(self._body) > self._max_body:
-                    self._refuse_body()
-                    return
+                if self._chunked:
+                    upstream.write(b"%x\r\n" % len(event.data), event.data, b"\r\n")
+                else:
+                    upstream.write(event.data)
             elif isinstance(event, h11.EndOfMessage):
+                if self._chunked:
+                    upstream.write(b"0\r\n\r\n")
                 self._request_done = True
-                self._transport.pause_reading()
-                self._connecting = self._host.run(self._connect(), "floe-relay-connect")
+                self._transport.pause_reading()  # the next request waits for this one's answer
             else:  # NEED_DATA, or PAUSED after a request that asked to switch protocols
                 return
 
-    async def _connect(self) -> None:
-        try:
-            await self._loop.create_unix_connection(lambda: _Upstream(self), self._host.upstream_path)
-        except OSError as error:
-            if self._host.stopping:
-                log_event(log, logging.WARNING, "relay.unreachable", error=str(error), stopping=True)
-                self._answer(refusal(503, ErrorCode.BUSY, "the server is stopping"))
-            else:
-                log_event(log, logging.ERROR, "relay.unreachable", error=str(error))
-                self._answer(refusal(502, ErrorCode.INTERNAL, "the HTTP API is not reachable"))
-
-    def _refuse_body(self) -> None:
-        self._request_done = True
-        self._body = bytearray()
-        self._answer(refusal(413, ErrorCode.TOO_LARGE, f"the request body is over {self._max_body} bytes"))
-
-    def _answer(self, response: Response) -> None:
-        """Answer the client instead of uvicorn; the relay is done with its socket."""
-        if self._client_gone:
-            return
-        if self._idle is not None:
-            self._idle.cancel()
-        refuse(self._transport, response, self._host.config.head_timeout, self._host)
+    def _unreachable(self, error: OSError) -> None:
+        """uvicorn's socket refused the connection: answer the client instead."""
+        if self._host.stopping:
+            log_event(log, logging.WARNING, "relay.unreachable", error=str(error), stopping=True)
+            answer = refusal(503, ErrorCode.BUSY, "the server is stopping")
+        else:
+            log_event(log, logging.ERROR, "relay.unreachable", error=str(error))
+            answer = refusal(502, ErrorCode.INTERNAL, "the HTTP API is not reachable")
+        self._stop()
+        refuse(self._transport, answer, self._host.config.head_timeout, self._host)
 
     def _check_idle(self) -> None:
         timeout = self._host.config.http_idle_timeout
@@ -292,26 +271,14 @@ class HttpRelay(asyncio.Protocol):
         log_event(log, logging.INFO, "relay.idle", peer=self._peer_host, seconds=timeout)
         self._abort()
 
-    def _abort(self) -> None:
-        self._transport.abort()
+    def _stop(self) -> None:
+        """The relay is done: its timer and uvicorn's socket go."""
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
         if self._upstream is not None:
-            self._upstream.abort()
+            self._upstream.close()
 
-
-class _Upstream(asyncio.Protocol):
-    """uvicorn's side of a relayed request."""
-
-    def __init__(self, relay: HttpRelay) -> None:
-        self._relay = relay
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._relay.upstream_connected(cast(asyncio.Transport, transport))
-
-    def data_received(self, data: bytes) -> None:
-        self._relay.from_upstream(data)
-
-    def eof_received(self) -> None:
-        return None  # uvicorn is done: its socket closes, then connection_lost
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._relay.upstream_closed(exc)
+    def _abort(self) -> None:
+        self._stop()
+        self._transport.abort()
