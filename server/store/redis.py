@@ -161,8 +161,9 @@ class RedisStore:
         return f"{self.prefix}{kind}:{{{key}}}"
 
     async def _call(self, command: str, *args: Any) -> Any:
+        """One command, one round trip."""
         self.round_trips += 1
-        return await self.redis.execute_command(command, *args)
+        return await self.redis.execute_command(command, *args)  # type: ignore[no-untyped-call]
 
     # ---- matches and replays ---------------------------------------------------------------------------
 
@@ -188,7 +189,7 @@ class RedisStore:
             *_, kept = await pipe.execute()
         if kept > self.archive_capacity:
             self.round_trips += 1
-            evicted = await self.redis.zpopmin(archive, kept - self.archive_capacity)
+            evicted: list[Any] = await self.redis.zpopmin(archive, kept - self.archive_capacity)
             if evicted:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for member, _ in evicted:
@@ -233,9 +234,9 @@ class RedisStore:
                     held = None if data is None else PlayerRecord.from_plain(json.loads(data))
                     new = change(held)
                     if new is None:
-                        await pipe.unwatch()
+                        await pipe.unwatch()  # type: ignore[no-untyped-call]
                         return held
-                    pipe.multi()
+                    pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.set(key, _json(new.plain()), px=_ms(self.player_ttl))
                     self.round_trips += 1
                     await pipe.execute()
@@ -262,7 +263,8 @@ class RedisStore:
             pipe.zrevrange(board, offset, offset + limit - 1)
             pipe.zcard(board)
             self.round_trips += 1
-            ids, total = await pipe.execute()
+            answers: list[Any] = await pipe.execute()
+        ids, total = answers
         if not ids or limit == 0:
             return [], int(total)
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -281,7 +283,9 @@ class RedisStore:
         if limit <= 0:
             return []
         self.round_trips += 1
-        found = await self.redis.zrange(f"{self.prefix}ranked:pending", 0, limit - 1, withscores=True)
+        found: list[Any] = await self.redis.zrange(
+            f"{self.prefix}ranked:pending", 0, limit - 1, withscores=True
+        )
         return [(_text(member), float(score)) for member, score in found]
 
     async def done_ranked(self, match_id: str) -> None:
@@ -304,7 +308,8 @@ class RedisStore:
             pipe.zrevrange(board, offset, offset + limit - 1)
             pipe.zcard(board)
             self.round_trips += 1
-            guests, total = await pipe.execute()
+            answers: list[Any] = await pipe.execute()
+        guests, total = answers
         if not guests or limit == 0:
             return [], int(total)
         found = await self._call("HMGET", self._day_key(day, "entries"), *guests)
