@@ -12,6 +12,7 @@ from rules.ruleset import Ruleset
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ
 
+from .match.matchmaker import QueueSettings
 from .netcode.runner import RunnerSettings
 
 #: The environment variable holding the token secret (any string); without it each process makes one.
@@ -83,6 +84,18 @@ class ServerConfig:
     verify_concurrency: int = 2
     verify_timeout: float = 30.0
     verify_pool: str = "process"
+    #: The ranked queue: its windows, wait and capacity (server/match/matchmaker.py).
+    queue: QueueSettings = field(default_factory=QueueSettings)
+    #: Seconds both players of a found ranked match have to connect before it is cancelled.
+    ranked_join_timeout: float = 15.0
+    #: Seconds the ranked queue refuses a guest who was not connected when its found match had to start.
+    ranked_dodge_cooldown: float = 300.0
+    #: Seconds between two pairing passes of the queue (a guest's arrival pairs at once, too).
+    ranked_pair_every: float = 0.5
+    #: Seconds between looks at the journal of ranked results to apply; an entry with no match record
+    #: after ranked_stale_after seconds is dropped (its match died with its node).
+    ranked_recovery_every: float = 60.0
+    ranked_stale_after: float = 3600.0
     #: Tokens: the HMAC secret and their lifetime.
     secret: bytes = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0

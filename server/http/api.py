@@ -16,7 +16,9 @@ from protocol.errors import ErrorCode
 
 from ..errors import ServerError
 from ..match.hub import Hub
-from ..tokens import Guest, TokenError
+from ..tokens import Guest
+from .auth import guest_of as bearer_guest
+from .ranked import ranked_router
 from .verify import Verifier
 
 MSGPACK = "application/msgpack"
@@ -41,12 +43,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
     router = APIRouter()
 
     def guest_of(authorization: str | None) -> Guest:
-        if authorization is None or not authorization.startswith("Bearer "):
-            raise ServerError(ErrorCode.AUTH, "send the guest token as 'Authorization: Bearer <token>'", 401)
-        try:
-            return hub.signer.verify(authorization.removeprefix("Bearer ").strip(), hub.clock.wall())
-        except TokenError as error:
-            raise ServerError(ErrorCode.AUTH, f"token refused: {error}", 401) from None
+        return bearer_guest(hub, authorization)
 
     @router.post("/api/guests")
     async def new_guest(body: GuestRequest | None = None) -> dict[str, str]:
@@ -124,4 +121,5 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
         """Liveness and the loop's numbers."""
         return {"ok": True, **hub.stats()}
 
+    router.include_router(ranked_router(hub))
     return router

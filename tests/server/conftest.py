@@ -14,6 +14,7 @@ from server.app import create_app
 from server.config import ServerConfig
 from server.embed import RunningServer, running_server
 from server.netcode.runner import RunnerSettings
+from server.store.base import Store
 
 #: Frames per second in the networked tests: fast enough to be quick, slow enough that the bots, the
 #: spectator and the server sharing this one process keep up (no test asserts a speed).
@@ -71,8 +72,8 @@ async def start_server() -> AsyncIterator[StartServer]:
     """Start real servers (uvicorn on 127.0.0.1, port 0) in the test's loop; all stop after the test."""
     async with contextlib.AsyncExitStack() as stack:
 
-        async def start(config: ServerConfig | None = None) -> RunningServer:
-            app = create_app(config or fast_config())
+        async def start(config: ServerConfig | None = None, store: Store | None = None) -> RunningServer:
+            app = create_app(config or fast_config(), store)
             return await stack.enter_async_context(running_server(app))
 
         yield start
