@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from protocol.codec import error_message, to_plain
 from protocol.errors import ErrorCode
 
-from .config import ServerConfig
+from .config import SECRET_ENV, ServerConfig
 from .errors import ServerError
 from .http.api import build_router
 from .http.verify import Verifier
@@ -51,11 +51,27 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 1000)
 
 
+def make_store(config: ServerConfig) -> Store:
+    """The store the config names: Redis at `redis_url`, else the embedded one."""
+    if config.redis_url is not None:
+        from .store.redis import RedisStore
+
+        return RedisStore.from_url(config.redis_url, config.redis_prefix)
+    return MemoryStore(config.store_capacity)
+
+
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
-    """The app with its hub (reachable as `app.state.hub` for tests and stats)."""
+    """The app with its hub (reachable as `app.state.hub` for tests and stats).
+
+    Raises ConfigError (server/config.py) for a token secret the store cannot work with.
+    """
     config = config or ServerConfig()
+    config.check_secret()
+    if config.secret_generated:
+        why = f"{SECRET_ENV} is not set: tokens are signed with a secret of this process and end with it"
+        log_event(log, logging.WARNING, "config.secret-generated", why=why)
     install_denial_filter()
-    hub = Hub(config, store if store is not None else MemoryStore(config.store_capacity))
+    hub = Hub(config, store if store is not None else make_store(config))
     verifier = Verifier(config)
     dispatcher = Dispatcher(hub)
 

@@ -1,10 +1,11 @@
-"""`floe serve`: the match server on one process with the embedded store (the lead wires it into floe_cli).
+"""`floe serve`: the match server on one process, with the embedded store or a shared Redis.
 
     floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…]
 
 `register(subparsers)` adds the subcommand; `run(args)` serves until interrupted and returns the exit
-status. The token secret comes from FLOE_SECRET (else a per-process one); allowed websocket origins
-from FLOE_ORIGINS (comma-separated; "*" allows any).
+status. The store is Redis when `--redis` or FLOE_REDIS_URL names one, else the embedded store. The
+token secret comes from FLOE_SECRET (at least 16 bytes; required with Redis, else a per-process one
+with a warning); allowed websocket origins from FLOE_ORIGINS (comma-separated; "*" allows any).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from .config import ServerConfig
+from .config import REDIS_ENV, ConfigError, ServerConfig
 
 ORIGINS_ENV = "FLOE_ORIGINS"
 
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
         help="run the match server (HTTP API and websockets)",
-        description="Run the floe match server with the embedded in-memory store.",
+        description="Run the floe match server (the embedded in-memory store unless --redis).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
@@ -35,15 +36,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--redis",
         metavar="URL",
         default=None,
-        help="Redis URL for a shared store (not available yet: a later issue)",
+        help=f"Redis URL of a shared store (default: ${REDIS_ENV}, else the embedded store)",
     )
     parser.set_defaults(run=run)
     return parser
 
 
-def config_from_env(host: str, port: int) -> ServerConfig:
-    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS."""
-    config = ServerConfig()
+def config_from_env(host: str, port: int, redis_url: str | None = None) -> ServerConfig:
+    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS, and the
+    Redis store of `redis_url` or FLOE_REDIS_URL."""
+    config = ServerConfig(redis_url=redis_url or os.environ.get(REDIS_ENV) or None)
     origins = list(config.allowed_origins)
     origins += [f"http://{host}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
     extra = os.environ.get(ORIGINS_ENV)
@@ -54,12 +56,6 @@ def config_from_env(host: str, port: int) -> ServerConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
-    if args.redis:
-        print(
-            "floe serve: the Redis store is not available yet; run without --redis for the embedded store",
-            file=sys.stderr,
-        )
-        return 2
     import uvicorn
 
     from .app import create_app
@@ -67,10 +63,13 @@ def run(args: argparse.Namespace) -> int:
     from .logs import setup_logging
 
     setup_logging()
-    config = config_from_env(args.host, args.port)
-    server = uvicorn.Server(
-        uvicorn_config(create_app(config), args.host, args.port, config, log_level="info")
-    )
+    config = config_from_env(args.host, args.port, args.redis)
+    try:
+        app = create_app(config)
+    except ConfigError as error:
+        print(f"floe serve: {error}", file=sys.stderr)
+        return 2
+    server = uvicorn.Server(uvicorn_config(app, args.host, args.port, config, log_level="info"))
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(server.serve())
     return 0

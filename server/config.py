@@ -15,8 +15,21 @@ from rules.versus.tables import FRAME_HZ
 from .match.matchmaker import QueueSettings
 from .netcode.runner import RunnerSettings
 
-#: The environment variable holding the token secret (any string); without it each process makes one.
+#: The environment variable holding the token secret (at least 16 bytes); without it (or empty) each
+#: process makes one, which only the embedded store accepts (tokens then end with the process).
 SECRET_ENV = "FLOE_SECRET"
+#: The environment variable naming the Redis store (`floe serve --redis` wins over it).
+REDIS_ENV = "FLOE_REDIS_URL"
+#: The shortest token secret accepted (a shorter one would be guessable).
+MIN_SECRET_BYTES = 16
+
+
+class GeneratedSecret(bytes):
+    """A token secret made up for this process because none was configured."""
+
+
+class ConfigError(ValueError):
+    """Settings the server refuses to start with."""
 
 DEFAULT_ORIGINS = (
     "http://localhost:8000",
@@ -28,9 +41,10 @@ DEFAULT_ORIGINS = (
 
 
 def secret_from_env() -> bytes:
-    """The token secret: FLOE_SECRET when set, else 32 random bytes (tokens then die with the process)."""
+    """The token secret: FLOE_SECRET when set and not empty, else 32 random bytes (a GeneratedSecret:
+    tokens then end with the process)."""
     value = os.environ.get(SECRET_ENV)
-    return value.encode("utf-8") if value else secrets.token_bytes(32)
+    return value.encode("utf-8") if value else GeneratedSecret(secrets.token_bytes(32))
 
 
 @dataclass(frozen=True)
@@ -99,14 +113,33 @@ class ServerConfig:
     #: Tokens: the HMAC secret and their lifetime.
     secret: bytes = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0
-    #: Replays and match records kept by the in-memory store (oldest evicted first).
+    #: Replays, match records and player records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
+    #: The Redis store's URL (None: the embedded store) and its keys' prefix.
+    redis_url: str | None = None
+    redis_prefix: str = "floe:"
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 
     def __post_init__(self) -> None:
         if self.match_config is None:
             object.__setattr__(self, "match_config", self.ruleset.default_config())
+
+    @property
+    def secret_generated(self) -> bool:
+        """Was the token secret made up for this process (none configured)?"""
+        return isinstance(self.secret, GeneratedSecret)
+
+    def check_secret(self) -> None:
+        """ConfigError unless the secret suits the store: at least MIN_SECRET_BYTES, and configured
+        (not made up per process) when the store is shared (Redis), or every node signs its own."""
+        if len(self.secret) < MIN_SECRET_BYTES:
+            raise ConfigError(f"the token secret must be at least {MIN_SECRET_BYTES} bytes ({SECRET_ENV})")
+        if self.redis_url is not None and self.secret_generated:
+            raise ConfigError(
+                f"a shared store needs a configured token secret: set {SECRET_ENV} (at least "
+                f"{MIN_SECRET_BYTES} bytes, the same on every node)"
+            )
 
     def with_time_limit(self, seconds: float) -> ServerConfig:
         """The same config, every other rule kept, with matches limited to `seconds` of frames."""
