@@ -9,6 +9,7 @@ from typing import Any
 
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND
 from rules.ruleset import Ruleset
+from rules.solo.ruleset import PENGO_SOLO
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ
 
@@ -110,6 +111,12 @@ class ServerConfig:
     #: after ranked_stale_after seconds is dropped (its match died with its node).
     ranked_recovery_every: float = 60.0
     ranked_stale_after: float = 3600.0
+    #: The daily challenge: its ruleset and config (None: the ruleset's default, a 10-minute pengo-solo
+    #: run), runs a guest may submit a day, and seconds after midnight the previous day still takes runs.
+    daily_ruleset: Ruleset[Any, Any] = PENGO_SOLO
+    daily_config: Any = None
+    daily_submissions: int = 20
+    daily_grace: float = 900.0
     #: Tokens: the HMAC secret and their lifetime.
     secret: bytes = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0
@@ -124,6 +131,8 @@ class ServerConfig:
     def __post_init__(self) -> None:
         if self.match_config is None:
             object.__setattr__(self, "match_config", self.ruleset.default_config())
+        if self.daily_config is None:
+            object.__setattr__(self, "daily_config", self.daily_ruleset.default_config())
 
     @property
     def secret_generated(self) -> bool:

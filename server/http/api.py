@@ -18,6 +18,7 @@ from ..errors import ServerError
 from ..match.hub import Hub
 from ..tokens import Guest
 from .auth import guest_of as bearer_guest
+from .daily import daily_router, read_body
 from .ranked import ranked_router
 from .verify import Verifier
 
@@ -104,17 +105,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
     @router.post("/api/replays/verify")
     async def verify_replay(request: Request) -> dict[str, Any]:
         """Re-simulate an uploaded replay (msgpack body) and compare its result and log hash."""
-        limit = hub.config.verify_max_bytes
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            message = f"body of {declared} bytes is over the limit of {limit}"
-            raise ServerError(ErrorCode.TOO_LARGE, message, 413)
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
-        return await verifier.verify(bytes(body))
+        return await verifier.verify(await read_body(request, hub.config.verify_max_bytes))
 
     @router.get("/health")
     async def health() -> dict[str, Any]:
@@ -122,4 +113,5 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
         return {"ok": True, **hub.stats()}
 
     router.include_router(ranked_router(hub))
+    router.include_router(daily_router(hub, verifier))
     return router

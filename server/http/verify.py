@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+from collections.abc import Callable
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -65,6 +66,11 @@ class Verifier:
 
     async def verify(self, data: bytes) -> dict[str, Any]:
         """The verdict as plain data; raises ServerError when busy, oversized or out of time."""
+        return await self.run(verify_bytes, data, self.config.verify_max_frames)
+
+    async def run(self, job: Callable[..., dict[str, Any]], data: bytes, *args: Any) -> dict[str, Any]:
+        """Run `job(data, *args)` (a module-level function: it may go to another process) in a worker,
+        under the same bounds as a verification; its answer, or ServerError."""
         if len(data) > self.config.verify_max_bytes:
             raise ServerError(
                 ErrorCode.TOO_LARGE,
@@ -75,7 +81,7 @@ class Verifier:
             raise ServerError(ErrorCode.BUSY, "every verification slot is busy; try again", 503)
         async with self._slots:
             loop = asyncio.get_running_loop()
-            future = loop.run_in_executor(self._pool(), verify_bytes, data, self.config.verify_max_frames)
+            future = loop.run_in_executor(self._pool(), job, data, *args)
             try:
                 return await asyncio.wait_for(future, self.config.verify_timeout)
             except TimeoutError:  # before OSError, of which it is a subclass
