@@ -88,7 +88,8 @@ async def test_a_tampered_run_is_refused_with_a_clear_error(start_server: StartS
         _, auth = await guest(http, "eve")
         replay = decode_replay(bot_authors_run(challenge))
         result = replay.result
-        richer = MatchResult(result.winner, result.outcomes, result.reason, result.frame, (result.scores[0] + 5000,))
+        scores = (result.scores[0] + 5000,)
+        richer = MatchResult(result.winner, result.outcomes, result.reason, result.frame, scores)
         body = encode_replay(replace(replay, result=richer))
         answer = await http.post("/api/daily/runs", content=body, headers={**auth, **MSGPACK})
         assert answer.status_code == 422
@@ -105,7 +106,8 @@ async def test_runs_of_another_challenge_and_non_replays_are_refused(start_serve
         _, auth = await guest(http, "mal")
         other_seed = bot_authors_run({**challenge, "seed": (challenge["seed"] + 1) % 2**32})
         other_config = bot_authors_run({**challenge, "config": {**challenge["config"], "lives": 5}})
-        refusals = ((other_seed, "not-daily"), (other_config, "not-daily"), (b"\x93not a replay", "bad-replay"))
+        garbage = b"\x93not a replay"
+        refusals = ((other_seed, "not-daily"), (other_config, "not-daily"), (garbage, "bad-replay"))
         for body, code in refusals:
             answer = await http.post("/api/daily/runs", content=body, headers={**auth, **MSGPACK})
             assert answer.status_code == 422 and answer.json()["code"] == code, answer.text
