@@ -62,6 +62,12 @@ class ErrorCode(enum.StrEnum):
     ROOM_FULL = "room-full"
     """Every seat of the room is taken."""
 
+    ALREADY_PLAYING = "already-playing"
+    """The guest (or the room's creator) already holds a seat in a live match: one at a time."""
+
+    TOO_MANY_ROOMS = "too-many-rooms"
+    """The guest already has as many open rooms as a guest may (HTTP)."""
+
     RATE_LIMITED = "rate-limited"
     """Messages came faster than the connection's token bucket allows; the excess was dropped."""
 
@@ -91,9 +97,6 @@ class ErrorCode(enum.StrEnum):
 
     ALREADY_QUEUED = "already-queued"
     """The guest waits in the ranked queue already (from this or another connection)."""
-
-    IN_MATCH = "in-match"
-    """The guest holds a seat in a live match already; finish or leave it first."""
 
     NOT_DAILY = "not-daily"
     """The run is not of a day's challenge that takes runs now (ruleset, config, seed or day)."""

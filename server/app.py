@@ -16,13 +16,14 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from protocol.codec import error_message, to_plain
 from protocol.errors import ErrorCode
 
-from .config import SECRET_ENV, ServerConfig
+from .config import ServerConfig
 from .errors import ServerError
 from .http.api import build_router
+from .http.bodylimit import BodyLimit
 from .http.verify import Verifier
 from .logs import log_event
 from .match.dispatch import Dispatcher
@@ -58,6 +59,10 @@ def make_store(config: ServerConfig) -> Store:
 
         return RedisStore.from_url(config.redis_url, config.redis_prefix)
     return MemoryStore(config.store_capacity)
+def respond(error: ServerError) -> JSONResponse:
+    """A refusal in the server's one error shape, with Retry-After when the error has a hint."""
+    headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
+    return JSONResponse(error.plain(), status_code=error.status, headers=headers)
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
@@ -66,10 +71,6 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     Raises ConfigError (server/config.py) for a token secret the store cannot work with.
     """
     config = config or ServerConfig()
-    config.check_secret()
-    if config.secret_generated:
-        why = f"{SECRET_ENV} is not set: tokens are signed with a secret of this process and end with it"
-        log_event(log, logging.WARNING, "config.secret-generated", why=why)
     install_denial_filter()
     hub = Hub(config, store if store is not None else make_store(config))
     verifier = Verifier(config)
@@ -88,25 +89,35 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     app = FastAPI(title="floe", lifespan=lifespan)
     app.state.hub = hub
+    app.state.verifier = verifier
     app.include_router(build_router(hub, verifier))
+
+    app.add_middleware(
+        BodyLimit,
+        default_bytes=config.http_body_bytes,
+        upload_bytes={path: config.verify_max_bytes for path in ("/api/replays/verify", "/api/daily/runs")},
+    )
 
     @app.exception_handler(ServerError)
     async def refused(_: Request, error: ServerError) -> JSONResponse:
-        headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
-        return JSONResponse(error.plain(), status_code=error.status, headers=headers)
+        return respond(error)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(part) for part in first.get("loc", ()))
-        body = to_plain(error_message(ErrorCode.MALFORMED, f"{where}: {first.get('msg', 'invalid request')}"))
-        return JSONResponse(body, status_code=422)
+        message = f"{where}: {first.get('msg', 'invalid request')}"
+        return respond(ServerError(ErrorCode.MALFORMED, message, 422))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_refusal(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        code = ErrorCode.NOT_FOUND if error.status_code == 404 else ErrorCode.MALFORMED
+        return respond(ServerError(code, str(error.detail), error.status_code))
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, error: Exception) -> JSONResponse:
         log_event(log, logging.ERROR, "http.failed", error=f"{type(error).__name__}: {error}")
-        body = to_plain(error_message(ErrorCode.INTERNAL, "the server failed on this request"))
-        return JSONResponse(body, status_code=500)
+        return respond(ServerError(ErrorCode.INTERNAL, "the server failed on this request", 500))
 
     @app.websocket("/ws")
     async def websocket(websocket: WebSocket) -> None:

@@ -4,8 +4,9 @@
 
 `register(subparsers)` adds the subcommand; `run(args)` serves until interrupted and returns the exit
 status. The store is Redis when `--redis` or FLOE_REDIS_URL names one, else the embedded store. The
-token secret comes from FLOE_SECRET (at least 16 bytes; required with Redis, else a per-process one
-with a warning); allowed websocket origins from FLOE_ORIGINS (comma-separated; "*" allows any).
+token secret comes from FLOE_SECRET (at least 16 bytes; without it a per-process one, with a
+warning: tokens then die with the process; a shared store refuses to start without it); allowed
+websocket origins from FLOE_ORIGINS (comma-separated; "*" allows any).
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
     from .logs import setup_logging
 
     setup_logging()
-    config = config_from_env(args.host, args.port, args.redis)
     try:
+        config = config_from_env(args.host, args.port, args.redis)
         app = create_app(config)
     except ConfigError as error:
         print(f"floe serve: {error}", file=sys.stderr)

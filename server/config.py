@@ -16,21 +16,10 @@ from rules.versus.tables import FRAME_HZ
 from .match.matchmaker import QueueSettings
 from .netcode.runner import RunnerSettings
 
-#: The environment variable holding the token secret (at least 16 bytes); without it (or empty) each
-#: process makes one, which only the embedded store accepts (tokens then end with the process).
+#: The environment variable holding the token secret (at least MIN_SECRET_BYTES bytes of UTF-8).
 SECRET_ENV = "FLOE_SECRET"
 #: The environment variable naming the Redis store (`floe serve --redis` wins over it).
 REDIS_ENV = "FLOE_REDIS_URL"
-#: The shortest token secret accepted (a shorter one would be guessable).
-MIN_SECRET_BYTES = 16
-
-
-class GeneratedSecret(bytes):
-    """A token secret made up for this process because none was configured."""
-
-
-class ConfigError(ValueError):
-    """Settings the server refuses to start with."""
 
 DEFAULT_ORIGINS = (
     "http://localhost:8000",
@@ -41,11 +30,60 @@ DEFAULT_ORIGINS = (
 )
 
 
-def secret_from_env() -> bytes:
-    """The token secret: FLOE_SECRET when set and not empty, else 32 random bytes (a GeneratedSecret:
-    tokens then end with the process)."""
+#: The shortest token secret the server takes.
+MIN_SECRET_BYTES = 16
+
+
+class ConfigError(ValueError):
+    """A setting the server refuses to start with."""
+
+
+def secret_from_env() -> bytes | None:
+    """FLOE_SECRET as bytes, or None when it is not set; ConfigError when it is set but too short
+    (an empty one included: it must not silently mean a random secret)."""
     value = os.environ.get(SECRET_ENV)
-    return value.encode("utf-8") if value else GeneratedSecret(secrets.token_bytes(32))
+    if value is None:
+        return None
+    secret = value.encode("utf-8")
+    if len(secret) < MIN_SECRET_BYTES:
+        raise ConfigError(f"{SECRET_ENV} must be at least {MIN_SECRET_BYTES} bytes, got {len(secret)}")
+    return secret
+
+
+def token_secret(configured: bytes | None, shared_store: bool) -> tuple[bytes, str]:
+    """The secret to sign tokens with, and where it came from ("configured" or "random").
+
+    A random secret is made only for the embedded store (tokens then die with the process, which is
+    what one process on its own store means); a store shared by several processes needs every one
+    of them to sign alike, so it refuses to start without a configured secret.
+    """
+    if configured is not None:
+        if len(configured) < MIN_SECRET_BYTES:
+            raise ConfigError(f"the token secret must be at least {MIN_SECRET_BYTES} bytes")
+        return configured, "configured"
+    if shared_store:
+        raise ConfigError(f"a shared store needs a token secret: set {SECRET_ENV} (at least "
+                          f"{MIN_SECRET_BYTES} bytes, the same on every node)")
+    return secrets.token_bytes(32), "random"
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    """Per-guest and per-address bounds of the lobby (rates are per second; a burst is a bucket's size)."""
+
+    #: Matches with every seat taken that one guest may hold a seat in at once.
+    live_matches_per_guest: int = 1
+    #: Rooms one guest may have waiting for a second player.
+    open_rooms_per_guest: int = 3
+    #: Rooms and bot matches one guest may make: a burst, then this many a second.
+    match_rate_per_guest: float = 0.2
+    match_burst_per_guest: float = 5
+    #: The same per address (several guests behind one address share it).
+    match_rate_per_address: float = 1.0
+    match_burst_per_address: float = 20
+    #: Guests one address may make.
+    guest_rate_per_address: float = 0.2
+    guest_burst_per_address: float = 10
 
 
 @dataclass(frozen=True)
@@ -75,8 +113,13 @@ class ServerConfig:
     send_buffer_bytes: int = 1024 * 1024
     #: Seconds a dropped player may take to come back before the seat forfeits.
     reconnect_grace: float = 30.0
-    #: Seconds a room waits for its players before it is cancelled.
+    #: Seconds a room waits for its players before it is cancelled (from its creation: not renewable).
     room_timeout: float = 300.0
+    #: Per-guest and per-address bounds of the lobby.
+    limits: LimitSettings = field(default_factory=LimitSettings)
+    #: Seconds a seat in a live match counts against its guest at most (a match that never reported
+    #: its end frees its seats then; matches end long before).
+    live_hold: float = 3600.0
     #: Seconds a finished match stays listed for late reconnects before it is forgotten.
     linger: float = 30.0
     #: At most this many frames simulated per match in one tick when the loop fell behind; past it the
@@ -93,10 +136,14 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = DEFAULT_ORIGINS
     #: Live matches (rooms included) one process holds at most.
     max_matches: int = 2000
+    #: The largest request body of the JSON routes (bytes; refused with 413 before it is read).
+    http_body_bytes: int = 16 * 1024
     #: Replay verification: body bound, frame bound, concurrency, wall-time bound, pool kind.
     verify_max_bytes: int = 1024 * 1024
     verify_max_frames: int = 10 * 60 * FRAME_HZ
     verify_concurrency: int = 2
+    #: Of those, how many one client address may hold at once.
+    verify_per_client: int = 1
     verify_timeout: float = 30.0
     verify_pool: str = "process"
     #: The ranked queue: its windows, wait and capacity (server/match/matchmaker.py).
@@ -117,8 +164,9 @@ class ServerConfig:
     daily_config: Any = None
     daily_submissions: int = 20
     daily_grace: float = 900.0
-    #: Tokens: the HMAC secret and their lifetime.
-    secret: bytes = field(default_factory=secret_from_env, repr=False)
+    #: Tokens: the HMAC secret (None: FLOE_SECRET's, or a random one for the embedded store, see
+    #: `token_secret`) and their lifetime.
+    secret: bytes | None = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0
     #: Replays, match records and player records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
@@ -133,22 +181,6 @@ class ServerConfig:
             object.__setattr__(self, "match_config", self.ruleset.default_config())
         if self.daily_config is None:
             object.__setattr__(self, "daily_config", self.daily_ruleset.default_config())
-
-    @property
-    def secret_generated(self) -> bool:
-        """Was the token secret made up for this process (none configured)?"""
-        return isinstance(self.secret, GeneratedSecret)
-
-    def check_secret(self) -> None:
-        """ConfigError unless the secret suits the store: at least MIN_SECRET_BYTES, and configured
-        (not made up per process) when the store is shared (Redis), or every node signs its own."""
-        if len(self.secret) < MIN_SECRET_BYTES:
-            raise ConfigError(f"the token secret must be at least {MIN_SECRET_BYTES} bytes ({SECRET_ENV})")
-        if self.redis_url is not None and self.secret_generated:
-            raise ConfigError(
-                f"a shared store needs a configured token secret: set {SECRET_ENV} (at least "
-                f"{MIN_SECRET_BYTES} bytes, the same on every node)"
-            )
 
     def with_time_limit(self, seconds: float) -> ServerConfig:
         """The same config, every other rule kept, with matches limited to `seconds` of frames."""

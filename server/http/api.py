@@ -1,12 +1,13 @@
-"""The HTTP API: guests, rooms, bot matches, the live list, replays, verification, health.
+"""The HTTP API: guests, rooms and invitations, bot matches, the live list, replays, verification, health.
 
 Every refusal is the protocol's `error` message as JSON (`{"kind": "error", "code": …, "message": …}`)
-with a fitting status; protocol/README.md lists the endpoints.
+with a fitting status (the app's one handler of ServerError, server/app.py); each route documents
+every status it answers in the OpenAPI schema; protocol/README.md lists the endpoints and limits.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
@@ -18,7 +19,7 @@ from ..errors import ServerError
 from ..match.hub import Hub
 from ..tokens import Guest
 from .auth import guest_of as bearer_guest
-from .daily import daily_router, read_body
+from .daily import daily_router
 from .ranked import ranked_router
 from .verify import Verifier
 
@@ -33,57 +34,115 @@ class GuestRequest(BaseModel):
 
 
 class BotRequest(BaseModel):
-    """`POST /api/bot-matches` body."""
+    """`POST /api/bot-matches` body: the bot to play (one of the ruleset's, listed in the schema)."""
 
     model_config = ConfigDict(extra="forbid")
     bot: Annotated[str, Field(max_length=32)] = "competent"
 
 
+class JoinRequest(BaseModel):
+    """`POST /api/rooms/join` body: the invitation of a room's share link."""
+
+    model_config = ConfigDict(extra="forbid")
+    invite: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+#: Content types the verify route reads (a form or text post is refused, so a cross-origin page cannot
+#: send one without a preflight).
+REPLAY_TYPES = (MSGPACK, "application/octet-stream")
+
+
+def _refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the refusals a route can answer, each in the error shape."""
+    return {status: {"description": _STATUS_TEXT[status], "model": ErrorBody} for status in statuses}
+
+
+class ErrorBody(BaseModel):
+    """Every refusal: the protocol's `error` message as JSON."""
+
+    kind: Literal["error"] = "error"
+    code: str
+    message: str
+    ref: str | None = None
+    fatal: bool = False
+
+
+_STATUS_TEXT = {
+    401: "no guest token, or one that is malformed, forged or expired (`auth`)",
+    404: "no such match, room, invitation or replay (`not-found`, `no-such-match`)",
+    409: "the guest already plays a match, has too many open rooms, or the room is full",
+    413: "the body is over its size limit (`too-large`); it was not read",
+    415: "the body is not msgpack (`malformed`)",
+    422: "the request is malformed, or the bytes are not a replay (`malformed`, `bad-replay`)",
+    429: "a rate or share limit; see Retry-After (`rate-limited`)",
+    503: "the server holds as many matches or verifications as it can; see Retry-After (`busy`)",
+    504: "the verification ran past its time bound (`timeout`)",
+}
+
+
+#: The `Authorization: Bearer <token>` header of a guest's request.
+Authorization = Annotated[str | None, Header()]
+
+
+def address_of(request: Request) -> str:
+    """The client's address: the peer, or the one floe's listener forwarded for it (server/transport)."""
+    client = request.client
+    return client.host if client is not None else "unknown"
+
+
 def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
     """The routes, closed over one hub and verifier."""
     router = APIRouter()
+    bot_schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"bot": {"type": "string", "enum": list(hub.config.ruleset.bot_names)}},
+    }
 
     def guest_of(authorization: str | None) -> Guest:
         return bearer_guest(hub, authorization)
 
-    @router.post("/api/guests")
-    async def new_guest(body: GuestRequest | None = None) -> dict[str, str]:
-        """A guest identity and its signed token."""
+    @router.post("/api/guests", responses=_refusals(422, 429))
+    async def new_guest(request: Request, body: GuestRequest | None = None) -> dict[str, str]:
+        """A guest identity and its signed token (rate-limited per address)."""
+        await hub.lobby.admit_guest(address_of(request))
         name = body.name if body else None
         guest, token = hub.signer.new_guest(hub.ids.guest_id(), name, hub.clock.wall())
         return {"guest": guest.id, "name": guest.name, "token": token}
 
-    @router.post("/api/rooms")
-    async def new_room(authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
-        """A custom room; share its id, a second player joins it."""
+    @router.post("/api/rooms", responses=_refusals(401, 409, 429, 503))
+    async def new_room(request: Request, authorization: Authorization = None) -> dict[str, Any]:
+        """A private room: the guest holds seat 0; whoever has the invitation takes seat 1."""
         guest = guest_of(authorization)
-        live = hub.create_room(guest)
-        return {"match": live.id, "seat": 0}
+        live = await hub.lobby.create_room(guest, address_of(request))
+        return {"match": live.id, "seat": 0, "invite": live.invite}
 
-    @router.post("/api/rooms/{match_id}/join")
-    async def join_room(
-        match_id: str, authorization: Annotated[str | None, Header()] = None
-    ) -> dict[str, Any]:
-        """Take the free seat of a room."""
+    @router.post("/api/rooms/join", responses=_refusals(401, 404, 409, 422))
+    async def join_room(body: JoinRequest, authorization: Authorization = None) -> dict[str, Any]:
+        """Take the free seat of the room an invitation opens."""
         guest = guest_of(authorization)
-        live, seat = hub.join_room(match_id, guest)
+        live, seat = await hub.lobby.join_room(body.invite, guest)
         return {"match": live.id, "seat": seat}
 
-    @router.post("/api/bot-matches")
+    @router.post(
+        "/api/bot-matches",
+        responses=_refusals(401, 409, 422, 429, 503),
+        openapi_extra={"requestBody": {"content": {"application/json": {"schema": bot_schema}}}},
+    )
     async def new_bot_match(
-        body: BotRequest, authorization: Annotated[str | None, Header()] = None
+        request: Request, body: BotRequest, authorization: Authorization = None
     ) -> dict[str, Any]:
-        """Play against a server-side bot ("competent" or "lazy"); it starts when you connect."""
+        """Play against a server-side bot of this ruleset; the match starts when you connect."""
         guest = guest_of(authorization)
-        live = hub.create_bot_match(guest, body.bot)
+        live = await hub.lobby.create_bot_match(guest, body.bot, address_of(request))
         return {"match": live.id, "seat": 0}
 
     @router.get("/api/matches")
     async def live_matches() -> dict[str, Any]:
-        """Matches to watch: waiting and running ones."""
+        """Running matches to watch, newest first."""
         return {"matches": hub.live_list()}
 
-    @router.get("/api/matches/{match_id}")
+    @router.get("/api/matches/{match_id}", responses=_refusals(404))
     async def match_record(match_id: str) -> dict[str, Any]:
         """A live match's summary, or a finished match's record."""
         live = hub.matches.get(match_id)
@@ -94,24 +153,47 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
             raise ServerError(ErrorCode.NOT_FOUND, f"no match {match_id!r}", 404)
         return {"live": False, **record.plain()}
 
-    @router.get("/api/replays/{replay_id}")
+    @router.get(
+        "/api/replays/{replay_id}",
+        responses={200: {"content": {MSGPACK: {}}, "description": "the replay file"}, **_refusals(404)},
+    )
     async def replay(replay_id: str) -> Response:
-        """A finished match's replay, msgpack (protocol/replay_codec.py)."""
+        """A finished match's replay, msgpack (protocol/README.md documents the file)."""
         data = await hub.store.get_replay(replay_id)
         if data is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
         return Response(content=data, media_type=MSGPACK)
 
-    @router.post("/api/replays/verify")
+    @router.post(
+        "/api/replays/verify",
+        responses=_refusals(413, 415, 422, 429, 503, 504),
+        openapi_extra={"requestBody": {"required": True, "content": {t: {"schema": {"type": "string",
+                                                                                     "format": "binary"}}
+                                                                     for t in REPLAY_TYPES}}},
+    )
     async def verify_replay(request: Request) -> dict[str, Any]:
-        """Re-simulate an uploaded replay (msgpack body) and compare its result and log hash."""
-        return await verifier.verify(await read_body(request, hub.config.verify_max_bytes))
+        """Re-simulate an uploaded replay (a msgpack body) and compare its result and log hash."""
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind not in REPLAY_TYPES:
+            raise ServerError(ErrorCode.MALFORMED, f"send the replay as {' or '.join(REPLAY_TYPES)}", 415)
+        limit = hub.config.verify_max_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            message = f"body of {declared} bytes is over the limit of {limit}"
+            raise ServerError(ErrorCode.TOO_LARGE, message, 413)
+        with verifier.slot(address_of(request)) as held:  # before the body is read
+            body = bytearray()
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
+            return await verifier.run(held, bytes(body))
 
     @router.get("/health")
     async def health() -> dict[str, Any]:
-        """Liveness and the loop's numbers."""
+        """Liveness and the loop's numbers (constant time: running figures)."""
         return {"ok": True, **hub.stats()}
 
     router.include_router(ranked_router(hub))
-    router.include_router(daily_router(hub, verifier))
+    router.include_router(daily_router(hub, verifier, address_of))
     return router

@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -44,6 +45,7 @@ from rules.replay import verify
 from ..errors import ServerError
 from ..match.hub import Hub
 from ..store.players import DailyEntry
+from ..tokens import Guest
 from .auth import guest_of
 from .verify import Verifier
 
@@ -91,7 +93,9 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
     try:
         replay = decode_replay(data, max_bytes=len(data))
     except ReplayDecodeError as error:
-        return {"ok": False, "error": ErrorCode.BAD_REPLAY.value, "reason": str(error), "frame": None}
+        return {"decoded": False, "reason": str(error)}
+    except Exception as error:  # noqa: BLE001 - nothing a body holds may escape the worker
+        return {"decoded": False, "reason": f"replay: {type(error).__name__}"}
     wrong = None
     if (replay.ruleset, replay.ruleset_version) != (terms.ruleset, terms.version):
         got, want = f"{replay.ruleset} v{replay.ruleset_version}", f"{terms.ruleset} v{terms.version}"
@@ -103,12 +107,14 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
     elif replay.seed not in terms.days:
         wrong = f"seed {replay.seed} is not the seed of a day that takes runs now (GET /api/daily gives it)"
     if wrong is not None:
-        return {"ok": False, "error": ErrorCode.NOT_DAILY.value, "reason": wrong, "frame": None}
+        code = ErrorCode.NOT_DAILY.value
+        return {"decoded": True, "ok": False, "error": code, "reason": wrong, "frame": None}
     verdict = verify(replay, terms.max_frames)
     if not verdict.ok or verdict.result is None:
         code = ErrorCode.UNVERIFIED.value
-        return {"ok": False, "error": code, "reason": verdict.reason, "frame": verdict.frame}
+        return {"decoded": True, "ok": False, "error": code, "reason": verdict.reason, "frame": verdict.frame}
     return {
+        "decoded": True,
         "ok": True,
         "day": terms.days[replay.seed],
         "score": verdict.result.scores[0],
@@ -118,8 +124,8 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
     }
 
 
-def daily_router(hub: Hub, verifier: Verifier) -> APIRouter:
-    """The routes above, closed over one hub and the verification pool."""
+def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], str]) -> APIRouter:
+    """The routes above, closed over one hub, the verification pool and how to tell a client's address."""
     router = APIRouter()
     config = hub.config
     ruleset = config.daily_ruleset
@@ -130,7 +136,7 @@ def daily_router(hub: Hub, verifier: Verifier) -> APIRouter:
         days = [today]
         if wall - day_start(today) < config.daily_grace:
             days.append(day_of(wall - DAY_SECONDS))
-        return {day_seed(day_key(config.secret, day), day): day for day in days}
+        return {day_seed(day_key(hub.secret, day), day): day for day in days}
 
     def closes(day: str) -> float:
         return day_start(day) + DAY_SECONDS + config.daily_grace
@@ -141,7 +147,7 @@ def daily_router(hub: Hub, verifier: Verifier) -> APIRouter:
         day = day_of(hub.clock.wall())
         return {
             "day": day,
-            "seed": day_seed(day_key(config.secret, day), day),
+            "seed": day_seed(day_key(hub.secret, day), day),
             "ruleset": ruleset.name,
             "ruleset_version": ruleset.version,
             "config": ruleset.config_plain(config.daily_config),
@@ -170,7 +176,7 @@ def daily_router(hub: Hub, verifier: Verifier) -> APIRouter:
             "entries": [{"rank": offset + i + 1, **e.plain()} for i, e in enumerate(entries)],
         }
         if start <= wall:
-            key = day_key(config.secret, day)
+            key = day_key(hub.secret, day)
             answer["seed"] = day_seed(key, day)
             if wall >= closes(day):
                 answer["key"] = key.hex()
@@ -182,7 +188,11 @@ def daily_router(hub: Hub, verifier: Verifier) -> APIRouter:
     ) -> dict[str, Any]:
         """Verify a run of a day's challenge and put it on that day's board."""
         guest = guest_of(hub, authorization)
-        body = await read_body(request, config.verify_max_bytes)
+        with verifier.slot(address_of(request)) as held:  # before the body is read
+            body = await read_body(request, config.verify_max_bytes)
+            return await _submit(guest, body, held)
+
+    async def _submit(guest: Guest, body: bytes, held: Any) -> dict[str, Any]:
         wall = hub.clock.wall()
         days = open_days(wall)
         today = day_of(wall)
@@ -196,7 +206,7 @@ def daily_router(hub: Hub, verifier: Verifier) -> APIRouter:
             raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
         terms = Terms(ruleset.name, ruleset.version, ruleset.config_plain(config.daily_config), days,
                       config.verify_max_frames)
-        answer = await verifier.run(check_run, body, terms)
+        answer = await verifier.run(held, body, check_run, terms)
         if not answer["ok"]:
             frame = f" (frame {answer['frame']})" if answer.get("frame") is not None else ""
             raise ServerError(ErrorCode(answer["error"]), f"{answer['reason']}{frame}", 422)

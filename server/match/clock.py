@@ -3,8 +3,10 @@
 Tick k is due at `start + k / rate` on the event loop's monotonic clock; the task sleeps until the
 next deadline, never `sleep(1 / rate)` in a loop (that drifts by every wake-up's lateness). When a
 wake-up is so late that ticks were missed, the next call carries the newest due tick (the matches
-simulate the frames in between, bounded by their catch-up limit). The lateness of every wake-up is
-kept (bounded) so the stats can report its percentiles.
+simulate the frames in between, bounded by their catch-up limit). The lateness of the last
+`LATENESS_SAMPLES` wake-ups is kept twice: as the samples themselves (the benchmark reads them) and
+as a window histogram whose percentiles cost the same however full it is (what `/health` reports,
+on the match loop).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections import deque
 from collections.abc import Callable
 
 from ..logs import log_event
+from .histogram import WindowHistogram
 
 log = logging.getLogger("floe.clock")
 
@@ -34,6 +37,7 @@ class FrameClock:
         self.tick = 0
         self.start = 0.0
         self.lateness: deque[float] = deque(maxlen=LATENESS_SAMPLES)
+        self.histogram = WindowHistogram(LATENESS_SAMPLES)
         self.missed = 0
         self.busy = 0.0
 
@@ -56,7 +60,9 @@ class FrameClock:
             due = max(next_tick, math.floor((woke - self.start) * self.rate))
             if due > next_tick:
                 self.missed += due - next_tick
-            self.lateness.append(woke - self.deadline(next_tick))
+            late = woke - self.deadline(next_tick)
+            self.lateness.append(late)
+            self.histogram.add(late)
             self.tick = due
             try:
                 self.on_tick(due)
@@ -65,8 +71,5 @@ class FrameClock:
             self.busy += loop.time() - woke
 
     def percentile(self, fraction: float) -> float:
-        """A percentile of wake-up lateness in seconds (0.0 before the first tick)."""
-        if not self.lateness:
-            return 0.0
-        ordered = sorted(self.lateness)
-        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+        """A percentile of wake-up lateness in seconds (0.0 before the first tick), in constant time."""
+        return self.histogram.percentile(fraction)

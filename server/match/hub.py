@@ -22,13 +22,14 @@ from protocol.codec import error_message
 from protocol.errors import ErrorCode
 from protocol.messages import MatchState
 
-from ..config import ServerConfig
+from ..config import ServerConfig, token_secret
 from ..errors import ServerError
 from ..logs import log_event
 from ..store.base import Store
 from ..tokens import Guest, TokenSigner
 from .clock import FrameClock
 from .live import Finished, LiveMatch, Seat
+from .lobby import Lobby
 from .ranked import RankedLobby
 from .sources import Clock, IdSource, RandomIds, SystemClock
 
@@ -45,7 +46,11 @@ class Hub:
         self.store = store
         self.clock: Clock = clock or SystemClock()
         self.ids: IdSource = ids or RandomIds()
-        self.signer = TokenSigner(config.secret, config.token_ttl)
+        secret, self.secret_source = token_secret(config.secret, store.shared)
+        #: The secret in use (configured, or this process's own): tokens and the daily seeds derive from it.
+        self.secret = secret
+        self.signer = TokenSigner(secret, config.token_ttl)
+        self.lobby = Lobby(self, store, config.limits, config.room_timeout, config.live_hold)
         self.matches: dict[str, LiveMatch] = {}
         self.slices = config.tick_slices
         #: The matches of each slice (a new match joins the emptiest).
@@ -73,7 +78,12 @@ class Hub:
     async def start(self) -> None:
         """Start the clock."""
         self._clock_task = asyncio.create_task(self.frame_clock.run(), name="floe-clock")
-        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.frame_rate)
+        source = self.secret_source
+        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.frame_rate, secret=source)
+        if source == "random":
+            why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
+            why += "is signed out when it stops"
+            log_event(log, logging.WARNING, "hub.random-secret", why=why)
 
     async def stop(self) -> None:
         """Stop the clock, close the matches' connections, finish pending store writes."""
@@ -129,7 +139,9 @@ class Hub:
             self._forget(live.id)
 
     def _forget(self, match_id: str) -> None:
-        self.matches.pop(match_id, None)
+        live = self.matches.pop(match_id, None)
+        if live is not None:
+            self.lobby.forget(live)
         index = self._slice_of.pop(match_id, None)
         if index is not None:
             self._slices[index].pop(match_id, None)
@@ -153,18 +165,23 @@ class Hub:
         task.add_done_callback(self._writes.discard)
 
     async def _write(self, finished: Finished, live: LiveMatch | None) -> None:
+        record = finished.record
         try:
-            if finished.replay is not None and finished.record.replay is not None:
-                await self.store.put_replay(finished.record.replay, finished.replay)
-            await self.store.put_match(finished.record)
-            if finished.record.ranked:
-                await self.ranked.settle(finished.record, live)
+            await self.lobby.ended(record.id, record.guests)
+            if finished.replay is not None and record.replay is not None:
+                await self.store.put_replay(record.replay, finished.replay)
+            await self.store.put_match(record)
+            if record.ranked:
+                await self.ranked.settle(record, live)
         except Exception:  # noqa: BLE001 - a store failure is logged; the match already ended
-            log_event(log, logging.ERROR, "store.write-failed", exc_info=True, match=finished.record.id)
+            log_event(log, logging.ERROR, "store.write-failed", exc_info=True, match=record.id)
 
     # ---- rooms -----------------------------------------------------------------------------------------
 
-    def _new_match(self, seats: list[Seat], ranked: bool = False) -> LiveMatch:
+    def new_match(
+        self, seats: list[Seat], match_id: str | None = None, invite: str | None = None, ranked: bool = False
+    ) -> LiveMatch:
+        """A new live match of these seats (a room while a seat is free); 503 when the process is full."""
         if len(self.matches) >= self.config.max_matches:
             raise ServerError(ErrorCode.BUSY, "this server holds as many matches as it can", 503)
         live = LiveMatch(
@@ -172,10 +189,11 @@ class Hub:
             seats,
             self.now(),
             self._finished,
-            match_id=self.ids.match_id(),
+            match_id=match_id or self.ids.match_id(),
             seed=self.ids.seed(),
             created_wall=self.clock.wall(),
             ranked=ranked,
+            invite=invite,
         )
         self.matches[live.id] = live
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
@@ -183,36 +201,11 @@ class Hub:
         self._slice_of[live.id] = index
         return live
 
-    def create_room(self, guest: Guest) -> LiveMatch:
-        """A room of two seats; the guest holds the first, the second waits for whoever gets the id."""
-        live = self._new_match([Seat(guest.name, guest=guest.id), Seat("open")])
-        log_event(log, logging.INFO, "room.create", match=live.id, guest=guest.id)
-        return live
-
-    def join_room(self, match_id: str, guest: Guest) -> tuple[LiveMatch, int]:
-        """Take a free seat of a waiting room (or the seat the guest already holds)."""
-        live = self.matches.get(match_id)
-        if live is None:
-            raise ServerError(ErrorCode.NO_SUCH_MATCH, f"no room {match_id!r}", 404)
-        seat = live.take_seat(guest.id, guest.name)
-        if seat is None:
-            if live.state != MatchState.WAITING:
-                raise ServerError(ErrorCode.MATCH_OVER, "the room has already started or ended", 409)
-            raise ServerError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
-        log_event(log, logging.INFO, "room.join", match=live.id, guest=guest.id, seat=seat)
-        return live, seat
-
-    def create_bot_match(self, guest: Guest, bot: str) -> LiveMatch:
-        """A match against a server-side bot; it starts when the guest connects."""
-        self._check_bot(bot)
-        live = self._new_match([Seat(guest.name, guest=guest.id), Seat(f"{bot}-bot", bot=bot)])
-        log_event(log, logging.INFO, "room.bot", match=live.id, guest=guest.id, bot=bot)
-        return live
-
-    def create_ranked_match(self, first: Guest, second: Guest) -> LiveMatch:
-        """A ranked 1 v 1 of two guests the queue paired; it starts when both are connected."""
+    def create_ranked_match(self, first: Guest, second: Guest, match_id: str) -> LiveMatch:
+        """A ranked 1 v 1 of two guests the queue paired (seated by the lobby); it starts when both are
+        connected."""
         seats = [Seat(first.name, guest=first.id), Seat(second.name, guest=second.id)]
-        live = self._new_match(seats, ranked=True)
+        live = self.new_match(seats, match_id, ranked=True)
         log_event(log, logging.INFO, "room.ranked", match=live.id, guests=[first.id, second.id])
         return live
 
@@ -225,10 +218,11 @@ class Hub:
     def create_bot_duel(self, first: str, second: str) -> LiveMatch:
         """A match of two server-side bots (starts at once; used to watch bots and by the SyncTest tests)."""
         for bot in (first, second):
-            self._check_bot(bot)
-        return self._new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)])
+            self.check_bot(bot)
+        return self.new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)])
 
-    def _check_bot(self, bot: str) -> None:
+    def check_bot(self, bot: str) -> None:
+        """Refuse (422) a bot this server's ruleset does not have."""
         names = self.config.ruleset.bot_names
         if bot not in names:
             raise ServerError(ErrorCode.MALFORMED, f"bot must be one of {names}, got {bot!r}", 422)
@@ -236,9 +230,8 @@ class Hub:
     # ---- reading -----------------------------------------------------------------------------------------
 
     def live_list(self) -> list[dict[str, Any]]:
-        """Matches waiting or running, newest first."""
-        listed = (MatchState.WAITING, MatchState.RUNNING)
-        entries = [live.summary() for live in self.matches.values() if live.state in listed]
+        """Running matches, newest first (rooms are joined by invitation, so they are not listed)."""
+        entries = [live.summary() for live in self.matches.values() if live.state == MatchState.RUNNING]
         return sorted(entries, key=lambda entry: entry["created"], reverse=True)
 
     def stats(self) -> dict[str, Any]:

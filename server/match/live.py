@@ -96,8 +96,11 @@ class LiveMatch:
         seed: int,
         created_wall: float = 0.0,
         ranked: bool = False,
+        invite: str | None = None,
     ) -> None:
         self.id = match_id
+        #: A room's invitation: the secret of its share link (None for a bot match).
+        self.invite = invite
         self.config = config
         self.seats = seats
         self.seed = seed
@@ -134,6 +137,10 @@ class LiveMatch:
     def seat_of(self, guest_id: str) -> int | None:
         """The seat a guest holds here, or None."""
         return next((index for index, seat in enumerate(self.seats) if seat.guest == guest_id), None)
+
+    def has_free_seat(self) -> bool:
+        """Is this a waiting room with a seat nobody holds?"""
+        return self.state == MatchState.WAITING and any(not seat.taken for seat in self.seats)
 
     def take_seat(self, guest_id: str, name: str) -> int | None:
         """Give a guest the first free seat of a waiting room (their own if they hold one); None if full."""

@@ -92,7 +92,8 @@ class RankedLobby:
             session.send(refusal)
             return
         if session.match is not None or self.hub.seat_held(guest.id):
-            refusal = error_message(ErrorCode.IN_MATCH, "finish or leave your live match first", "queue")
+            message = "finish or leave your live match first"
+            refusal = error_message(ErrorCode.ALREADY_PLAYING, message, "queue")
             session.send(refusal)
             return
         self._admitting[guest.id] = session
@@ -181,26 +182,35 @@ class RankedLobby:
             first, second = self._waiting.pop(pair.first.guest), self._waiting.pop(pair.second.guest)
             for guest_id in (pair.first.guest, pair.second.guest):
                 self.hub.spawn(self.hub.store.remove_member(QUEUE_KEY, guest_id))
+            self.hub.spawn(self._open(first, second))
+
+    async def _open(self, first: _Waiting, second: _Waiting) -> None:
+        """Seat a pair (one live match per guest, across nodes), make their match, tell them."""
+        match_id = self.hub.ids.match_id()
+        try:
+            await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id)
             try:
-                live = self.hub.create_ranked_match(first.guest, second.guest)
-            except ServerError as error:
-                for waiting in (first, second):
-                    waiting.session.send(error.to_message("queue"))
-                continue
-            self.hub.spawn(self.hub.store.note_ranked(live.id, self.hub.clock.wall()))
-            for seat, (me, other) in enumerate(((first, second), (second, first))):
-                me.session.send(
-                    Matched(
-                        match=live.id,
-                        seat=seat,
-                        opponent=other.guest.name,
-                        opponent_rating=other.glicko.rating,
-                        join_within=self.config.ranked_join_timeout,
-                    )
+                live = self.hub.create_ranked_match(first.guest, second.guest, match_id)
+            except ServerError:
+                await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id))
+                raise
+        except ServerError as error:
+            for waiting in (first, second):
+                waiting.session.send(error.to_message("queue"))
+            return
+        await self.hub.store.note_ranked(live.id, self.hub.clock.wall())
+        for seat, (me, other) in enumerate(((first, second), (second, first))):
+            me.session.send(
+                Matched(
+                    match=live.id,
+                    seat=seat,
+                    opponent=other.guest.name,
+                    opponent_rating=other.glicko.rating,
+                    join_within=self.config.ranked_join_timeout,
                 )
-            log_event(log, logging.INFO, "queue.matched", match=live.id,
-                      guests=[first.guest.id, second.guest.id],
-                      ratings=[round(first.glicko.rating, 1), round(second.glicko.rating, 1)])
+            )
+        log_event(log, logging.INFO, "queue.matched", match=live.id, guests=[first.guest.id, second.guest.id],
+                  ratings=[round(first.glicko.rating, 1), round(second.glicko.rating, 1)])
 
     # ---- the end of a ranked match ---------------------------------------------------------------------
 

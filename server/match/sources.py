@@ -40,6 +40,10 @@ class IdSource(Protocol):
         """A new guest id."""
         ...
 
+    def invite(self) -> str:
+        """A new room invitation: a secret that opens the room's free seat."""
+        ...
+
 
 class SystemClock:
     """The running event loop's clock and the system's wall clock."""
@@ -67,3 +71,7 @@ class RandomIds:
     def guest_id(self) -> str:
         """`g_` and twelve url-safe characters."""
         return "g_" + secrets.token_urlsafe(9)
+
+    def invite(self) -> str:
+        """128 bits, url-safe (22 characters)."""
+        return secrets.token_urlsafe(16)

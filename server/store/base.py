@@ -82,6 +82,12 @@ class MatchRecord:
 
 class Store(Protocol):
     """Replays, match records, players and ratings, ranked results to apply, daily boards, limits."""
+    """Replays and match records, and the counters of the limits."""
+
+    @property
+    def shared(self) -> bool:
+        """Do other processes use this store too (then they must share the token secret)?"""
+        ...
 
     async def put_replay(self, replay_id: str, data: bytes) -> None:
         """Keep a replay's msgpack bytes."""

@@ -47,6 +47,9 @@ class _Ranking:
 class MemoryStore:
     """The embedded store: dicts in this process, bounded by evicting the oldest entries."""
 
+    #: One process's memory: no other process sees it.
+    shared = False
+
     def __init__(self, capacity: int = 10_000) -> None:
         if capacity < 1:
             raise ValueError("capacity must be positive")

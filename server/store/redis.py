@@ -104,6 +104,9 @@ def _text(value: Any) -> str:
 class RedisStore:
     """The Store interface on Redis (see the module docstring for the keys and their bounds)."""
 
+    #: Other processes use it too: they must share the token secret.
+    shared = True
+
     def __init__(
         self,
         client: aioredis.Redis,

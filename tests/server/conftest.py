@@ -11,10 +11,16 @@ import pytest
 import pytest_asyncio
 
 from server.app import create_app
-from server.config import ServerConfig
+from server.config import LimitSettings, ServerConfig
 from server.embed import RunningServer, running_server
 from server.netcode.runner import RunnerSettings
 from server.store.base import Store
+
+#: The lobby's rate limits raised for tests that make many guests and matches from one address (the
+#: limits' own tests use the defaults).
+TEST_LIMITS = LimitSettings(
+    match_burst_per_guest=1000, match_burst_per_address=1000, guest_burst_per_address=1000
+)
 
 #: Frames per second in the networked tests: fast enough to be quick, slow enough that the bots, the
 #: spectator and the server sharing this one process keep up (no test asserts a speed).
@@ -32,6 +38,7 @@ def fast_config(**overrides: object) -> ServerConfig:
         linger=30.0,
         verify_pool="thread",
         secret=b"test-secret-0123456789abcdef",
+        limits=TEST_LIMITS,
         tune_gc=False,
     ).with_time_limit(8)
     return replace(config, **overrides)  # type: ignore[arg-type]

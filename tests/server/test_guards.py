@@ -73,8 +73,8 @@ async def test_a_token_drives_only_its_own_seat(start_server: StartServer) -> No
     assert (await client.error()).code == "not-seated"
     await client.send(encode(Input(frame=0, inputs=[3])))
     assert (await client.error()).code == "not-joined"
-    taken = await botclient.http_bytes(f"{server.http_url}/api/rooms/{match_id}/join", "POST", b"{}")
-    assert taken[0] == 401 and json.loads(taken[1])["code"] == "auth"
+    taken = await botclient.http_bytes(f"{server.http_url}/api/rooms/join", "POST", b"{}")
+    assert taken[0] == 422 and json.loads(taken[1])["code"] == "malformed"
 
 
 async def test_a_spectator_cannot_send_inputs(start_server: StartServer) -> None:

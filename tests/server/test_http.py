@@ -18,6 +18,8 @@ from tests.versus.helpers import random_inputs
 
 pytestmark = pytest.mark.asyncio
 
+MSGPACK = {"content-type": "application/msgpack"}
+
 
 def finished_replay_bytes(frames: int = 120) -> bytes:
     """A short finished match's replay (99 lives: it lasts to the time limit), made locally."""
@@ -30,7 +32,8 @@ def finished_replay_bytes(frames: int = 120) -> bytes:
 
 
 async def test_guests_rooms_and_the_live_list(start_server: StartServer) -> None:
-    """Guests get tokens; rooms are made, joined, listed; a third guest finds the room full."""
+    """Guests get tokens; a room is joined by its invitation (not its id) and is not listed while it
+    waits; a third guest finds it full; a wrong invitation opens nothing."""
     server = await start_server()
     async with httpx.AsyncClient(base_url=server.http_url) as http:
         tokens = []
@@ -39,12 +42,15 @@ async def test_guests_rooms_and_the_live_list(start_server: StartServer) -> None
             assert answer["name"] == name and answer["guest"].startswith("g_")
             tokens.append({"Authorization": f"Bearer {answer['token']}"})
         room = (await http.post("/api/rooms", headers=tokens[0])).json()
-        assert room["seat"] == 0
-        joined = await http.post(f"/api/rooms/{room['match']}/join", headers=tokens[1])
+        assert room["seat"] == 0 and len(room["invite"]) >= 20 and room["invite"] != room["match"]
+        by_id = await http.post("/api/rooms/join", json={"invite": room["match"]}, headers=tokens[1])
+        assert by_id.status_code == 404 and by_id.json()["code"] == "no-such-match"
+        invite = {"invite": room["invite"]}
+        joined = await http.post("/api/rooms/join", json=invite, headers=tokens[1])
         assert joined.json() == {"match": room["match"], "seat": 1}
-        again = await http.post(f"/api/rooms/{room['match']}/join", headers=tokens[1])
+        again = await http.post("/api/rooms/join", json=invite, headers=tokens[1])
         assert again.json()["seat"] == 1  # joining twice keeps the seat
-        full = await http.post(f"/api/rooms/{room['match']}/join", headers=tokens[2])
+        full = await http.post("/api/rooms/join", json=invite, headers=tokens[2])
         assert full.status_code == 409 and full.json() == {
             "kind": "error",
             "code": "room-full",
@@ -52,10 +58,8 @@ async def test_guests_rooms_and_the_live_list(start_server: StartServer) -> None
             "ref": None,
             "fatal": False,
         }
-        listed = (await http.get("/api/matches")).json()["matches"]
-        assert [entry["id"] for entry in listed] == [room["match"]] and listed[0]["state"] == "waiting"
-        assert listed[0]["seats"] == ["ann", "bob"]
-        missing = await http.post("/api/rooms/nope/join", headers=tokens[2])
+        assert (await http.get("/api/matches")).json()["matches"] == []
+        missing = await http.post("/api/rooms/join", json={"invite": "nope"}, headers=tokens[2])
         assert missing.status_code == 404 and missing.json()["code"] == "no-such-match"
 
 
@@ -89,16 +93,21 @@ async def test_replay_verification(start_server: StartServer) -> None:
     server = await start_server(replace(fast_config(), verify_max_bytes=64 * 1024))
     data = finished_replay_bytes()
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
-        good = (await http.post("/api/replays/verify", content=data)).json()
+        good = (await http.post("/api/replays/verify", content=data, headers=MSGPACK)).json()
         assert good["ok"] is True and good["result"]["frame"] == 120
         replay = decode_replay(data)
         forged = dataclasses.replace(replay, result=dataclasses.replace(replay.result, scores=(99999, 0)))
-        verdict = (await http.post("/api/replays/verify", content=encode_replay(forged))).json()
-        assert verdict["ok"] is False and "result differs" in verdict["reason"]
-        garbage = (await http.post("/api/replays/verify", content=b"\xc1\xc1")).json()
-        assert garbage == {"ok": False, "error": "bad-replay", "reason": garbage["reason"]}
-        big = await http.post("/api/replays/verify", content=b"\x00" * (65 * 1024))
+        answer = await http.post("/api/replays/verify", content=encode_replay(forged), headers=MSGPACK)
+        verdict = answer.json()
+        assert answer.status_code == 200 and verdict["ok"] is False and "result differs" in verdict["reason"]
+        assert verdict["frame"] == 120
+        garbage = await http.post("/api/replays/verify", content=b"\xc1\xc1", headers=MSGPACK)
+        assert garbage.status_code == 422 and garbage.json()["code"] == "bad-replay"
+        assert garbage.json()["kind"] == "error"
+        big = await http.post("/api/replays/verify", content=b"\x00" * (65 * 1024), headers=MSGPACK)
         assert big.status_code == 413 and big.json()["code"] == "too-large"
+        text = await http.post("/api/replays/verify", content=data, headers={"content-type": "text/plain"})
+        assert text.status_code == 415 and text.json()["code"] == "malformed"
 
 
 async def test_verification_past_its_time_bound_is_a_timeout(start_server: StartServer) -> None:
@@ -106,5 +115,5 @@ async def test_verification_past_its_time_bound_is_a_timeout(start_server: Start
     server = await start_server(replace(fast_config(), verify_timeout=0.01))
     data = finished_replay_bytes(3000)  # a few hundred milliseconds to verify
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
-        answer = await http.post("/api/replays/verify", content=data)
+        answer = await http.post("/api/replays/verify", content=data, headers=MSGPACK)
     assert answer.status_code == 504 and answer.json()["code"] == "timeout"

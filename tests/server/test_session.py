@@ -157,7 +157,7 @@ def test_joining_binds_the_seat_and_closing_starts_the_grace_period() -> None:
     hub, session, out, clock = make(reconnect_grace=5.0)
     guest = Guest("g_ann", "ann")
     token = hub.signer.issue(guest, clock.wall())
-    live = hub._new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
+    live = hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
     session.receive(hello(token), clock.now)
     welcome = out.messages[0]
     assert isinstance(welcome, Welcome) and welcome.guest == "g_ann"
@@ -176,7 +176,7 @@ def test_joining_binds_the_seat_and_closing_starts_the_grace_period() -> None:
 def test_a_spectator_is_bound_read_only() -> None:
     """Watching binds the session as a spectator of the match, with no seat."""
     hub, session, out, clock = make()
-    live = hub._new_match([Seat("a", bot="lazy"), Seat("b", bot="competent")])
+    live = hub.new_match([Seat("a", bot="lazy"), Seat("b", bot="competent")])
     session.receive(hello(), clock.now)
     session.receive(encode(Watch(match=live.id)), clock.now)
     assert session.match is live and session.seat is None and session.spectator
