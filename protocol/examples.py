@@ -32,6 +32,7 @@ from .messages import (
     Watch,
     Welcome,
 )
+from .version import PROTOCOL_VERSION
 
 _TOKEN = "v1.eyJnIjoiZ19hYmMiLCJuIjoiYW5uIiwiZSI6MTcwMDAwMDAwMH0.c2lnbmF0dXJl"
 _ACTORS = [
@@ -66,14 +67,14 @@ _VIEW = {
 EXAMPLES: dict[str, Message] = {
     message.KIND: message
     for message in (
-        Hello(version=2, token=_TOKEN, client="web-0.1"),
+        Hello(version=PROTOCOL_VERSION, token=_TOKEN, client="web-0.1"),
         Join(match="Wqzulj7f0Nw", since=None),
         Watch(match="Wqzulj7f0Nw", since=0),
         Input(frame=1234, inputs=[0x0B, 0x03]),
         Ping(id=7, t=51230),
         Leave(),
         Welcome(
-            version=2,
+            version=PROTOCOL_VERSION,
             guest="g_abc",
             name="ann",
             frame_rate=60,

@@ -27,6 +27,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -42,6 +43,9 @@ from ..logs import log_event
 
 log = logging.getLogger("floe.verify")
 
+#: How much nicer than the server the process pool's workers run (os.nice): with as many workers as
+#: cores, the match loop gets the CPU first (bench/README.md, the verification flood).
+VERIFY_NICENESS = 10
 #: Seconds a refused client is told to wait before it tries again.
 RETRY_AFTER = 2.0
 
@@ -92,7 +96,10 @@ class Verifier:
             workers = self.config.verify_concurrency
             if self.config.verify_pool == "process":
                 self._executor = concurrent.futures.ProcessPoolExecutor(
-                    workers, mp_context=multiprocessing.get_context("spawn")
+                    workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=os.nice,
+                    initargs=(VERIFY_NICENESS,),
                 )
             else:
                 self._executor = concurrent.futures.ThreadPoolExecutor(
