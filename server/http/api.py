@@ -7,11 +7,13 @@ every status it answers in the OpenAPI schema; protocol/README.md lists the endp
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import ClientDisconnect
 
 from protocol.errors import ErrorCode
 
@@ -69,7 +71,9 @@ class ErrorBody(BaseModel):
 
 _STATUS_TEXT = {
     401: "no guest token, or one that is malformed, forged or expired (`auth`)",
+    400: "the client went away before its body arrived (`malformed`)",
     404: "no such match, room, invitation or replay (`not-found`, `no-such-match`)",
+    408: "the body did not arrive in time (`timeout`)",
     409: "the guest already plays a match, has too many open rooms, or the room is full",
     413: "the body is over its size limit (`too-large`); it was not read",
     415: "the body is not msgpack (`malformed`)",
@@ -88,6 +92,23 @@ def address_of(request: Request) -> str:
     """The client's address: the peer, or the one floe's listener forwarded for it (server/transport)."""
     client = request.client
     return client.host if client is not None else "unknown"
+
+
+async def read_body(request: Request, limit: int, seconds: float) -> bytes:
+    """The request's body, at most `limit` bytes (413) within `seconds` (408: a body trickled to hold a
+    slot is cut off); a client that went away ends the request quietly."""
+    body = bytearray()
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
+    except TimeoutError:
+        raise ServerError(ErrorCode.TIMEOUT, f"the body did not arrive within {seconds:g} s", 408) from None
+    except ClientDisconnect:
+        raise ServerError(ErrorCode.MALFORMED, "the client went away before its body arrived", 400) from None
+    return bytes(body)
 
 
 def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
@@ -166,7 +187,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
 
     @router.post(
         "/api/replays/verify",
-        responses=_refusals(413, 415, 422, 429, 503, 504),
+        responses=_refusals(400, 408, 413, 415, 422, 429, 503, 504),
         openapi_extra={"requestBody": {"required": True, "content": {t: {"schema": {"type": "string",
                                                                                      "format": "binary"}}
                                                                      for t in REPLAY_TYPES}}},
@@ -182,12 +203,8 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
             message = f"body of {declared} bytes is over the limit of {limit}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
         with verifier.slot(address_of(request)) as held:  # before the body is read
-            body = bytearray()
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
-            return await verifier.run(held, bytes(body))
+            body = await read_body(request, limit, hub.config.http_body_seconds)
+            return await verifier.run(held, body)
 
     @router.get("/health")
     async def health() -> dict[str, Any]:
