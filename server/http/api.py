@@ -7,13 +7,11 @@ every status it answers in the OpenAPI schema; protocol/README.md lists the endp
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.requests import ClientDisconnect
 
 from protocol.errors import ErrorCode
 
@@ -21,6 +19,7 @@ from ..errors import ServerError
 from ..match.hub import Hub
 from ..tokens import Guest
 from .auth import guest_of as bearer_guest
+from .body import read_body
 from .daily import daily_router
 from .ranked import ranked_router
 from .verify import Verifier
@@ -92,23 +91,6 @@ def address_of(request: Request) -> str:
     """The client's address: the peer, or the one floe's listener forwarded for it (server/transport)."""
     client = request.client
     return client.host if client is not None else "unknown"
-
-
-async def read_body(request: Request, limit: int, seconds: float) -> bytes:
-    """The request's body, at most `limit` bytes (413) within `seconds` (408: a body trickled to hold a
-    slot is cut off); a client that went away ends the request quietly."""
-    body = bytearray()
-    try:
-        async with asyncio.timeout(seconds):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
-    except TimeoutError:
-        raise ServerError(ErrorCode.TIMEOUT, f"the body did not arrive within {seconds:g} s", 408) from None
-    except ClientDisconnect:
-        raise ServerError(ErrorCode.MALFORMED, "the client went away before its body arrived", 400) from None
-    return bytes(body)
 
 
 def build_router(hub: Hub, verifier: Verifier) -> APIRouter:

@@ -47,6 +47,7 @@ from ..match.hub import Hub
 from ..store.players import DailyEntry
 from ..tokens import Guest
 from .auth import guest_of
+from .body import read_body
 from .verify import Verifier
 
 DAY_SECONDS = 24 * 3600
@@ -188,8 +189,13 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
     ) -> dict[str, Any]:
         """Verify a run of a day's challenge and put it on that day's board."""
         guest = guest_of(hub, authorization)
+        limit = config.verify_max_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            message = f"body of {declared} bytes is over the limit of {limit}"
+            raise ServerError(ErrorCode.TOO_LARGE, message, 413)
         with verifier.slot(address_of(request)) as held:  # before the body is read
-            body = await read_body(request, config.verify_max_bytes)
+            body = await read_body(request, limit, config.http_body_seconds)
             return await _submit(guest, body, held)
 
     async def _submit(guest: Guest, body: bytes, held: Any) -> dict[str, Any]:
@@ -226,16 +232,3 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         }
 
     return router
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused (413) past `limit` bytes before it is read in full."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ServerError(ErrorCode.TOO_LARGE, f"body of {declared} bytes is over the limit of {limit}", 413)
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
-    return bytes(body)
