@@ -39,7 +39,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 
 from protocol.errors import ErrorCode
-from protocol.replay_codec import ReplayDecodeError, decode_replay, encode_replay
+from protocol.replay_codec import encode_replay
 from rules.replay import verify
 
 from ..errors import ServerError
@@ -48,7 +48,7 @@ from ..store.players import DailyEntry
 from ..tokens import Guest
 from .auth import guest_of
 from .body import read_body
-from .verify import Verifier
+from .verify import Verifier, decode_body
 
 DAY_SECONDS = 24 * 3600
 #: Most entries of one board page.
@@ -91,12 +91,9 @@ class Terms:
 
 def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
     """Decode and verify a submitted run against the terms (runs in the worker); plain answer."""
-    try:
-        replay = decode_replay(data, max_bytes=len(data))
-    except ReplayDecodeError as error:
-        return {"decoded": False, "reason": str(error)}
-    except Exception as error:  # noqa: BLE001 - nothing a body holds may escape the worker
-        return {"decoded": False, "reason": f"replay: {type(error).__name__}"}
+    replay = decode_body(data)
+    if isinstance(replay, dict):
+        return replay
     wrong = None
     if (replay.ruleset, replay.ruleset_version) != (terms.ruleset, terms.version):
         got, want = f"{replay.ruleset} v{replay.ruleset_version}", f"{terms.ruleset} v{terms.version}"

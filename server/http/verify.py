@@ -35,7 +35,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.replay_codec import ReplayDecodeError, decode_replay
-from rules.replay import verify
+from rules.replay import Replay, verify
 
 from ..config import ServerConfig
 from ..errors import ServerError
@@ -50,17 +50,25 @@ VERIFY_NICENESS = 10
 RETRY_AFTER = 2.0
 
 
+def decode_body(data: bytes) -> Replay | dict[str, Any]:
+    """The replay in a body, or the answer for bytes that are not one: `{"decoded": False, "reason"}`
+    (runs in the worker: nothing a body holds escapes it)."""
+    try:
+        return decode_replay(data, max_bytes=len(data))
+    except ReplayDecodeError as error:
+        return {"decoded": False, "reason": str(error)}
+    except Exception as error:  # noqa: BLE001 - nothing a body holds may escape the worker
+        return {"decoded": False, "reason": f"replay: {type(error).__name__}"}
+
+
 def verify_bytes(data: bytes, max_frames: int) -> dict[str, Any]:
     """Decode and verify a replay (runs in the worker); every failure is part of the answer.
 
     `{"decoded": False, "reason": …}` for bytes that are not a replay; otherwise the verdict.
     """
-    try:
-        replay = decode_replay(data, max_bytes=len(data))
-    except ReplayDecodeError as error:
-        return {"decoded": False, "reason": str(error)}
-    except Exception as error:  # noqa: BLE001 - nothing a body holds may escape the worker
-        return {"decoded": False, "reason": f"replay: {type(error).__name__}"}
+    replay = decode_body(data)
+    if isinstance(replay, dict):
+        return replay
     try:
         verdict = verify(replay, max_frames)
     except Exception as error:  # noqa: BLE001 - verify never raises for a replay; a bug still answers

@@ -259,23 +259,27 @@ class RedisStore:
             self.round_trips += 1
             await pipe.execute()
 
-    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
-        board = self._board_key(provisional)
+    async def _page(self, board: str, offset: int, limit: int) -> tuple[list[Any], int]:
+        """A page of a sorted set, highest first, and its size (one round trip)."""
         offset, limit = max(0, offset), max(0, limit)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrevrange(board, offset, offset + limit - 1)
             pipe.zcard(board)
             self.round_trips += 1
             answers: list[Any] = await pipe.execute()
-        ids, total = answers
-        if not ids or limit == 0:
-            return [], int(total)
+        members, total = answers
+        return (members if limit else []), int(total)
+
+    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
+        ids, total = await self._page(self._board_key(provisional), offset, limit)
+        if not ids:
+            return [], total
         async with self.redis.pipeline(transaction=False) as pipe:
             for guest in ids:
                 pipe.get(self._player_key(_text(guest)))
             self.round_trips += 1
             found = await pipe.execute()
-        return [PlayerRecord.from_plain(json.loads(data)) for data in found if data is not None], int(total)
+        return [PlayerRecord.from_plain(json.loads(data)) for data in found if data is not None], total
 
     # ---- ranked results still to apply -------------------------------------------------------------------
 
@@ -305,18 +309,11 @@ class RedisStore:
         return DailyEntry.from_plain(json.loads(best))
 
     async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
-        board = self._day_key(day, "board")
-        offset, limit = max(0, offset), max(0, limit)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrevrange(board, offset, offset + limit - 1)
-            pipe.zcard(board)
-            self.round_trips += 1
-            answers: list[Any] = await pipe.execute()
-        guests, total = answers
-        if not guests or limit == 0:
-            return [], int(total)
+        guests, total = await self._page(self._day_key(day, "board"), offset, limit)
+        if not guests:
+            return [], total
         found = await self._call("HMGET", self._day_key(day, "entries"), *guests)
-        return [DailyEntry.from_plain(json.loads(data)) for data in found if data is not None], int(total)
+        return [DailyEntry.from_plain(json.loads(data)) for data in found if data is not None], total
 
     async def daily_entry(self, day: str, guest_id: str) -> DailyEntry | None:
         data = await self._call("HGET", self._day_key(day, "entries"), guest_id)
