@@ -8,4 +8,6 @@ from __future__ import annotations
 
 #: 2: `input` carries a run of bytes (`inputs`); a server websocket message may hold several
 #: messages back to back; `welcome` tells `input_batch` and `send_every`.
-PROTOCOL_VERSION = 2
+#: 3: the ranked queue: `queue`, `unqueue` from clients; `queued`, `unqueued`, `matched`, `rated` from
+#: the server; new error codes (`cooldown`, `already-queued`).
+PROTOCOL_VERSION = 3

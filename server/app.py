@@ -52,6 +52,13 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 1000)
 
 
+def make_store(config: ServerConfig) -> Store:
+    """The store the config names: Redis at `redis_url`, else the embedded one."""
+    if config.redis_url is not None:
+        from .store.redis import RedisStore
+
+        return RedisStore.from_url(config.redis_url, config.redis_prefix)
+    return MemoryStore(config.store_capacity)
 def respond(error: ServerError) -> JSONResponse:
     """A refusal in the server's one error shape, with Retry-After when the error has a hint."""
     headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
@@ -59,9 +66,12 @@ def respond(error: ServerError) -> JSONResponse:
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
-    """The app with its hub and dispatcher (`app.state.hub`, `app.state.dispatcher`: the listener's)."""
+    """The app with its hub and dispatcher (`app.state.hub`, `app.state.dispatcher`: the listener's).
+
+    Raises ConfigError (server/config.py) for a token secret the store cannot work with.
+    """
     config = config or ServerConfig()
-    hub = Hub(config, store if store is not None else MemoryStore(config.store_capacity))
+    hub = Hub(config, store if store is not None else make_store(config))
     verifier = Verifier(config)
     dispatcher = Dispatcher(hub)
 
@@ -85,7 +95,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.add_middleware(
         BodyLimit,
         default_bytes=config.http_body_bytes,
-        upload_bytes={"/api/replays/verify": config.verify_max_bytes},
+        upload_bytes={path: config.verify_max_bytes for path in ("/api/replays/verify", "/api/daily/runs")},
     )
 
     @app.exception_handler(ServerError)

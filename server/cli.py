@@ -1,12 +1,13 @@
-"""`floe serve`: the match server on one process with the embedded store (the lead wires it into floe_cli).
+"""`floe serve`: the match server on one process, with the embedded store or a shared Redis.
 
     floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…]
 
 `register(subparsers)` adds the subcommand; `run(args)` serves until SIGINT or SIGTERM, stops
 gracefully (server/embed.py: the listener and uvicorn together) and returns the exit status. The
-token secret comes from FLOE_SECRET (at least 16 bytes; without it a per-process one, with a
-warning: tokens then die with the process); allowed websocket origins from FLOE_ORIGINS
-(comma-separated; "*" allows any). `--port 0` takes a free port (logged at the start).
+store is Redis when `--redis` or FLOE_REDIS_URL names one, else the embedded store. The token secret
+comes from FLOE_SECRET (at least 16 bytes; without it a per-process one, with a warning: tokens then
+die with the process; a shared store refuses to start without it); allowed websocket origins from
+FLOE_ORIGINS (comma-separated; "*" allows any). `--port 0` takes a free port (logged at the start).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, ServerConfig
+from .config import REDIS_ENV, ConfigError, ServerConfig
 from .logs import log_event
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
         help="run the match server (HTTP API and websockets)",
-        description="Run the floe match server with the embedded in-memory store.",
+        description="Run the floe match server (the embedded in-memory store unless --redis).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
@@ -45,15 +46,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--redis",
         metavar="URL",
         default=None,
-        help="Redis URL for a shared store (not available yet: a later issue)",
+        help=f"Redis URL of a shared store (default: ${REDIS_ENV}, else the embedded store)",
     )
     parser.set_defaults(run=run)
     return parser
 
 
-def config_from_env(host: str, port: int) -> ServerConfig:
-    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS."""
-    config = ServerConfig()
+def config_from_env(host: str, port: int, redis_url: str | None = None) -> ServerConfig:
+    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS, and the
+    Redis store of `redis_url` or FLOE_REDIS_URL."""
+    config = ServerConfig(redis_url=redis_url or os.environ.get(REDIS_ENV) or None)
     origins = list(config.allowed_origins)
     origins += [f"http://{host}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
     extra = os.environ.get(ORIGINS_ENV)
@@ -64,18 +66,13 @@ def config_from_env(host: str, port: int) -> ServerConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
-    if args.redis:
-        print(
-            "floe serve: the Redis store is not available yet; run without --redis for the embedded store",
-            file=sys.stderr,
-        )
-        return 2
     from .app import create_app
     from .logs import setup_logging
 
     setup_logging()
     try:
-        app = create_app(config_from_env(args.host, args.port))
+        config = config_from_env(args.host, args.port, args.redis)
+        app = create_app(config)
     except ConfigError as error:
         print(f"floe serve: {error}", file=sys.stderr)
         return 2

@@ -9,13 +9,17 @@ from typing import Any
 
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND
 from rules.ruleset import Ruleset
+from rules.solo.ruleset import PENGO_SOLO
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ
 
+from .match.matchmaker import QueueSettings
 from .netcode.runner import RunnerSettings
 
 #: The environment variable holding the token secret (at least MIN_SECRET_BYTES bytes of UTF-8).
 SECRET_ENV = "FLOE_SECRET"
+#: The environment variable naming the Redis store (`floe serve --redis` wins over it).
+REDIS_ENV = "FLOE_REDIS_URL"
 
 DEFAULT_ORIGINS = (
     "http://localhost:8000",
@@ -154,6 +158,8 @@ class ServerConfig:
     max_matches: int = 2000
     #: The largest request body of the JSON routes (bytes; refused with 413 before it is read).
     http_body_bytes: int = 16 * 1024
+    #: Seconds an upload's body may take to arrive (408 past it: a trickled body holds no slot).
+    http_body_seconds: float = 10.0
     #: Replay verification: body bound, frame bound, concurrency, wall-time bound, pool kind.
     verify_max_bytes: int = 1024 * 1024
     verify_max_frames: int = 10 * 60 * FRAME_HZ
@@ -162,18 +168,41 @@ class ServerConfig:
     verify_per_client: int = 1
     verify_timeout: float = 30.0
     verify_pool: str = "process"
+    #: The ranked queue: its windows, wait and capacity (server/match/matchmaker.py).
+    queue: QueueSettings = field(default_factory=QueueSettings)
+    #: Seconds both players of a found ranked match have to connect before it is cancelled.
+    ranked_join_timeout: float = 15.0
+    #: Seconds the ranked queue refuses a guest who was not connected when its found match had to start.
+    ranked_dodge_cooldown: float = 300.0
+    #: Seconds between two pairing passes of the queue (a guest's arrival pairs at once, too).
+    ranked_pair_every: float = 0.5
+    #: Seconds between looks at the journal of ranked results to apply; an entry with no match record
+    #: after ranked_stale_after seconds is dropped (its match died with its node).
+    ranked_recovery_every: float = 60.0
+    ranked_stale_after: float = 3600.0
+    #: The daily challenge: its ruleset and config (None: the ruleset's default, a 10-minute pengo-solo
+    #: run), runs a guest may submit a day, and seconds after midnight the previous day still takes runs.
+    daily_ruleset: Ruleset[Any, Any] = PENGO_SOLO
+    daily_config: Any = None
+    daily_submissions: int = 20
+    daily_grace: float = 900.0
     #: Tokens: the HMAC secret (None: FLOE_SECRET's, or a random one for the embedded store, see
     #: `token_secret`) and their lifetime.
     secret: bytes | None = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0
-    #: Replays and match records kept by the in-memory store (oldest evicted first).
+    #: Replays, match records and player records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
+    #: The Redis store's URL (None: the embedded store) and its keys' prefix.
+    redis_url: str | None = None
+    redis_prefix: str = "floe:"
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 
     def __post_init__(self) -> None:
         if self.match_config is None:
             object.__setattr__(self, "match_config", self.ruleset.default_config())
+        if self.daily_config is None:
+            object.__setattr__(self, "daily_config", self.daily_ruleset.default_config())
 
     def with_time_limit(self, seconds: float) -> ServerConfig:
         """The same config, every other rule kept, with matches limited to `seconds` of frames."""

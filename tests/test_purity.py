@@ -28,6 +28,9 @@ ALLOWED: frozenset[str] = frozenset({
     # Beyond the brief's list, both pure and in memory: typed arrays (rules/kick/rng.py's successor
     # table), and marshal's bytes of plain values (rules/synctest.py compares two snapshots by them).
     "array", "marshal",
+    # A session holds the state it handed out weakly (rules/kick/view.py): whether the caller still
+    # holds it decides only whether the session builds it, never what it shows or what happens.
+    "weakref",
 })
 
 #: Modules refused by name, with or without a submodule (clock, randomness, I/O, the wire, the server).

@@ -30,15 +30,7 @@ from .config import (
     KickTimeBonus,
 )
 from .events import EVENT_TYPES, KickBoardEvent, KickEvent, from_plain, to_plain
-from .game import (
-    PASSES_PER_FRAME,
-    IllegalInputError,
-    KickEnemyState,
-    KickGame,
-    KickPlayerState,
-    KickState,
-    create_kick_game,
-)
+from .game import PASSES_PER_FRAME, IllegalInputError, KickGame, create_kick_game
 from .geometry import DIRECTIONS, OPPOSITE, STEP, Cell, Direction
 from .ice_slide_rooms import ICE_SLIDE_ROOMS, IceSlideRoom
 from .maze import ActDeal, IceMaze, deal_act, generate_ice_maze, pick_odd_cells
@@ -56,6 +48,7 @@ from .presets import (
 from .presets import PENGO_TIME_BONUS_TABLE as PENGO_TIME_BONUS
 from .rng import KickRandom
 from .tables import PENGO_EGGS_EXPORT, PENGO_EGGS_JAPAN, PENGO_LOOP_HZ
+from .view import KickEnemyState, KickPlayerState, KickState
 
 __all__ = [
     "Block",

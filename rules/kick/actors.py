@@ -1,13 +1,15 @@
 """The actors' records: the player and the enemy slots, as slot classes with plain-data snapshots.
 
 Enemy states keep the arcade's numbers ($332D, PENGO-RULES §4) so the state machine reads like the
-listing; `PHASE_OF_STATE` maps them to the seed API's phases.
+listing; `PHASE_OF_STATE` maps them to the seed API's phases. `schedule_move` times an actor's next
+pixel from its period.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .config import KickBrain
 from .geometry import Direction
 
 # Sno-Bee slot states ($332D)
@@ -50,6 +52,8 @@ PHASE_OF_STATE: dict[int, str] = {
 }
 
 #: Modes ($3461): 0 dodge, 1/6/7 roam, 2 eat, 3 hunt-x, 4 hunt-y, 5/8 hunt, 9–16 flee.
+MODE_ROAM = 1
+MODE_EAT = 2
 MODE_NAME: dict[int, str] = {
     0: "dodge",
     1: "roam",
@@ -89,7 +93,20 @@ PLAYER_ACTION: dict[int, str] = {
     P_DYING: "dying",
 }
 
+#: The timer value that never runs out.
 NEVER = 1 << 62
+
+
+def schedule_move(actor: Enemy | Player, now: int) -> None:
+    """Set the pass of the actor's next pixel from its period (whole, or a fraction carried exactly)."""
+    num, den = actor.period_num, actor.period_den
+    if den == 1:
+        actor.next_move = now + num
+        actor.counter = 0
+        return
+    steps = -(-(num - actor.counter) // den)
+    actor.next_move = now + steps
+    actor.counter += steps * den - num
 
 
 class Enemy:
@@ -117,25 +134,21 @@ class Enemy:
         "dead_end_count",
         "dead_end_a",
         "dead_end_b",
-        "short_pause",
         "crush_count",
         "carried_by",
         "jump",
         "chewing",
         "score",
-        "enabled",
         "from_map",
-        "stun_cause",
-        "egg_index",
         "dodge_dir",
         "base_den",
     )
 
-    def __init__(self, slot: int, kind: str, brain: str, enabled: bool, facing: Direction) -> None:
+    def __init__(self, slot: int, kind: str, brain: KickBrain, facing: Direction) -> None:
         self.slot = slot
         self.id = ""
         self.kind = kind
-        self.brain = brain
+        self.brain: KickBrain = brain
         self.px = 0
         self.py = 0
         self.dir: Direction = facing
@@ -152,23 +165,23 @@ class Enemy:
         self.dead_end_count = 0xFF
         self.dead_end_a = -1
         self.dead_end_b = -1
-        self.short_pause = False
         self.crush_count = 0
         self.carried_by: int | None = None
         self.jump = 0
         self.chewing = False
         self.score = 0
-        self.enabled = enabled
         self.from_map = False
-        self.stun_cause = ""
-        self.egg_index = -1
         self.dodge_dir: Direction = facing
         self.base_den = 1  # base period = base_period / base_den passes per pixel
 
-    @property
-    def wake(self) -> int:
-        """The next pass this slot has something to do."""
-        return self.next_move if self.state in (MOVING, STUN_MOVING) else self.due
+    def set_base(self, num: int, den: int) -> None:
+        """Rewrite the base period (+1C) and the period in force (+6)."""
+        self.base_period, self.base_den = num, den
+        self.period_num, self.period_den = num, den
+
+    def set_period(self, num: int, den: int) -> None:
+        """Rewrite the period in force (+6)."""
+        self.period_num, self.period_den = num, den
 
     def plain(self) -> list[Any]:
         return [getattr(self, name) for name in Enemy.__slots__]
@@ -197,6 +210,7 @@ class Player:
         "shake_side",
         "shake_tests",
         "dead",
+        "death_cause",
         "period_num",
         "period_den",
         "counter",
@@ -215,9 +229,18 @@ class Player:
         self.shake_side: Direction | None = None
         self.shake_tests: list[int] = []
         self.dead = False
+        self.death_cause = "enemy"
         self.period_num = 10
         self.period_den = 1
         self.counter = 0
+
+    def kill(self, cause: str) -> None:
+        """Dead and frozen where he stands; the death waits for the board to settle ($0A18)."""
+        self.dead = True
+        self.death_cause = cause
+        self.state = P_FROZEN
+        self.due = NEVER
+        self.moving = False
 
     def plain(self) -> list[Any]:
         return [list(v) if isinstance(v, list) else v for v in (getattr(self, n) for n in Player.__slots__)]

@@ -25,35 +25,12 @@ from .config import ConfigError, KickGoal, KickMaterial, check_integer, check_nu
 from .events import BreakStart, Broken, Crack, KickBoardEvent, SlideStart, SlideStep, SlideStop
 from .geometry import CELL_PX, DIRECTIONS, STEP, Cell, Direction
 from .tables import PENGO_LOOP_HZ
+from .timers import passes_for_seconds, period_for_speed, ticks_due
 
 #: Called at each cell centre of a slide with (next cell x, y, block): True stops the block short.
 Obstacle = Callable[[int, int, "Block"], bool]
 #: Called at each cell centre of a slide before the stop check (the session catches enemies here).
 CentreHook = Callable[["Block"], None]
-
-
-def passes_for_seconds(seconds: float) -> int:
-    """Whole passes for a duration in seconds (at least 1 for any positive duration)."""
-    passes = round(seconds * PENGO_LOOP_HZ)
-    return max(1, passes) if seconds > 0 else 0
-
-
-def period_for_speed(cells_per_second: float) -> Fraction:
-    """Passes per pixel for a speed in cells per second, as an exact fraction.
-
-    Speeds made by `pengo_speed(p)` come back as exactly p; other speeds keep their fraction, so an
-    actor at 2.6 cells/s accumulates its sub-pass remainder exactly.
-    """
-    period = Fraction(PENGO_LOOP_HZ, CELL_PX) / Fraction(cells_per_second).limit_denominator(100_000)
-    period = period.limit_denominator(10_000)
-    if abs(period - round(period)) < Fraction(1, 10_000):
-        return Fraction(round(period))
-    return period
-
-
-def next_tick(now: int, length: int) -> int:
-    """The first pass after `now` on which a tick of `length` passes fires."""
-    return (now // length + 1) * length
 
 
 class Motion:
@@ -300,6 +277,12 @@ class KickBoard:
         self._pending: list[KickBoardEvent] = []
         #: Called when a slide comes to rest (the session settles crushes and lines there).
         self.on_stop: Callable[[Block, Motion], None] | None = None
+        #: Each block's last built state, in the board's order, and the tuple of them (None: rebuild);
+        #: the blocks changed since; whether blocks came or went since.
+        self._views: dict[int, KickBlockState] = {}
+        self._states: tuple[KickBlockState, ...] | None = None
+        self._changed: set[int] = set()
+        self._reordered = True
         for spec in config.blocks:
             self.add(spec)
 
@@ -324,7 +307,53 @@ class KickBoard:
     @property
     def state(self) -> list[KickBlockState]:
         """A copy of every block."""
-        return [self._state_of(b) for b in self.blocks.values()]
+        return list(self.block_states())
+
+    def block_states(self) -> tuple[KickBlockState, ...]:
+        """Every block's state, in the board's order.
+
+        Kept from call to call: only sliding and shattering blocks and the blocks changed since are
+        built again (a resting block's state holds nothing mutable, so it can be shared).
+        """
+        changed = self._changed
+        if self._states is not None and not (changed or self.sliding_blocks or self.breaking_blocks):
+            return self._states
+        views = self._views
+        blocks = self.blocks
+        for block_id in changed:
+            block = blocks.get(block_id)
+            if block is not None:
+                views[block_id] = self._state_of(block)
+        changed.clear()
+        for block in self.sliding_blocks:
+            views[block.id] = self._state_of(block)
+        for block in self.breaking_blocks:
+            views[block.id] = self._state_of(block)
+        if self._reordered:  # blocks came or went: follow the board's order
+            self._views = views = {
+                block_id: views[block_id] if block_id in views else self._state_of(block)
+                for block_id, block in blocks.items()
+            }
+            self._reordered = False
+        self._states = tuple(views.values())
+        return self._states
+
+    def _forget_states(self) -> None:
+        """Every block's state is to be built again (a restored board)."""
+        self._views = {}
+        self._states = None
+        self._changed.clear()
+        self._reordered = True
+
+    def _touched(self, block: Block) -> None:
+        """A block changed what its state shows outside a slide or a break."""
+        self._changed.add(block.id)
+        self._states = None
+
+    def _restructured(self) -> None:
+        """Blocks came or went."""
+        self._reordered = True
+        self._states = None
 
     def _state_of(self, b: Block) -> KickBlockState:
         motion = None
@@ -447,6 +476,7 @@ class KickBoard:
         self.next_id += 1
         self.blocks[block.id] = block
         self.grid[spec.y * self.cols + spec.x] = block.id
+        self._restructured()
         return block.id
 
     def remove(self, block_id: int) -> None:
@@ -454,6 +484,7 @@ class KickBoard:
         block = self.blocks.pop(block_id, None)
         if block is None:
             raise KeyError(f"no block {block_id}")
+        self._restructured()
         if block.motion is not None:
             self.sliding_blocks.remove(block)
             if block.motion.stopping:
@@ -496,6 +527,7 @@ class KickBoard:
             if block.damage >= material.hits:
                 self.start_break(block, by)
                 return KickPushResult("break", block.id, block.damage)
+            self._touched(block)
             self._pending.append(Crack(block.id, block.cell, block.damage))
             return KickPushResult("crack", block.id, block.damage)
         return KickPushResult("blocked", block.id)
@@ -514,9 +546,7 @@ class KickBoard:
             due = self.break_due()
         passable_at = None
         if passable and self._break_tick is not None and self._passable_ticks is not None:
-            passable_at = (
-                next_tick(self.now, self._break_tick) + (self._passable_ticks - 1) * self._break_tick
-            )
+            passable_at = ticks_due(self.now, self._break_tick, self._passable_ticks)
         block.breaking = Breaking(by, self.now, due, passable_at)
         self.breaking_blocks.append(block)
         self._pending.append(BreakStart(block.id, block.cell, by, block.egg, block.material))
@@ -524,7 +554,7 @@ class KickBoard:
     def break_due(self) -> int:
         """The pass on which a break started now ends."""
         if self._break_tick is not None:
-            return next_tick(self.now, self._break_tick) + (self._break_ticks - 1) * self._break_tick
+            return ticks_due(self.now, self._break_tick, self._break_ticks)
         return self.now + max(1, passes_for_seconds(self.break_seconds))
 
     def break_block(self, x: int, y: int, by: str, rule: Literal["enemy", "any"] = "any") -> bool:
@@ -553,6 +583,7 @@ class KickBoard:
         if block is None:
             raise KeyError(f"no block {block_id}")
         block.egg = None
+        self._touched(block)
 
     def set_egg(self, block_id: int, kind: str) -> None:
         """Put an egg of `kind` into a resting block that may hold one."""
@@ -562,6 +593,17 @@ class KickBoard:
         if not self._materials[block.material].egg_holder or block.motion is not None:
             raise ValueError(f"block {block_id} cannot hold an egg")
         block.egg = kind
+        self._touched(block)
+
+    def set_material(self, block_id: int, material: str) -> None:
+        """Change a resting block's material (a counter gem thawing into ice)."""
+        block = self.blocks.get(block_id)
+        if block is None or block.motion is not None:
+            raise ValueError(f"block {block_id} is not at rest")
+        if material not in self._materials:
+            raise ValueError(f"material: unknown material {material!r}")
+        block.material = material
+        self._touched(block)
 
     def halt(self, block_id: int) -> None:
         """Stop a sliding block where it is (at its cell centre; between cells, back at its cell)."""
@@ -584,6 +626,7 @@ class KickBoard:
         block.motion = None
         block.cx, block.cy = x, y
         block.px, block.py = x * CELL_PX, y * CELL_PX
+        self._touched(block)
         index = y * self.cols + x
         other = self.grid[index]
         if other and other != block.id:
@@ -601,6 +644,7 @@ class KickBoard:
     def _cancel_break(self, block: Block) -> None:
         """A block reserved a cell whose ice was breaking: the break ends silently ($49AF)."""
         self.blocks.pop(block.id, None)
+        self._restructured()
         if block in self.breaking_blocks:
             self.breaking_blocks.remove(block)
         breaking = block.breaking
@@ -683,6 +727,8 @@ class KickBoard:
             return []
         now = self.now
         done = [b for b in self.breaking_blocks if b.breaking is not None and b.breaking.due <= now]
+        if done:
+            self._restructured()
         for block in done:
             breaking = block.breaking
             assert breaking is not None
@@ -771,6 +817,7 @@ class KickBoard:
         self.now = snap["now"]
         self._time_debt = snap["debt"]
         self._pending = []
+        self._forget_states()
 
     def render(self, glyphs: dict[str, str] | None = None) -> list[str]:
         """Rows of text: one glyph per resting block (material's first letter), '.' for floor."""

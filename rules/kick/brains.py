@@ -1,8 +1,8 @@
-"""The simple brains of authored games (Ice Slide): patrol, chase and pusher.
+"""The simple brains of authored games (Ice Slide): patrol, chase and pusher (`brain.BRAINS`).
 
 They take no random draws: a patrol turns right, then left, then back; a chaser follows the
-shortest open path (ties broken in DIRECTIONS order); a pusher chases and kicks a block at the
-player when one lies between them on a row or column.
+shortest open path (ties broken in DIRECTIONS order) and patrols when there is none; a pusher chases
+and kicks a block at the player when one lies between them on a row or column.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .actors import Enemy
 from .geometry import CELL_PX, DIRECTIONS, OPPOSITE, STEP, Direction
 
 if TYPE_CHECKING:
-    from .game import KickGame
+    from .brain import BrainHost
 
 #: A patrol's turns, tried in order when the way ahead is blocked.
 _RIGHT_TURN: dict[Direction, Direction] = {"up": "right", "right": "down", "down": "left", "left": "up"}
@@ -22,36 +22,41 @@ _RIGHT_TURN: dict[Direction, Direction] = {"up": "right", "right": "down", "down
 CHASE_SEARCH_LIMIT = 4096
 
 
-def decide_simple(game: KickGame, e: Enemy) -> bool:
-    """One decision at a cell centre for a patrol, chase or pusher brain; True when it steps."""
-    if e.brain == "pusher" and _push_at_player(game, e):
-        return False
-    if e.brain in ("chase", "pusher"):
-        direction = _toward_player(game, e)
-        if direction is not None:
-            e.dir = direction
-            return True
-    return _patrol(game, e)
-
-
-def _free(game: KickGame, e: Enemy, direction: Direction) -> bool:
-    step = STEP[direction]
-    return game.board.tile_free(e.px // CELL_PX + step.x, e.py // CELL_PX + step.y)
-
-
-def _patrol(game: KickGame, e: Enemy) -> bool:
+def patrol(host: BrainHost, e: Enemy) -> bool:
+    """Ahead, else right, else left, else back; True when it steps."""
     right = _RIGHT_TURN[e.dir]
     for direction in (e.dir, right, OPPOSITE[right], OPPOSITE[e.dir]):
-        if _free(game, e, direction):
+        if _free(host, e, direction):
             e.dir = direction
             return True
     return False
 
 
-def _toward_player(game: KickGame, e: Enemy) -> Direction | None:
-    board = game.board
+def chase(host: BrainHost, e: Enemy) -> bool:
+    """The first step of a shortest open path to the player, else patrol; True when it steps."""
+    direction = _toward_player(host, e)
+    if direction is not None:
+        e.dir = direction
+        return True
+    return patrol(host, e)
+
+
+def pusher(host: BrainHost, e: Enemy) -> bool:
+    """Kick a block lying between it and the player (then stand), else chase; True when it steps."""
+    if _push_at_player(host, e):
+        return False
+    return chase(host, e)
+
+
+def _free(host: BrainHost, e: Enemy, direction: Direction) -> bool:
+    step = STEP[direction]
+    return host.board.tile_free(e.px // CELL_PX + step.x, e.py // CELL_PX + step.y)
+
+
+def _toward_player(host: BrainHost, e: Enemy) -> Direction | None:
+    board = host.board
     start = (e.px // CELL_PX, e.py // CELL_PX)
-    goal = (game.player.px // CELL_PX, game.player.py // CELL_PX)
+    goal = (host.player.px // CELL_PX, host.player.py // CELL_PX)
     if start == goal:
         return None
     first: dict[tuple[int, int], Direction] = {}
@@ -77,10 +82,10 @@ def _toward_player(game: KickGame, e: Enemy) -> Direction | None:
     return None
 
 
-def _push_at_player(game: KickGame, e: Enemy) -> bool:
+def _push_at_player(host: BrainHost, e: Enemy) -> bool:
     """Kick the adjacent block when the player is further along the same row or column."""
-    player = game.player
-    board = game.board
+    player = host.player
+    board = host.board
     ex, ey = e.px // CELL_PX, e.py // CELL_PX
     px, py = player.px // CELL_PX, player.py // CELL_PX
     if ex == px and ey != py:
@@ -98,4 +103,4 @@ def _push_at_player(game: KickGame, e: Enemy) -> bool:
     ):
         return False
     e.dir = direction
-    return board.push(ex + step.x, ey + step.y, direction, e.id).kind == "slide"
+    return host.kick(e, ex + step.x, ey + step.y, direction)

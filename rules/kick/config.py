@@ -13,7 +13,8 @@ from typing import Literal
 from .geometry import Cell
 
 KickBrain = Literal["sno-bee", "patrol", "chase", "pusher"]
-BRAINS: tuple[KickBrain, ...] = ("sno-bee", "patrol", "chase", "pusher")
+#: The brains a config may name (`brain.BRAINS` holds each one's decision).
+BRAIN_NAMES: tuple[KickBrain, ...] = ("sno-bee", "patrol", "chase", "pusher")
 KickDifficultyName = Literal["easy", "normal", "arcade"]
 Timing = Literal["arcade", "seconds"]
 Deal = Literal["stream", "per-level"]
@@ -310,8 +311,8 @@ def normalize_config(config: KickConfig) -> KickConfig:
     for index, enemy in enumerate(config.enemies):
         if not enemy.id or enemy.id in enemies:
             raise _fail(f"enemies[{index}].id", f"must be a unique non-empty string, got {enemy.id!r}")
-        if enemy.brain not in BRAINS:
-            raise _fail(f"enemies[{index}].brain", f"unknown brain {enemy.brain!r}; one of {BRAINS}")
+        if enemy.brain not in BRAIN_NAMES:
+            raise _fail(f"enemies[{index}].brain", f"unknown brain {enemy.brain!r}; one of {BRAIN_NAMES}")
         check_number(f"enemies[{index}].speed_scale", enemy.speed_scale, 0.01, 100)
         enemies[enemy.id] = enemy
     legend = dict(config.legend)

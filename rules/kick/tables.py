@@ -18,9 +18,17 @@ PENGO_LOOP_HZ: Final = 780
 VBLANK_PASSES: Final = 13
 #: A game-second is 62 vblanks ($0081–$0093 counts 0..61).
 GAME_SECOND_VBLANKS: Final = 62
+#: Game-seconds per game-minute ($0081–$0093); a round over a minute earns no time bonus ($0A2B).
+GAME_MINUTE_SECONDS: Final = 60
 #: Passes per game-second and per game-minute (the hurry and flee clocks).
 GAME_SECOND_PASSES: Final = GAME_SECOND_VBLANKS * VBLANK_PASSES
-GAME_MINUTE_PASSES: Final = 60 * GAME_SECOND_PASSES
+GAME_MINUTE_PASSES: Final = GAME_MINUTE_SECONDS * GAME_SECOND_PASSES
+#: Vblanks per second of `timing="seconds"` (780 / 13 = 60).
+VBLANK_HZ: Final = PENGO_LOOP_HZ // VBLANK_PASSES
+#: Passes per versus frame (1/60 s): one vblank, so a frame is a whole number of passes.
+PASSES_PER_FRAME: Final = VBLANK_PASSES
+#: The most one `tick(dt)` may advance, in seconds (the seed API's limit; not in the listing).
+MAX_TICK_SECONDS: Final = 10.0
 
 #: Ticks of the global pass counter ($8824 low byte, PENGO-RULES §0): a tick fires on passes that
 #: are multiples of its length.
@@ -34,6 +42,20 @@ PENGO_COLS: Final = 13
 PENGO_ROWS: Final = 15
 #: Pengo's respawn candidates, in order ($0D66, table $0D9D), skipping egg and diamond cells.
 PENGO_RESPAWN: Final = ((6, 6), (6, 5), (6, 7), (5, 6), (7, 6), (5, 7), (7, 7), (5, 5), (7, 5))
+#: After a death each Sno-Bee slot goes to the first free cell down (+1) or up (−1) the border column
+#: at its corner ($0DD0): slot 1 top left, 2 bottom right, 3 top right, 4 bottom left; −1 is the last
+#: column or row.
+RESPAWN_CORNERS: Final = ((0, 0, 1), (-1, -1, -1), (-1, 0, 1), (0, -1, -1))
+#: Contact is equality of 8-pixel tiles ($4BE6, $4C55): pixel >> 3.
+CONTACT_TILE_SHIFT: Final = 3
+#: The window a block at a cell centre catches Sno-Bees in ($4467–$44E8), per direction of travel, as
+#: pixel offsets from the block (x from, x to, y from, y to): a cell ahead and half a cell to each side.
+CATCH_WINDOW: Final = {
+    "up": (-8, 7, -16, 15),
+    "down": (-8, 7, -8, 23),
+    "left": (-16, 15, -8, 7),
+    "right": (-8, 23, -8, 7),
+}
 
 # --- periods (passes per pixel) -------------------------------------------------------------------
 PLAYER_PERIOD: Final = 10  # $31DA
@@ -45,6 +67,11 @@ CHEW_EXTRA_PERIOD: Final = 24  # $38F0: chewing creeps in at base + 24
 SNOBEE_BASE_PERIOD: Final = 12  # $324E: 12 − ⌊(act−1)/4⌋ − skill
 #: Angry when remaining < ⌊(act−1)/4⌋ + 3 ($342E).
 ANGRY_BASE: Final = 3
+#: Angry Sno-Bees run one period faster (P − 1, $342E); the hurry a further one a minute (P − 1 − minutes,
+#: $344B), never below a period of 1.
+ANGRY_PERIOD_STEP: Final = 1
+#: Cells per second of an enemy whose level gives no speed (the seed API's default; not in the listing).
+ENEMY_SPEED: Final = 2.6
 #: Sno-Bees on the board at once: 3 in acts 1–4, 4 from act 5 ($326E).
 SLOTS_EARLY: Final = 3
 SLOTS_LATE: Final = 4
@@ -81,6 +108,15 @@ LIVES_MAX: Final = 5
 
 # --- Pengo's own timers ---------------------------------------------------------------------------
 READY_WRAPS: Final = 2  # $3D90: Pengo may move after 2 wraps
+PUSH_POSE_WRAPS: Final = 1  # $3FE9: the push pose waits until the next wrap
+#: A pressed kick is held for one frame: the button is sampled only at centres ($3F85) and there is no
+#: kick buffer, so a tap between centres is lost, as on the board.
+KICK_PRESS_PASSES: Final = VBLANK_PASSES
+#: Off-centre steering ($3EA6), in pixels past the last centre along the way Pengo moves: a held turn at
+#: 1–3 steers him back to that centre (up or left), at 12–15 on to the next (down or right); elsewhere
+#: it is ignored, so he cannot reverse in mid-cell.
+STEER_BACK_PX: Final = (1, 3)
+STEER_ON_PX: Final = 12
 BREAK_POSE_T32: Final = 8  # $4053 / $409A: four rounds of (a frame, 2 t32)
 SHAKE_STUN_AT_T32: Final = (2, 6)  # $40BC: the stun test runs after the first and third waits
 
@@ -109,6 +145,8 @@ FLEE_AFTER_MINUTES: Final = 2  # $33E6
 HURRY_AFTER_MINUTES: Final = 1  # $344B
 #: The last Sno-Bee flees when the vblank counter's high byte ($8823) reaches 3 ($33ED).
 LAST_FLEE_HIGH_BYTE: Final = 3
+#: Vblanks per step of that high byte.
+HIGH_BYTE_VBLANKS: Final = 256
 
 # --- blocking sequences (vblanks; the round clock runs through them) ------------------------------
 DEATH_VBLANKS: Final = 30 + 12 * 8  # $3FB3
@@ -118,6 +156,16 @@ LINE_WALL_VBLANKS: Final = 494
 CLEAR_VBLANKS: Final = 32 + 128  # $0C39 fade + $0A2B delay (the walk-out is added per position)
 DRAW_VBLANKS_PER_HOLE: Final = 2  # $314E
 DRAW_VBLANKS_EXTRA: Final = 32  # $2F19
+
+# --- seconds timing: the port's lengths where the listing counts ticks (not in the listing) ---------
+PLAYER_READY_SECONDS: Final = 0.3  # READY_WRAPS
+SQUASHED_POSE_SECONDS: Final = 0.3  # SQUASHED_POSE_WRAPS
+SQUASHED_SCORE_SECONDS: Final = 1.0  # SQUASHED_SCORE_WRAPS
+EATEN_SECONDS: Final = 0.8  # EATEN_WRAPS
+VANISH_SECONDS: Final = 1.9  # VANISH_T64
+EGG_SHELL_SECONDS: Final = 1.0  # EGG_SHELL_T32 + EGG_SHELL_T64, after the break
+#: A config without a flight still hurries once a minute of a 120-second flight ($33E6, $344B).
+FLEE_ALL_SECONDS: Final = 120.0
 
 #: Sno-Bee pixel clamp between centres ($3922–$3940): the outer cells' centres.
 #: Cells are 16 px; pixel 0 is the centre of column 0 / row 0 in the core's coordinates.

@@ -27,6 +27,7 @@ from rules.kick.geometry import Direction
 
 if TYPE_CHECKING:
     from .match import VersusMatch
+    from .seat import SeatState
 
 #: Slot states with nothing on the board to show.
 _HIDDEN = (GONE, HATCH_NEXT)
@@ -212,32 +213,32 @@ def frame_actors(match: VersusMatch) -> list[Any]:
     return [seat_actors(game) for game in match.games]
 
 
+def seat_keyframe(seat: SeatState, name: str) -> dict[str, Any]:
+    """One seat's board in a keyframe: blocks and actors, score, lives, pending attacks, gems."""
+    game = seat.game
+    board = game.board
+    return {
+        "name": name,
+        "alive": seat.alive,
+        "forfeited": seat.forfeited,
+        "status": game.status,
+        "level": game.level,
+        "score": game.score,
+        "lives": game.lives,
+        "cols": board.cols,
+        "rows": board.rows,
+        "blocks": [[b.id, b.cx, b.cy, b.material, b.px, b.py] for b in board.blocks.values()],
+        "player": _player(game),
+        "enemies": _enemies(game),
+        "pending": [list(packet) for packet in seat.pending],
+        "gems": [list(gem) for gem in seat.gems],
+    }
+
+
 def keyframe_view(match: VersusMatch) -> dict[str, Any]:
     """The whole visible state: each board's blocks and actors, score, lives, pending attacks, gems."""
-    seats = []
-    for seat in match.seat_states:
-        game = seat.game
-        board = game.board
-        seats.append(
-            {
-                "name": match.names[seat.index],
-                "alive": seat.alive,
-                "forfeited": seat.forfeited,
-                "status": game.status,
-                "level": game.level,
-                "score": game.score,
-                "lives": game.lives,
-                "cols": board.cols,
-                "rows": board.rows,
-                "blocks": [[b.id, b.cx, b.cy, b.material, b.px, b.py] for b in board.blocks.values()],
-                "player": _player(game),
-                "enemies": _enemies(game),
-                "pending": [list(packet) for packet in seat.pending],
-                "gems": [list(gem) for gem in seat.gems],
-            }
-        )
     return {
         "frame": match.frame,
         "time_left": max(0, match.rules.time_limit_frames - match.frame),
-        "seats": seats,
+        "seats": [seat_keyframe(seat, match.names[seat.index]) for seat in match.seat_states],
     }

@@ -17,7 +17,11 @@ from protocol.errors import ErrorCode
 
 from ..errors import ServerError
 from ..match.hub import Hub
-from ..tokens import Guest, TokenError
+from ..tokens import Guest
+from .auth import guest_of as bearer_guest
+from .body import read_body
+from .daily import daily_router
+from .ranked import ranked_router
 from .verify import Verifier
 
 MSGPACK = "application/msgpack"
@@ -66,7 +70,9 @@ class ErrorBody(BaseModel):
 
 _STATUS_TEXT = {
     401: "no guest token, or one that is malformed, forged or expired (`auth`)",
+    400: "the client went away before its body arrived (`malformed`)",
     404: "no such match, room, invitation or replay (`not-found`, `no-such-match`)",
+    408: "the body did not arrive in time (`timeout`)",
     409: "the guest already plays a match, has too many open rooms, or the room is full",
     413: "the body is over its size limit (`too-large`); it was not read",
     415: "the body is not msgpack (`malformed`)",
@@ -97,12 +103,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
     }
 
     def guest_of(authorization: str | None) -> Guest:
-        if authorization is None or not authorization.startswith("Bearer "):
-            raise ServerError(ErrorCode.AUTH, "send the guest token as 'Authorization: Bearer <token>'", 401)
-        try:
-            return hub.signer.verify(authorization.removeprefix("Bearer ").strip(), hub.clock.wall())
-        except TokenError as error:
-            raise ServerError(ErrorCode.AUTH, f"token refused: {error}", 401) from None
+        return bearer_guest(hub, authorization)
 
     @router.post("/api/guests", responses=_refusals(422, 429))
     async def new_guest(request: Request, body: GuestRequest | None = None) -> dict[str, str]:
@@ -168,7 +169,7 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
 
     @router.post(
         "/api/replays/verify",
-        responses=_refusals(413, 415, 422, 429, 503, 504),
+        responses=_refusals(400, 408, 413, 415, 422, 429, 503, 504),
         openapi_extra={"requestBody": {"required": True, "content": {t: {"schema": {"type": "string",
                                                                                      "format": "binary"}}
                                                                      for t in REPLAY_TYPES}}},
@@ -184,16 +185,14 @@ def build_router(hub: Hub, verifier: Verifier) -> APIRouter:
             message = f"body of {declared} bytes is over the limit of {limit}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
         with verifier.slot(address_of(request)) as held:  # before the body is read
-            body = bytearray()
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
-            return await verifier.run(held, bytes(body))
+            body = await read_body(request, limit, hub.config.http_body_seconds)
+            return await verifier.run(held, body)
 
     @router.get("/health")
     async def health() -> dict[str, Any]:
         """Liveness and the loop's numbers (constant time: running figures)."""
         return {"ok": True, **hub.stats()}
 
+    router.include_router(ranked_router(hub))
+    router.include_router(daily_router(hub, verifier, address_of))
     return router

@@ -215,6 +215,38 @@ def test_state_is_a_copy_in_cells_and_seconds() -> None:
     assert breaking.breaking["remaining"] == pytest.approx(0.35 - 60 / 780, abs=PASS)
 
 
+def test_block_states_are_kept_and_rebuilt_only_where_the_board_changed() -> None:
+    """block_states() is the same tuple while nothing changes; every kind of change shows in the next
+    one exactly as a board restored from a snapshot (which keeps no state) shows it."""
+    board = make_board(["I.IE.", "..T..", "D...I"])
+
+    def from_scratch() -> tuple[KickBlockState, ...]:
+        twin = make_board(["....."] * 3)
+        twin.restore(board.snapshot())
+        return tuple(twin.state)
+
+    first = board.block_states()
+    assert board.block_states() is first and list(first) == board.state
+    changes: list[Callable[[], object]] = [
+        lambda: board.push(2, 1, "up", "player"),  # thick ice cracks
+        lambda: board.set_egg(1, "sno-bee"),
+        lambda: board.clear_egg(1),
+        lambda: board.set_material(5, "ice"),
+        lambda: board.add(KickBlockSpec(4, 1, "ice")),
+        lambda: board.push(0, 0, "right", "player"),  # a slide, then its stop
+        lambda: board.tick(0.2),
+        lambda: board.tick(1.0),
+        lambda: board.break_block(4, 2, "enemy-1"),
+        lambda: board.tick(0.1),
+        lambda: board.tick(1.0),
+        lambda: board.remove(4),
+    ]
+    for change in changes:
+        change()
+        assert board.block_states() == from_scratch()
+    assert board.block_states() is board.block_states()
+
+
 def test_block_is_the_live_record() -> None:
     """block(id) is the live record (it moves as the board ticks); an unknown id gives None."""
     board = make_board(["I...."])

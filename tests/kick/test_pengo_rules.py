@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.kick import KickGame, KickObjective, pengo_preset
 from rules.kick.actors import BLINKING, CARRIED, GONE, MOVING, P_WALK, PAUSE, STUN_MOVING, STUNNED, Enemy
+from rules.kick.enemies import crush_points
 from rules.kick.events import Crush, Eat, EggBroken, Kick, Line, Score, Shake, SlideStop, Stun
 from rules.kick.geometry import CELL_PX
 
@@ -114,7 +115,7 @@ def test_kicking_the_border_shakes_it_and_stuns_snobees_on_that_line() -> None:
     game2.player.px = 7 * CELL_PX - CELL_PX
     game2.control(None)
     bee.px, bee.py = 7 * CELL_PX, 2 * CELL_PX
-    game2._stun(bee, "shake")
+    game2._enemies.stun(bee, "shake")
     assert bee.state == STUN_MOVING
 
 
@@ -129,7 +130,8 @@ def test_crushing_one_snobee_pays_400_and_two_pay_1600() -> None:
     play_until(game, lambda g: any(isinstance(e, Crush) for e in g._events), limit=2000)
     crush = next(e for e in game.drain() if isinstance(e, Crush))
     assert crush.score == 400 and crush.ids == (bee.id,)
-    assert game.crush_points(2) == 1600 and game.crush_points(4) == 6400 and game.crush_points(5) == 12800
+    scores = game.config.crush_scores
+    assert [crush_points(scores, n) for n in (2, 4, 5)] == [1600, 6400, 12800]
 
 
 def test_walking_over_a_stunned_snobee_pays_100() -> None:
@@ -210,7 +212,7 @@ def test_stun_runs_still_then_blinking_then_recovers_eating() -> None:
     game = lab_game(["P.........", "..........", ".....b...."])
     bee = next(e for e in game.slots if e.brain == "sno-bee")
     play_until(game, lambda g: bee.px % CELL_PX == 0 and bee.py % CELL_PX == 0 and g.now % 11 == 0, limit=500)
-    game._stun(bee, "shake")
+    game._enemies.stun(bee, "shake")
     play_until(game, lambda g: bee.state == STUNNED, limit=1000)
     still = play_until(game, lambda g: bee.state == BLINKING, limit=3000)
     assert 4 * 256 < still <= 5 * 256

@@ -15,6 +15,7 @@ from server.app import create_app
 from server.config import LimitSettings, ServerConfig
 from server.embed import RunningServer, running_server
 from server.netcode.runner import RunnerSettings
+from server.store.base import Store
 
 #: The lobby's rate limits raised for tests that make many guests and matches from one address (the
 #: limits' own tests use the defaults).
@@ -79,8 +80,8 @@ async def start_server() -> AsyncIterator[StartServer]:
     """Start real servers (127.0.0.1, port 0) in the test's loop; all stop after the test."""
     async with contextlib.AsyncExitStack() as stack:
 
-        async def start(config: ServerConfig | None = None) -> RunningServer:
-            app = create_app(config or fast_config())
+        async def start(config: ServerConfig | None = None, store: Store | None = None) -> RunningServer:
+            app = create_app(config or fast_config(), store)
             return await stack.enter_async_context(running_server(app))
 
         yield start

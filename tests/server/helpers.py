@@ -9,7 +9,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from protocol.messages import InputLate
+import websockets
+
+from protocol.client import ClientSession
+from protocol.messages import Frame, InputLate, Resync
 from rules.registry import lookup
 from rules.replay import Replay, input_rows
 from rules.versus.inputs import NEUTRAL, held
@@ -31,6 +34,27 @@ async def until(condition: Callable[[], bool], timeout: float, what: str = "the 
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not hold within {timeout:g} s")
         await asyncio.sleep(POLL)
+
+
+async def play_scripted(
+    ws_url: str, session: ClientSession, match_id: str, choose: Callable[[int], int], drop_at: int | None
+) -> None:
+    """Play the seat with `choose(frame)` as the held byte until the match is over, or drop the socket
+    once past frame `drop_at`; a session that joined before resumes where its stream was left."""
+    async with websockets.connect(ws_url, compression=None, proxy=None) as ws:
+        await ws.send(session.hello())
+        await ws.send(session.resume() if session.joined is not None else session.join(match_id))
+        async for data in ws:
+            assert isinstance(data, bytes)
+            now = time.monotonic()
+            for message in session.receive(data, now):
+                if isinstance(message, Frame | Resync) and session.over is None:
+                    for payload in session.input(choose(max(session.frames, default=0)), now):
+                        await ws.send(payload)
+            if session.over is not None:
+                return
+            if drop_at is not None and max(session.frames, default=0) >= drop_at:
+                return
 
 
 def bytes_per_frame(told: Sequence[tuple[int, int]], frames: int) -> list[int]:

@@ -143,6 +143,11 @@ async def raw_request(server: RunningServer, head: bytes, body: bytes = b"") -> 
         writer.close()
 
 
+#: The head of a 5,000-byte replay upload (its body is sent, or not, by the test).
+UPLOAD_HEAD = (b"POST /api/replays/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/msgpack\r\n"
+               b"Content-Length: 5000\r\nConnection: close\r\n\r\n")
+
+
 def status_of(answer: bytes) -> tuple[int, dict[str, Any]]:
     """The status and JSON body of a raw HTTP answer."""
     head, _, body = answer.partition(b"\r\n\r\n")
@@ -191,25 +196,64 @@ async def test_a_nested_body_cannot_break_verification(start_server: StartServer
     assert honest.status_code == 200 and honest.json()["ok"] is True
 
 
-async def test_one_client_cannot_take_every_verification_slot(start_server: StartServer) -> None:
-    """With two slots and a share of one per client, the attacker's second concurrent verification is
-    429 with Retry-After before its body is sent, while a bystander's runs."""
-    server = await start_server(abuse_config(verify_concurrency=2, verify_per_client=1))
-    verifier_slow = finished_replay_bytes(2400)
-    async with attacker(server) as http:
-        first = asyncio.create_task(http.post("/api/replays/verify", content=verifier_slow, headers=MSGPACK))
-        verifier = server.app.state.verifier
-        await until(lambda: verifier.busy == 1, 10 * UNIT, "the first verification running")
+def stuck_worker(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Verification jobs (on the thread pool) wait for the returned event, then verify as ever."""
+    from server.http import verify as verify_module
 
-        head = (b"POST /api/replays/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/msgpack\r\n"
-                b"Content-Length: 5000\r\nConnection: close\r\n\r\n")
-        answer = await raw_request(server, head)  # the body is never sent: the answer must not need it
-        status, body = status_of(answer)
-        assert status == 429 and body["code"] == "rate-limited" and b"retry-after: " in answer.lower()
-        async with bystander(server) as other:
-            honest = await other.post("/api/replays/verify", content=finished_replay_bytes(), headers=MSGPACK)
-        assert honest.status_code == 200 and honest.json()["ok"] is True
-        assert (await first).status_code == 200
+    release = threading.Event()
+    real = verify_module.verify_bytes
+
+    def held(data: bytes, max_frames: int) -> dict[str, Any]:
+        release.wait(60 * UNIT)
+        return real(data, max_frames)
+
+    monkeypatch.setattr(verify_module, "verify_bytes", held)
+    return release
+
+
+async def test_one_client_cannot_take_every_verification_slot(
+    start_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two slots and a share of one per client, the attacker's second concurrent verification is
+    429 with Retry-After before its body is sent; a bystander gets the other slot."""
+    release = stuck_worker(monkeypatch)
+    server = await start_server(abuse_config(verify_pool="thread", verify_concurrency=2, verify_per_client=1))
+    verifier = server.app.state.verifier
+    try:
+        async with attacker(server) as http:
+            replay = finished_replay_bytes()
+            first = asyncio.create_task(http.post("/api/replays/verify", content=replay, headers=MSGPACK))
+            await until(lambda: verifier.busy == 1, 10 * UNIT, "the first verification running")
+            answer = await raw_request(server, UPLOAD_HEAD)  # no body is sent: the answer cannot need it
+            status, body = status_of(answer)
+            assert status == 429 and body["code"] == "rate-limited" and b"retry-after: " in answer.lower()
+            async with bystander(server) as other:
+                honest = asyncio.create_task(
+                    other.post("/api/replays/verify", content=replay, headers=MSGPACK)
+                )
+                await until(lambda: verifier.busy == 2, 10 * UNIT, "the bystander's verification running")
+                release.set()
+                assert (await honest).json()["ok"] is True
+            assert (await first).json()["ok"] is True
+    finally:
+        release.set()
+
+
+async def test_a_trickled_body_holds_no_slot(start_server: StartServer) -> None:
+    """An upload whose body never finishes arriving is answered 408 at the body deadline, and its slot
+    is free again."""
+    server = await start_server(abuse_config(http_body_seconds=0.5))
+    verifier = server.app.state.verifier
+    reader, writer = await asyncio.open_connection(server.host, server.port, local_addr=(ATTACKER, 0))
+    try:
+        writer.write(UPLOAD_HEAD + b"\x00" * 10)
+        await writer.drain()
+        await until(lambda: verifier.busy == 1, 10 * UNIT, "the upload holding a slot")
+        answer = await asyncio.wait_for(reader.read(), 30 * UNIT)
+    finally:
+        writer.close()
+    status, body = status_of(answer)
+    assert status == 408 and body["code"] == "timeout" and verifier.busy == 0
 
 
 async def test_a_timed_out_job_keeps_its_slot_until_its_worker_is_done(

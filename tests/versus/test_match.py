@@ -276,9 +276,9 @@ def test_counter_gems_cannot_be_kicked_or_chewed() -> None:
     assert gem.cell == target and gem.motion is None and gem.breaking is None
     until(match, lambda m: any(e.state not in (GONE, HATCH_NEXT, HATCHING) for e in m.games[0].slots))
     enemy = next(e for e in game.slots if e.state not in (GONE, HATCH_NEXT, HATCHING))
-    assert not game.can_chew(enemy, gem)
+    assert not game._enemies.can_chew(enemy, gem)
     ice = next(b for b in game.board.blocks.values() if b.material == "ice")
-    assert game.can_chew(enemy, ice)
+    assert game._enemies.can_chew(enemy, ice)
 
 
 def test_landings_wait_while_the_board_is_not_in_play() -> None:
