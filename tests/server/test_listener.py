@@ -200,6 +200,9 @@ async def test_a_client_that_answers_pings_stays(start_server: StartServer) -> N
 # ---- HTTP through the relay ----------------------------------------------------------------------------
 
 
+MSGPACK = {"Content-Type": "application/msgpack"}
+
+
 async def in_chunks(data: bytes, size: int) -> AsyncIterator[bytes]:
     """`data` as a stream of `size`-byte pieces (httpx sends it with Transfer-Encoding: chunked)."""
     for start in range(0, len(data), size):
@@ -228,8 +231,7 @@ async def test_a_streamed_upload_and_404s_go_through_the_relay(start_server: Sta
     server = await start_server()
     data = finished_replay_bytes()
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
-        msgpack = {"Content-Type": "application/msgpack"}
-        verdict = await http.post("/api/replays/verify", content=in_chunks(data, 100), headers=msgpack)
+        verdict = await http.post("/api/replays/verify", content=in_chunks(data, 100), headers=MSGPACK)
         assert verdict.status_code == 200 and verdict.json()["ok"] is True
         assert (await http.get("/nowhere")).status_code == 404
         missing = await http.get("/api/replays/none")
@@ -244,7 +246,8 @@ async def test_an_early_answer_reaches_the_client(start_server: StartServer, str
     server = await start_server(replace(fast_config(), verify_max_bytes=2048))
     body = b"\x00" * (256 * 1024)
     async with httpx.AsyncClient(base_url=server.http_url, timeout=30 * UNIT) as http:
-        answer = await http.post("/api/replays/verify", content=in_chunks(body, 4096) if streamed else body)
+        content = in_chunks(body, 4096) if streamed else body
+        answer = await http.post("/api/replays/verify", content=content, headers=MSGPACK)
     assert answer.status_code == 413 and answer.json()["code"] == "too-large"
 
 
