@@ -1,13 +1,15 @@
 """`floe serve`: the match server on one process, with the embedded store or a shared Redis.
 
-    floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…]
+    floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…] [--trusted-proxy ADDRESS …]
 
 `register(subparsers)` adds the subcommand; `run(args)` serves until SIGINT or SIGTERM, stops
 gracefully (server/embed.py: the listener and uvicorn together) and returns the exit status. The
 store is Redis when `--redis` or FLOE_REDIS_URL names one, else the embedded store. The token secret
 comes from FLOE_SECRET (at least 16 bytes; without it a per-process one, with a warning: tokens then
 die with the process; a shared store refuses to start without it); allowed websocket origins from
-FLOE_ORIGINS (comma-separated; "*" allows any). `--port 0` takes a free port (logged at the start).
+FLOE_ORIGINS (comma-separated; "*" allows any). `--trusted-proxy` (repeatable, or FLOE_TRUSTED_PROXIES,
+comma-separated) names the reverse proxies whose `X-Forwarded-For` gives the client's address; without
+one, a client's address is its socket's peer. `--port 0` takes a free port (logged at the start).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("floe.serve")
 
 ORIGINS_ENV = "FLOE_ORIGINS"
+PROXIES_ENV = "FLOE_TRUSTED_PROXIES"
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -48,14 +51,28 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help=f"Redis URL of a shared store (default: ${REDIS_ENV}, else the embedded store)",
     )
+    parser.add_argument(
+        "--trusted-proxy",
+        metavar="ADDRESS",
+        action="append",
+        default=None,
+        help=f"a reverse proxy's address whose X-Forwarded-For names the client (repeatable; default "
+        f"${PROXIES_ENV}, else none: the socket's peer is the client)",
+    )
     parser.set_defaults(run=run)
     return parser
 
 
-def config_from_env(host: str, port: int, redis_url: str | None = None) -> ServerConfig:
-    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS, and the
-    Redis store of `redis_url` or FLOE_REDIS_URL."""
-    config = ServerConfig(redis_url=redis_url or os.environ.get(REDIS_ENV) or None)
+def config_from_env(
+    host: str, port: int, redis_url: str | None = None, proxies: list[str] | None = None
+) -> ServerConfig:
+    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS, the
+    Redis store of `redis_url` or FLOE_REDIS_URL, and the trusted proxies or FLOE_TRUSTED_PROXIES."""
+    if proxies is None:
+        proxies = [p.strip() for p in os.environ.get(PROXIES_ENV, "").split(",") if p.strip()]
+    config = ServerConfig(
+        redis_url=redis_url or os.environ.get(REDIS_ENV) or None, trusted_proxies=tuple(proxies)
+    )
     origins = list(config.allowed_origins)
     origins += [f"http://{host}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
     extra = os.environ.get(ORIGINS_ENV)
@@ -71,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
     setup_logging()
     try:
-        config = config_from_env(args.host, args.port, args.redis)
+        config = config_from_env(args.host, args.port, args.redis, args.trusted_proxy)
         app = create_app(config)
     except ConfigError as error:
         print(f"floe serve: {error}", file=sys.stderr)

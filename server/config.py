@@ -146,6 +146,15 @@ class ServerConfig:
     #: Seconds a new connection has to send its whole request head before it is dropped (slowloris),
     #: and at most the time a refused request's socket lingers to drain (server/transport/refusal.py).
     head_timeout: float = 5.0
+    #: Connections (websockets and HTTP) one client address may hold open at once; past it a new one
+    #: gets 429 `rate-limited` and is closed (server/transport/listener.py).
+    max_connections_per_address: int = 64
+    #: Proxies whose `X-Forwarded-For` names the client (`floe serve --trusted-proxy`): behind one of
+    #: them a client's address is the one it forwarded, elsewhere the socket's peer (and any
+    #: forwarding header a client sends is dropped).
+    trusted_proxies: tuple[str, ...] = ()
+    #: Seconds a websocket has, once its handshake is done, to say `hello` before it is closed.
+    hello_timeout: float = 10.0
     #: Seconds a relayed HTTP request may go without a byte either way before both sides are dropped
     #: (longer than `verify_timeout`, which is the slowest answer the API gives).
     http_idle_timeout: float = 60.0

@@ -69,6 +69,8 @@ class RunningServer:
     app: FastAPI
     host: str
     port: int
+    #: floe's listener on that port (its per-address counts are read by the tests).
+    listener: Listener
 
     @property
     def http_url(self) -> str:
@@ -102,7 +104,7 @@ async def running_server(
                     raise RuntimeError("uvicorn stopped before it started")
                 await asyncio.sleep(0.01)
             bound = await listener.start(host, port)
-            yield RunningServer(app, host, bound)
+            yield RunningServer(app, host, bound, listener)
         finally:
             listener.begin_shutdown()
             server.should_exit = True

@@ -7,9 +7,13 @@ HTTP request relayed to uvicorn.
     listener.begin_shutdown()                              # then stop uvicorn, then:
     await listener.wait_closed()
 
-`FrontDoor` is the one place that knows who a connection comes from and what it asked for: the peer
-address is taken from the socket, and the request head is read with a bound on its size
-(`max_head_bytes`, else 431) and on its time (`head_timeout`, else the socket is dropped: slowloris).
+`FrontDoor` is the one place that knows who a connection comes from and what it asked for. The
+client's address is the socket's peer, or, when the peer is one of the `trusted_proxies`, the address
+that proxy appended to `X-Forwarded-For` (`client_address`); each address holds at most
+`max_connections_per_address` open sockets (past it: 429 and close — counted at accept for a direct
+peer, once the head names the client behind a proxy). The request head is read with a bound on its
+size (`max_head_bytes`, else 431) and on its time (`head_timeout`, else the socket is dropped:
+slowloris).
 A head for `/ws` hands the socket to a `WebSocketSession` (server/transport/websocket.py), any other
 to an `HttpRelay` (server/transport/relay.py), which tells the app the peer's address and, when the
 client keeps its connection alive, hands it back to a new FrontDoor for the next request (the same
@@ -21,15 +25,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from typing import cast
+
+from protocol.errors import ErrorCode
 
 from ..config import ServerConfig
 from ..logs import log_event
 from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
-from .head import HeadError, HeadReader
-from .refusal import refuse
+from .head import HeadError, HeadReader, RequestHead
+from .refusal import refusal, refuse
 from .relay import HttpRelay
 from .tracking import Stoppable
 from .websocket import WebSocketSession
@@ -54,6 +61,23 @@ class Peer:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
 
+def client_address(peer: str, head: RequestHead, trusted: tuple[str, ...]) -> str:
+    """Who a request comes from: the peer, or behind trusted proxies the nearest address they forwarded
+    that is not itself one of them (the rightmost entries of `X-Forwarded-For` are the proxies' own)."""
+    if peer not in trusted:
+        return peer
+    forwarded = [
+        hop.strip().decode("ascii", "replace")
+        for name, value in head.headers
+        if name.lower() == b"x-forwarded-for"
+        for hop in value.split(b",")
+    ]
+    for hop in reversed(forwarded):
+        if hop and hop not in trusted:
+            return hop
+    return peer
+
+
 def peer_of(transport: asyncio.BaseTransport) -> Peer:
     """The peer address of a TCP socket (an empty host when the socket does not say)."""
     name = transport.get_extra_info("peername")
@@ -75,6 +99,9 @@ class Listener:
         self._server: asyncio.Server | None = None
         #: Every open socket and the protocol now driving it.
         self._open: dict[asyncio.Transport, Stoppable] = {}
+        #: The client address each counted socket holds a place for, and the places taken per address.
+        self._address_of: dict[asyncio.Transport, str] = {}
+        self.per_address: Counter[str] = Counter()
         self._all_closed = asyncio.Event()
 
     async def start(self, host: str, port: int) -> int:
@@ -92,9 +119,24 @@ class Listener:
         """`protocol` drives `transport` from now on."""
         self._open[transport] = protocol
 
+    def admit(self, transport: asyncio.Transport, address: str) -> bool:
+        """Count `transport` against its client `address` (once); False when the address is full."""
+        if transport in self._address_of:
+            return True
+        if self.per_address[address] >= self.config.max_connections_per_address:
+            return False
+        self._address_of[transport] = address
+        self.per_address[address] += 1
+        return True
+
     def forget(self, transport: asyncio.Transport) -> None:
         """`transport` is closed."""
         self._open.pop(transport, None)
+        address = self._address_of.pop(transport, None)
+        if address is not None:
+            self.per_address[address] -= 1
+            if self.per_address[address] <= 0:
+                del self.per_address[address]
         if self.stopping and not self._open:
             self._all_closed.set()
 
@@ -149,9 +191,13 @@ class FrontDoor(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
         self.peer = peer_of(transport)
+        self._listener.track(self._transport, self)
+        behind_proxy = self.peer.host in self._config.trusted_proxies
+        if not behind_proxy and not self._listener.admit(self._transport, self.peer.host):
+            self._too_many(self.peer.host)
+            return
         loop = asyncio.get_running_loop()
         self._deadline = loop.call_later(self._config.head_timeout, self._too_slow)
-        self._listener.track(self._transport, self)
 
     def data_received(self, data: bytes) -> None:
         transport = self._transport
@@ -166,14 +212,16 @@ class FrontDoor(asyncio.Protocol):
             return
         self._stop_deadline()
         listener = self._listener
+        address = client_address(self.peer.host, head, self._config.trusted_proxies)
+        if not listener.admit(transport, address):
+            self._too_many(address)
+            return
         if head.path == WS_PATH:
-            session = WebSocketSession(
-                transport, str(self.peer), listener.hub, listener.dispatcher, listener.forget
-            )
+            session = WebSocketSession(transport, address, listener.hub, listener.dispatcher, listener.forget)
             self._hand_over(transport, session)
             session.start(bytes(self._head.received))
         else:
-            relay = HttpRelay(transport, head, self._head.parser, self.peer.host, listener)
+            relay = HttpRelay(transport, head, self._head.parser, address, listener)
             self._hand_over(transport, relay)
             relay.start()
 
@@ -199,6 +247,14 @@ class FrontDoor(asyncio.Protocol):
         log_event(log, logging.INFO, "listener.refused", reason=str(error), peer=str(self.peer))
         if self._transport is not None:
             refuse(self._transport, error.response, self._config.head_timeout, self._listener)
+
+    def _too_many(self, address: str) -> None:
+        limit = self._config.max_connections_per_address
+        log_event(log, logging.WARNING, "listener.address-full", address=address, limit=limit)
+        self._stop_deadline()
+        answer = refusal(429, ErrorCode.RATE_LIMITED, f"over {limit} open connections from this address")
+        if self._transport is not None:
+            refuse(self._transport, answer, self._config.head_timeout, self._listener)
 
     def _too_slow(self) -> None:
         self._deadline = None

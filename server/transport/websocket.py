@@ -11,6 +11,8 @@ the socket, following websockets' guide "Integrate the Sans-I/O layer":
   fail the connection (close code 1009);
 - writing: this object is the connection's `DirectTransport`: a batch is framed and written to the
   socket at once, and the socket's unsent bytes tell the connection when its client is too slow;
+- the hello deadline: a websocket that has not said `hello` within `hello_timeout` of its handshake
+  is closed (policy, with a fatal `hello-first` error), even while it answers pings;
 - closing: once a close has started (either side, or a failure), the peer has `ws_close_timeout` to
   finish it before the socket is dropped; a keepalive ping every `ws_ping_interval` that gets no pong
   within `ws_ping_timeout` fails the connection (1011).
@@ -29,6 +31,7 @@ from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
+from protocol.codec import error_message
 from protocol.errors import CloseCode, ErrorCode
 
 from ..logs import log_event
@@ -78,6 +81,7 @@ class WebSocketSession(asyncio.Protocol):
         self._gone = False
         self._close_timer: asyncio.TimerHandle | None = None
         self._keepalive: asyncio.TimerHandle | None = None
+        self._hello_timer: asyncio.TimerHandle | None = None
         self._ping_payload: bytes | None = None
 
     def start(self, received: bytes) -> None:
@@ -114,7 +118,7 @@ class WebSocketSession(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._gone = True
         self.protocol.receive_eof()  # idempotent: the protocol's state becomes CLOSED
-        for timer in (self._close_timer, self._keepalive):
+        for timer in (self._close_timer, self._keepalive, self._hello_timer):
             if timer is not None:
                 timer.cancel()
         self._forget(self._transport)
@@ -178,6 +182,18 @@ class WebSocketSession(asyncio.Protocol):
         hub.connections += 1
         hub.native_connections += 1
         self._schedule_ping()
+        self._hello_timer = self._loop.call_later(config.hello_timeout, self._hello_due)
+
+    def _hello_due(self) -> None:
+        """The hello deadline: a connection that has not greeted is closed."""
+        self._hello_timer = None
+        reader, conn = self._reader, self.conn
+        if reader is None or conn is None or reader.session.protocol.greeted:
+            return
+        seconds = self._config.hello_timeout
+        log_event(log, logging.INFO, "ws.no-hello", peer=self.peer, seconds=seconds)
+        late = error_message(ErrorCode.HELLO_FIRST, f"no hello within {seconds:g} s", fatal=True)
+        conn.close(CloseCode.POLICY, late)
 
     def _frame(self, frame: Frame) -> None:
         """Every frame but a whole binary message: text, fragments, pongs (websockets answers pings
