@@ -3,9 +3,10 @@
     python -m bench.server_capacity [--matches 10,25,50,75] [--seconds 20] [--spectators 5]
                                     [--repeat 1] [--profile 50] [--sample 50]
 
-For each match count N: the server (FastAPI on uvicorn with uvloop, the embedded store, default
-settings: 60 frames/s, window 8, input delay 2, input runs of 2, streams sent every 2 frames, the
-websocket fast path) runs in this process, pinned to one CPU; N rooms are made and two bot clients
+For each match count N: the server (floe's listener on uvloop, websockets on websockets' sans-I/O
+protocol, the HTTP API relayed to FastAPI on uvicorn, the embedded store, default settings: 60
+frames/s, window 8, input delay 2, input runs of 2, streams sent every 2 frames; the lobby's rates
+raised, since one address makes every room) runs in this process, pinned to one CPU; N rooms are made and two bot clients
 per room connect over real websockets from a second process (pinned to the other CPU when there is
 one), plus a few spectators. The bots are cheap on purpose (a seeded random walk: a new direction
 every 20–80 frames, a kick one frame in 20; inputs stamped and gathered by protocol.client, which

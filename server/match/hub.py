@@ -59,8 +59,8 @@ class Hub:
         self._last_subtick = 0
         self.frame_clock = FrameClock(config.frame_rate * self.slices, self._on_tick)
         self.connections = 0
-        #: Connections served on the websocket fast path (server/native.py), ever.
-        self.native_connections = 0
+        #: Websockets served by the listener (server/transport/websocket.py), ever.
+        self.websockets_served = 0
         self.finished = 0
         self.crashed = 0
         self.frames_simulated = 0
@@ -241,7 +241,7 @@ class Hub:
             "matches": len(self.matches),
             "running": len(running),
             "connections": self.connections,
-            "native_connections": self.native_connections,
+            "websockets_served": self.websockets_served,
             "finished": self.finished,
             "crashed": self.crashed,
             "tick": self.frame_clock.tick // self.slices,

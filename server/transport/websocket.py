@@ -180,7 +180,7 @@ class WebSocketSession(asyncio.Protocol):
         self.conn = conn
         self._reader = Reader(conn, hub, self._dispatcher, self._loop)
         hub.connections += 1
-        hub.native_connections += 1
+        hub.websockets_served += 1
         self._schedule_ping()
         self._hello_timer = self._loop.call_later(config.hello_timeout, self._hello_due)
 

@@ -146,7 +146,7 @@ async def test_a_match_plays_through_the_listener(start_server: StartServer) -> 
     assert verify(replay).ok and run.session.over is not None and watched.over is not None
     assert watched.gaps == 0 and run.session.gaps == 0
     hub = server.app.state.hub
-    assert hub.native_connections == 2 and hub.stats()["crashed"] == 0
+    assert hub.websockets_served == 2 and hub.stats()["crashed"] == 0
 
 
 async def test_permessage_deflate_is_not_negotiated(start_server: StartServer) -> None:
