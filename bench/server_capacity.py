@@ -6,12 +6,12 @@
 For each match count N: the server (floe's listener on uvloop, websockets on websockets' sans-I/O
 protocol, the HTTP API relayed to FastAPI on uvicorn, the embedded store, default settings: 60
 frames/s, window 8, input delay 2, input runs of 2, streams sent every 2 frames; the lobby's rates
-raised, since one address makes every room) runs in this process, pinned to one CPU; N rooms are made and two bot clients
-per room connect over real websockets from a second process (pinned to the other CPU when there is
-one), plus a few spectators. The bots are cheap on purpose (a seeded random walk: a new direction
-every 20–80 frames, a kick one frame in 20; inputs stamped and gathered by protocol.client, which
-sends a run every 2 frames and a change at once), so the client side does not starve the server of
-the second core. Once every match runs, the window of `--seconds` is measured:
+raised, since one address makes every room) runs in this process, pinned to one CPU; N rooms are
+made and two bot clients per room connect over real websockets from a second process (pinned to the
+other CPU when there is one), plus a few spectators. The bots are cheap on purpose (a seeded random
+walk: a new direction every 20–80 frames, a kick one frame in 20; inputs stamped and gathered by
+protocol.client, which sends a run every 2 frames and a change at once), so the client side does not
+starve the server of the second core. Once every match runs, the window of `--seconds` is measured:
 
 - frame lateness: how late the match loop woke for each tick (p50, p99, max) and ticks missed;
 - the runner's work: frames simulated on a prediction, rollbacks and frames re-simulated;
