@@ -204,10 +204,15 @@ BENCH_LIMITS = LimitSettings(match_burst_per_guest=10**6, match_burst_per_addres
 
 
 def server_config() -> ServerConfig:
-    """The default server, with matches long enough to outlast the measurement and the lobby's rates
-    raised (one address makes every room)."""
+    """The default server, with matches long enough to outlast the measurement, and the lobby's rates
+    and the connections per address raised (one address makes every room and opens every socket)."""
     rules = replace(VERSUS_RULES, lives=99, time_limit_frames=30 * 60 * FRAME_HZ)
-    return ServerConfig(match_config=VersusConfig(rules=rules), limits=BENCH_LIMITS)
+    return ServerConfig(
+        match_config=VersusConfig(rules=rules),
+        limits=BENCH_LIMITS,
+        max_connections_per_address=100_000,
+        secret=b"bench-secret-0123456789",
+    )
 
 
 def runner_work(runners: list[MatchRunner]) -> tuple[int, int, int]:
