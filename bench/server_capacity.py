@@ -3,14 +3,15 @@
     python -m bench.server_capacity [--matches 10,25,50,75] [--seconds 20] [--spectators 5]
                                     [--repeat 1] [--profile 50] [--sample 50]
 
-For each match count N: the server (FastAPI on uvicorn with uvloop, the embedded store, default
-settings: 60 frames/s, window 8, input delay 2, input runs of 2, streams sent every 2 frames, the
-websocket fast path) runs in this process, pinned to one CPU; N rooms are made and two bot clients
-per room connect over real websockets from a second process (pinned to the other CPU when there is
-one), plus a few spectators. The bots are cheap on purpose (a seeded random walk: a new direction
-every 20–80 frames, a kick one frame in 20; inputs stamped and gathered by protocol.client, which
-sends a run every 2 frames and a change at once), so the client side does not starve the server of
-the second core. Once every match runs, the window of `--seconds` is measured:
+For each match count N: the server (floe's listener on uvloop, websockets on websockets' sans-I/O
+protocol, the HTTP API relayed to FastAPI on uvicorn, the embedded store, default settings: 60
+frames/s, window 8, input delay 2, input runs of 2, streams sent every 2 frames; the lobby's rates
+raised, since one address makes every room) runs in this process, pinned to one CPU; N rooms are
+made and two bot clients per room connect over real websockets from a second process (pinned to the
+other CPU when there is one), plus a few spectators. The bots are cheap on purpose (a seeded random
+walk: a new direction every 20–80 frames, a kick one frame in 20; inputs stamped and gathered by
+protocol.client, which sends a run every 2 frames and a change at once), so the client side does not
+starve the server of the second core. Once every match runs, the window of `--seconds` is measured:
 
 - frame lateness: how late the match loop woke for each tick (p50, p99, max) and ticks missed;
 - the runner's work: frames simulated on a prediction, rollbacks and frames re-simulated;
@@ -203,10 +204,15 @@ BENCH_LIMITS = LimitSettings(match_burst_per_guest=10**6, match_burst_per_addres
 
 
 def server_config() -> ServerConfig:
-    """The default server, with matches long enough to outlast the measurement and the lobby's rates
-    raised (one address makes every room)."""
+    """The default server, with matches long enough to outlast the measurement, and the lobby's rates
+    and the connections per address raised (one address makes every room and opens every socket)."""
     rules = replace(VERSUS_RULES, lives=99, time_limit_frames=30 * 60 * FRAME_HZ)
-    return ServerConfig(match_config=VersusConfig(rules=rules), limits=BENCH_LIMITS)
+    return ServerConfig(
+        match_config=VersusConfig(rules=rules),
+        limits=BENCH_LIMITS,
+        max_connections_per_address=100_000,
+        secret=b"bench-secret-0123456789",
+    )
 
 
 def runner_work(runners: list[MatchRunner]) -> tuple[int, int, int]:

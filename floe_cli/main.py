@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from rules.kick.config import ConfigError
 from server import cli as server_cli
 
-from . import versus_cmds
+from . import daily_cmds, versus_cmds
 from .controls import HOLD_SECONDS
 from .games import PRESETS, GameChoice, make_game, parse_seed
 from .players import PLAYER_KINDS
@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--frames-per-key", type=int, default=8, help="frames per script key (default 8)")
     versus_cmds.register(commands)
     server_cli.register(commands)
+    daily_cmds.register(commands)
     return parser
 
 
@@ -66,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "versus_run", None) is not None:
         return versus_cmds.run(args)
-    if args.command == "serve":
+    if args.command in ("serve", "daily"):
         return int(args.run(args))
     choice = GameChoice(args.preset, args.seed, args.level, args.skill)
     try:

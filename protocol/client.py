@@ -45,13 +45,19 @@ from .messages import (
     Joined,
     Keyframe,
     Leave,
+    Matched,
     Over,
     Ping,
     Pong,
+    Queue,
+    Queued,
+    Rated,
     Resync,
     Rewind,
     ServerMessage,
     Status,
+    Unqueue,
+    Unqueued,
     Watch,
     Welcome,
 )
@@ -84,6 +90,11 @@ class ClientSession:
         self.joined: Joined | None = None
         self.status: Status | None = None
         self.over: Over | None = None
+        #: The ranked queue: the last `queued`, `unqueued` and `matched`, and every `rated`.
+        self.queued: Queued | None = None
+        self.unqueued: Unqueued | None = None
+        self.matched: Matched | None = None
+        self.rated: list[Rated] = []
         self.match: str | None = None
         self.role: str | None = None
         #: The last stream number seen, and how many times a number was skipped (never, from a sound server).
@@ -137,6 +148,14 @@ class ClientSession:
     def leave(self) -> bytes:
         """Leave the match for good (a player forfeits)."""
         return encode(Leave())
+
+    def queue(self) -> bytes:
+        """Join the ranked queue; a `matched` says which match to `join`."""
+        return encode(Queue())
+
+    def unqueue(self) -> bytes:
+        """Leave the ranked queue."""
+        return encode(Unqueue())
 
     def ping(self, now: float) -> bytes:
         """A clock-sync ping; its pong updates the estimate of the server's frame."""
@@ -292,6 +311,14 @@ class ClientSession:
                 self._catch_up_at = now
             case Error():
                 self.errors.append(message)
+            case Queued():
+                self.queued, self.unqueued = message, None
+            case Unqueued():
+                self.unqueued = message
+            case Matched():
+                self.matched = message
+            case Rated():
+                self.rated.append(message)
             case _:
                 assert_never(message)
 

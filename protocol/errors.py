@@ -92,6 +92,18 @@ class ErrorCode(enum.StrEnum):
     TIMEOUT = "timeout"
     """The verification ran past its time bound (HTTP verify)."""
 
+    COOLDOWN = "cooldown"
+    """The ranked queue refuses this guest for a while: it left a found match before it started."""
+
+    ALREADY_QUEUED = "already-queued"
+    """The guest waits in the ranked queue already (from this or another connection)."""
+
+    NOT_DAILY = "not-daily"
+    """The run is not of a day's challenge that takes runs now (ruleset, config, seed or day)."""
+
+    UNVERIFIED = "unverified"
+    """The run does not reproduce: re-simulated from its moves it gives another result or log."""
+
     INTERNAL = "internal"
     """A bug on the server's side; the match and the process go on."""
 

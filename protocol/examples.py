@@ -15,17 +15,24 @@ from .messages import (
     Joined,
     Keyframe,
     Leave,
+    Matched,
     MatchState,
     Message,
     Over,
     Ping,
     Pong,
+    Queue,
+    Queued,
+    Rated,
     Resync,
     Rewind,
     Status,
+    Unqueue,
+    Unqueued,
     Watch,
     Welcome,
 )
+from .version import PROTOCOL_VERSION
 
 _TOKEN = "v1.eyJnIjoiZ19hYmMiLCJuIjoiYW5uIiwiZSI6MTcwMDAwMDAwMH0.c2lnbmF0dXJl"
 #: Seat 0: Pengo stepped one pixel left, Sno-Bee slot 1 one down; seat 1: its lives went to 2 (summary
@@ -55,14 +62,14 @@ _VIEW = {
 EXAMPLES: dict[str, Message] = {
     message.KIND: message
     for message in (
-        Hello(version=3, token=_TOKEN, client="web-0.1"),
+        Hello(version=PROTOCOL_VERSION, token=_TOKEN, client="web-0.1"),
         Join(match="Wqzulj7f0Nw", since=None),
         Watch(match="Wqzulj7f0Nw", since=0),
         Input(frame=1234, inputs=[0x0B, 0x03]),
         Ping(id=7, t=51230),
         Leave(),
         Welcome(
-            version=3,
+            version=PROTOCOL_VERSION,
             guest="g_abc",
             name="ann",
             frame_rate=60,
@@ -123,5 +130,11 @@ EXAMPLES: dict[str, Message] = {
         Pong(id=7, t=51230, frame=1231),
         InputLate(frame=1180, applied=1223),
         Error(code="read-only", message="spectators cannot send inputs", ref="input", fatal=False),
+        Queue(),
+        Unqueue(),
+        Queued(rating=1500.0, rd=500.0, provisional=True, window=100.0, max_wait=600.0),
+        Unqueued(reason="timeout"),
+        Matched(match="Hh3kq0_pXvA", seat=1, opponent="bob", opponent_rating=1562.4, join_within=15.0),
+        Rated(match="Hh3kq0_pXvA", change=-11.8, rating=1488.2, rd=191.3, provisional=True, games=4),
     )
 }

@@ -112,7 +112,23 @@ class Leave:
     KIND: ClassVar[str] = "leave"
 
 
-ClientMessage = Hello | Join | Watch | Input | Ping | Leave
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """Join the ranked queue (1 v 1): wait to be paired with the nearest rating (needs a token)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "queue"
+
+
+@dataclass(frozen=True, slots=True)
+class Unqueue:
+    """Leave the ranked queue (no cost while not yet paired)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "unqueue"
+
+
+ClientMessage = Hello | Join | Watch | Input | Ping | Leave | Queue | Unqueue
 
 
 # ---- server → client -------------------------------------------------------------------------------
@@ -278,8 +294,60 @@ class Error:
     fatal: bool = field(default=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """In the ranked queue now: the guest's rating, and the window it accepts at first (it widens)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "queued"
+    rating: float
+    rd: float
+    provisional: bool
+    window: float
+    #: Seconds the queue keeps a guest before `unqueued` (reason "timeout").
+    max_wait: float
+
+
+@dataclass(frozen=True, slots=True)
+class Unqueued:
+    """Out of the ranked queue without a match: `reason` is "asked" (unqueue) or "timeout"."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "unqueued"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Matched:
+    """Paired: `join` match `match` (your seat `seat`) within `join_within` seconds, or it is cancelled
+    and whoever did not connect pays the queue cooldown."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "matched"
+    match: str
+    seat: int
+    opponent: str
+    opponent_rating: float
+    join_within: float
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """After a ranked match's `over`, once the store applied it: the rating change and the new rating."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "rated"
+    match: str
+    change: float
+    rating: float
+    rd: float
+    provisional: bool
+    games: int
+
+
 ServerMessage = (
     Welcome | Joined | Status | Frame | Rewind | Keyframe | Resync | Over | Pong | InputLate | Error
+    | Queued | Unqueued | Matched | Rated
 )
 Message = ClientMessage | ServerMessage
 

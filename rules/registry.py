@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .ruleset import Ruleset
+from .solo.ruleset import PENGO_SOLO
 from .versus.ruleset import PENGO_VERSUS
 
 __all__ = ["UnknownRulesetError", "known", "lookup", "register", "unregister"]
@@ -60,3 +61,4 @@ def known() -> list[tuple[str, int]]:
 
 
 register(PENGO_VERSUS)
+register(PENGO_SOLO)

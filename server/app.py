@@ -2,8 +2,9 @@
 
     app = create_app(ServerConfig())        # the embedded in-memory store unless one is given
 
-`server/embed.py` runs it under uvicorn in the current event loop (tests, bench); `floe serve`
-runs it from the command line (server/cli.py).
+The app is the HTTP API; the websocket endpoint `/ws` is served beside it on the same port by floe's
+own listener (server/transport/listener.py), which reaches the hub and the dispatcher through
+`app.state`. `server/embed.py` runs both in the current event loop (tests, bench, `floe serve`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
@@ -34,7 +35,6 @@ from .match.dispatch import Dispatcher
 from .match.hub import Hub
 from .store.base import Store
 from .store.memory import MemoryStore
-from .transport.ws import install_denial_filter, serve_socket
 
 log = logging.getLogger("floe.http")
 
@@ -69,6 +69,13 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 1000)
 
 
+def make_store(config: ServerConfig) -> Store:
+    """The store the config names: Redis at `redis_url`, else the embedded one."""
+    if config.redis_url is not None:
+        from .store.redis import RedisStore
+
+        return RedisStore.from_url(config.redis_url, config.redis_prefix)
+    return MemoryStore(config.store_capacity)
 def respond(error: ServerError) -> JSONResponse:
     """A refusal in the server's one error shape, with Retry-After when the error has a hint."""
     headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
@@ -76,10 +83,12 @@ def respond(error: ServerError) -> JSONResponse:
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
-    """The app with its hub (reachable as `app.state.hub` for tests and stats)."""
+    """The app with its hub and dispatcher (`app.state.hub`, `app.state.dispatcher`: the listener's).
+
+    Raises ConfigError (server/config.py) for a token secret the store cannot work with.
+    """
     config = config or ServerConfig()
-    install_denial_filter()
-    hub = Hub(config, store if store is not None else MemoryStore(config.store_capacity))
+    hub = Hub(config, store if store is not None else make_store(config))
     verifier = Verifier(config)
     dispatcher = Dispatcher(hub)
 
@@ -96,6 +105,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     app = FastAPI(title="floe", description=API_DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.hub = hub
+    app.state.dispatcher = dispatcher
     app.state.verifier = verifier
     app.state.replay_streams = streams = ReplayStreams()
     app.include_router(build_router(hub, verifier, streams))
@@ -103,7 +113,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.add_middleware(
         BodyLimit,
         default_bytes=config.http_body_bytes,
-        upload_bytes={"/api/replays/verify": config.verify_max_bytes},
+        upload_bytes={path: config.verify_max_bytes for path in ("/api/replays/verify", "/api/daily/runs")},
     )
 
     @app.exception_handler(ServerError)
@@ -126,10 +136,6 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     async def unexpected(_: Request, error: Exception) -> JSONResponse:
         log_event(log, logging.ERROR, "http.failed", error=f"{type(error).__name__}: {error}")
         return respond(ServerError(ErrorCode.INTERNAL, "the server failed on this request", 500))
-
-    @app.websocket("/ws")
-    async def websocket(websocket: WebSocket) -> None:
-        await serve_socket(websocket, hub, dispatcher)
 
     serve_web(app, Path(config.web_root) if config.web_root else DEFAULT_WEB_ROOT)
     return app

@@ -26,7 +26,7 @@ import websockets
 
 from protocol.client import ClientSession
 from protocol.codec import decode_client
-from protocol.messages import Frame, Input, Joined, Over, Resync, Rewind, ServerMessage
+from protocol.messages import Frame, Input, Joined, Matched, Over, Rated, Resync, Rewind, ServerMessage
 from rules.registry import lookup
 from rules.ruleset import Bot, Match, Ruleset
 
@@ -136,7 +136,7 @@ async def new_guest(http_url: str, name: str) -> tuple[str, str]:
 async def play(
     ws_url: str,
     token: str,
-    match_id: str,
+    match_id: str | None,
     bot: str = "competent",
     seed: int = 1,
     *,
@@ -146,12 +146,15 @@ async def play(
     leave: Callable[[BotRun], bool] | None = None,
     max_size: int = 2**22,
     record: list[bytes] | None = None,
+    until_rated: bool = False,
 ) -> BotRun:
     """Play the seat `token` holds in `match_id` until the match is over.
 
+    `match_id=None` joins the ranked queue first and plays the match it is paired into (`matched`).
     `leave(run)`, asked after every message, makes the bot leave (forfeit) once it says True; the
-    bot then reads on until the match's `over`. `record`, when given, gets every websocket message's
-    bytes as it arrived (the stream's fixtures for the browser client's tests).
+    bot then reads on until the match's `over`. `until_rated` reads on after `over` until `rated`.
+    `record`, when given, gets every websocket message's bytes as it arrived (the stream's fixtures
+    for the browser client's tests).
     """
     session = ClientSession(token, client=f"bot-{bot}", validate=validate, keep_log=keep_log)
     run = BotRun(session)
@@ -160,6 +163,9 @@ async def play(
     left = False
     async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
         await ws.send(session.hello())
+        if match_id is None:
+            await ws.send(session.queue())
+            match_id = await _matched(ws, session)
         await ws.send(session.join(match_id))
 
         async def pinger() -> None:
@@ -185,7 +191,7 @@ async def play(
                     elif run.mirror is not None:
                         run.mirror.feed(message)
                     heard_frame = heard_frame or isinstance(message, Frame | Resync)
-                    if isinstance(message, Over):
+                    if (isinstance(message, Over) and not until_rated) or isinstance(message, Rated):
                         return run
                 mirror = run.mirror
                 if mirror is None or player is None or run.seat is None:
@@ -214,6 +220,18 @@ async def play(
         finally:
             ping_task.cancel()
     return run
+
+
+async def _matched(ws: Any, session: ClientSession) -> str:
+    """Read until the queue's `matched` (a refusal raises); the match id."""
+    async for data in ws:
+        assert isinstance(data, bytes)
+        for message in session.receive(data, time.monotonic()):
+            if isinstance(message, Matched):
+                return message.match
+        if session.errors:
+            raise RuntimeError(f"the queue refused: {session.errors[-1]}")
+    raise RuntimeError("the connection closed before a match was found")
 
 
 async def watch(

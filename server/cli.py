@@ -1,26 +1,39 @@
-"""`floe serve`: the match server on one process with the embedded store (the lead wires it into floe_cli).
+"""`floe serve`: the match server on one process, with the embedded store or a shared Redis.
 
-    floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…]
+    floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…] [--trusted-proxy ADDRESS …]
 
-`register(subparsers)` adds the subcommand; `run(args)` serves until interrupted and returns the exit
-status. The token secret comes from FLOE_SECRET (at least 16 bytes; without it a per-process one,
-with a warning: tokens then die with the process); allowed websocket origins
-from FLOE_ORIGINS (comma-separated; "*" allows any).
+`register(subparsers)` adds the subcommand; `run(args)` serves until SIGINT or SIGTERM, stops
+gracefully (server/embed.py: the listener and uvicorn together) and returns the exit status. The
+store is Redis when `--redis` or FLOE_REDIS_URL names one, else the embedded store. The token secret
+comes from FLOE_SECRET (at least 16 bytes; without it a per-process one, with a warning: tokens then
+die with the process; a shared store refuses to start without it); allowed websocket origins from
+FLOE_ORIGINS (comma-separated; "*" allows any). `--trusted-proxy` (repeatable, or FLOE_TRUSTED_PROXIES,
+comma-separated) names the reverse proxies whose `X-Forwarded-For` gives the client's address; without
+one, a client's address is its socket's peer. `--port 0` takes a free port (logged at the start).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import logging
 import os
+import signal
 import sys
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, ServerConfig
+from .config import REDIS_ENV, ConfigError, ServerConfig
+from .logs import log_event
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+log = logging.getLogger("floe.serve")
 
 ORIGINS_ENV = "FLOE_ORIGINS"
+PROXIES_ENV = "FLOE_TRUSTED_PROXIES"
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -28,7 +41,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
         help="run the match server (HTTP API and websockets)",
-        description="Run the floe match server with the embedded in-memory store.",
+        description="Run the floe match server (the embedded in-memory store unless --redis).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
@@ -36,15 +49,30 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--redis",
         metavar="URL",
         default=None,
-        help="Redis URL for a shared store (not available yet: a later issue)",
+        help=f"Redis URL of a shared store (default: ${REDIS_ENV}, else the embedded store)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        metavar="ADDRESS",
+        action="append",
+        default=None,
+        help=f"a reverse proxy's address whose X-Forwarded-For names the client (repeatable; default "
+        f"${PROXIES_ENV}, else none: the socket's peer is the client)",
     )
     parser.set_defaults(run=run)
     return parser
 
 
-def config_from_env(host: str, port: int) -> ServerConfig:
-    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS."""
-    config = ServerConfig()
+def config_from_env(
+    host: str, port: int, redis_url: str | None = None, proxies: list[str] | None = None
+) -> ServerConfig:
+    """The default config, with the origins allowed for this host and port and FLOE_ORIGINS, the
+    Redis store of `redis_url` or FLOE_REDIS_URL, and the trusted proxies or FLOE_TRUSTED_PROXIES."""
+    if proxies is None:
+        proxies = [p.strip() for p in os.environ.get(PROXIES_ENV, "").split(",") if p.strip()]
+    config = ServerConfig(
+        redis_url=redis_url or os.environ.get(REDIS_ENV) or None, trusted_proxies=tuple(proxies)
+    )
     origins = list(config.allowed_origins)
     origins += [f"http://{host}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
     extra = os.environ.get(ORIGINS_ENV)
@@ -55,29 +83,42 @@ def config_from_env(host: str, port: int) -> ServerConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
-    if args.redis:
-        print(
-            "floe serve: the Redis store is not available yet; run without --redis for the embedded store",
-            file=sys.stderr,
-        )
-        return 2
-    import uvicorn
-
     from .app import create_app
-    from .embed import uvicorn_config
     from .logs import setup_logging
 
     setup_logging()
     try:
-        config = config_from_env(args.host, args.port)
+        config = config_from_env(args.host, args.port, args.redis, args.trusted_proxy)
         app = create_app(config)
     except ConfigError as error:
         print(f"floe serve: {error}", file=sys.stderr)
         return 2
-    server = uvicorn.Server(uvicorn_config(app, args.host, args.port, config, log_level="info"))
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(server.serve())
+    with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+        runner.run(serve(app, args.host, args.port))
     return 0
+
+
+def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop where it is installed (uvicorn[standard] brings it; the benchmark measures it)."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
+async def serve(app: FastAPI, host: str, port: int) -> None:
+    """Serve `app` until SIGINT or SIGTERM, then stop gracefully."""
+    from .embed import running_server
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    async with running_server(app, host, port) as server:
+        log_event(log, logging.INFO, "serve.listening", http=server.http_url, ws=server.ws_url)
+        await stop.wait()
+    log_event(log, logging.INFO, "serve.stopped")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,13 +9,17 @@ from typing import Any
 
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND
 from rules.ruleset import Ruleset
+from rules.solo.ruleset import PENGO_SOLO
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ
 
+from .match.matchmaker import QueueSettings
 from .netcode.runner import RunnerSettings
 
 #: The environment variable holding the token secret (at least MIN_SECRET_BYTES bytes of UTF-8).
 SECRET_ENV = "FLOE_SECRET"
+#: The environment variable naming the Redis store (`floe serve --redis` wins over it).
+REDIS_ENV = "FLOE_REDIS_URL"
 
 DEFAULT_ORIGINS = (
     "http://localhost:8000",
@@ -105,9 +109,10 @@ class ServerConfig:
     web_root: str | None = None
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
-    #: Messages queued per connection before it counts as too slow and is dropped (ASGI path)...
+    #: Messages one connection may have queued at once (they leave together at the end of the callback
+    #: that queued them) before it counts as too slow and is dropped...
     send_queue: int = 512
-    #: ...and bytes its socket may hold unsent (the fast path, server/native.py).
+    #: ...and bytes its socket may hold unsent (the client is not reading them).
     send_buffer_bytes: int = 1024 * 1024
     #: Seconds a dropped player may take to come back before the seat forfeits.
     reconnect_grace: float = 30.0
@@ -124,9 +129,37 @@ class ServerConfig:
     #: schedule slips (logged) instead of stepping a burst that would make every later tick late too.
     max_catch_up: int = 8
     max_message_bytes: int = MAX_CLIENT_MESSAGE_BYTES
-    #: The websocket layer's own hard limit (uvicorn closes the socket past it, code 1009); frames
+    #: The websocket layer's own hard limit (the socket is closed past it, code 1009); frames
     #: between max_message_bytes and it get a typed `too-large` error and the connection lives on.
     ws_max_bytes: int = 64 * 1024
+    #: Seconds a peer has to answer our close frame before its socket is dropped (server/transport/
+    #: websocket.py); the same bound covers a close the peer started and a client that stopped reading.
+    ws_close_timeout: float = 5.0
+    #: Seconds between the server's keepalive pings on each websocket (None: no pings)...
+    ws_ping_interval: float | None = 20.0
+    #: ...and seconds the pong may take before the socket counts as dead (closed, code 1011).
+    ws_ping_timeout: float = 20.0
+    #: Connections the kernel queues on the public port before the listener accepts them (uvicorn's
+    #: default, which served that port before).
+    listen_backlog: int = 2048
+    #: Bytes a request head (request line and headers) may take on the public port; past it the
+    #: listener answers 431 and closes (server/transport/head.py).
+    max_head_bytes: int = 8 * 1024
+    #: Seconds a new connection has to send its whole request head before it is dropped (slowloris),
+    #: and at most the time a refused request's socket lingers to drain (server/transport/refusal.py).
+    head_timeout: float = 5.0
+    #: Connections (websockets and HTTP) one client address may hold open at once; past it a new one
+    #: gets 429 `rate-limited` and is closed (server/transport/listener.py).
+    max_connections_per_address: int = 64
+    #: Proxies whose `X-Forwarded-For` names the client (`floe serve --trusted-proxy`): behind one of
+    #: them a client's address is the one it forwarded, elsewhere the socket's peer (and any
+    #: forwarding header a client sends is dropped).
+    trusted_proxies: tuple[str, ...] = ()
+    #: Seconds a websocket has, once its handshake is done, to say `hello` before it is closed.
+    hello_timeout: float = 10.0
+    #: Seconds a relayed HTTP request may go without a byte either way before both sides are dropped
+    #: (longer than `verify_timeout`, which is the slowest answer the API gives).
+    http_idle_timeout: float = 60.0
     rate_per_second: float = RATE_PER_SECOND
     rate_burst: float = RATE_BURST
     #: Refused messages (errors) after which a connection is closed as hostile.
@@ -146,18 +179,41 @@ class ServerConfig:
     verify_per_client: int = 1
     verify_timeout: float = 30.0
     verify_pool: str = "process"
+    #: The ranked queue: its windows, wait and capacity (server/match/matchmaker.py).
+    queue: QueueSettings = field(default_factory=QueueSettings)
+    #: Seconds both players of a found ranked match have to connect before it is cancelled.
+    ranked_join_timeout: float = 15.0
+    #: Seconds the ranked queue refuses a guest who was not connected when its found match had to start.
+    ranked_dodge_cooldown: float = 300.0
+    #: Seconds between two pairing passes of the queue (a guest's arrival pairs at once, too).
+    ranked_pair_every: float = 0.5
+    #: Seconds between looks at the journal of ranked results to apply; an entry with no match record
+    #: after ranked_stale_after seconds is dropped (its match died with its node).
+    ranked_recovery_every: float = 60.0
+    ranked_stale_after: float = 3600.0
+    #: The daily challenge: its ruleset and config (None: the ruleset's default, a 10-minute pengo-solo
+    #: run), runs a guest may submit a day, and seconds after midnight the previous day still takes runs.
+    daily_ruleset: Ruleset[Any, Any] = PENGO_SOLO
+    daily_config: Any = None
+    daily_submissions: int = 20
+    daily_grace: float = 900.0
     #: Tokens: the HMAC secret (None: FLOE_SECRET's, or a random one for the embedded store, see
     #: `token_secret`) and their lifetime.
     secret: bytes | None = field(default_factory=secret_from_env, repr=False)
     token_ttl: float = 7 * 24 * 3600.0
-    #: Replays and match records kept by the in-memory store (oldest evicted first).
+    #: Replays, match records and player records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
+    #: The Redis store's URL (None: the embedded store) and its keys' prefix.
+    redis_url: str | None = None
+    redis_prefix: str = "floe:"
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 
     def __post_init__(self) -> None:
         if self.match_config is None:
             object.__setattr__(self, "match_config", self.ruleset.default_config())
+        if self.daily_config is None:
+            object.__setattr__(self, "daily_config", self.daily_ruleset.default_config())
 
     def with_time_limit(self, seconds: float) -> ServerConfig:
         """The same config, every other rule kept, with matches limited to `seconds` of frames."""

@@ -1,17 +1,22 @@
-"""Run the app under uvicorn inside the current event loop, on a given or a free port.
+"""Run the server in the current event loop: floe's listener on the public port, uvicorn behind it.
 
     async with running_server(create_app(config)) as server:
         url = server.ws_url                  # ws://127.0.0.1:<port>/ws
 
-The tests start real servers on port 0 this way (a real socket, real websocket handshakes), and the
-benchmark does too; `floe serve` uses the same uvicorn settings (`uvicorn_config`).
+floe's listener (server/transport/listener.py) owns the public socket: it serves the websockets at
+`/ws` and relays every other request to uvicorn, which serves the FastAPI app on a unix socket in a
+private directory (mode 0700) that nothing but the listener can reach. The tests start real servers
+on port 0 this way (a real socket, real websocket handshakes), the benchmark does too, and so does
+`floe serve` (server/cli.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -19,33 +24,42 @@ from dataclasses import dataclass
 import uvicorn
 from fastapi import FastAPI
 
-from .config import ServerConfig
-from .transport.native import FloeWebSocketProtocol
+from .transport.listener import Listener
+
+#: Seconds uvicorn gives the requests in flight when the server stops.
+GRACEFUL_SHUTDOWN_SECONDS = 5
+#: Seconds uvicorn may take to start, and to stop.
+UVICORN_SECONDS = 10
 
 
-def uvicorn_config(
-    app: FastAPI,
-    host: str,
-    port: int,
-    config: ServerConfig,
-    log_level: str = "warning",
-    fast_path: bool = True,
-) -> uvicorn.Config:
-    """uvicorn's settings for floe: the sans-I/O websockets with the fast path (server/native.py; off:
-    uvicorn's own class, every message through ASGI), the hard frame limit, no compression."""
+def uvicorn_config(app: FastAPI, uds: str, log_level: str = "warning") -> uvicorn.Config:
+    """uvicorn's settings for floe: the HTTP API on the private unix socket `uds`, no websockets (the
+    listener serves them), and the peer address taken from X-Forwarded-For.
+
+    uvicorn trusts that header from every peer of the socket ("*") because its only peer is the
+    listener, which drops any copy a client sent and writes the real peer address (server/transport/
+    relay.py). (uvicorn sees no address for a unix socket peer, so a narrower list would trust none.)
+    """
     return uvicorn.Config(
         app,
-        host=host,
-        port=port,
-        ws=FloeWebSocketProtocol if fast_path else "websockets-sansio",
-        ws_max_size=config.ws_max_bytes,
-        ws_per_message_deflate=False,
+        uds=uds,
+        ws="none",
+        proxy_headers=True,
+        forwarded_allow_ips="*",
         log_config=None,
         log_level=log_level,
         lifespan="on",
         access_log=False,
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
     )
+
+
+class EmbeddedServer(uvicorn.Server):
+    """uvicorn's server without its signal handlers: whoever runs the loop owns the signals."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,8 @@ class RunningServer:
     app: FastAPI
     host: str
     port: int
+    #: floe's listener on that port (its per-address counts are read by the tests).
+    listener: Listener
 
     @property
     def http_url(self) -> str:
@@ -69,26 +85,32 @@ class RunningServer:
 
 @contextlib.asynccontextmanager
 async def running_server(
-    app: FastAPI, host: str = "127.0.0.1", port: int = 0, fast_path: bool = True
+    app: FastAPI, host: str = "127.0.0.1", port: int = 0
 ) -> AsyncIterator[RunningServer]:
-    """Serve `app` in this loop until the block ends; yields the bound address."""
-    config: ServerConfig = app.state.hub.config
-    server = uvicorn.Server(uvicorn_config(app, host, port, config, fast_path=fast_path))
-    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]  # the caller owns signals
-    task = asyncio.create_task(server.serve(), name="floe-uvicorn")
-    try:
-        while not server.started:
-            if task.done():
-                task.result()  # re-raise why it failed to start
-                raise RuntimeError("uvicorn stopped before it started")
-            await asyncio.sleep(0.01)
-        sockets = [sock for srv in server.servers for sock in (srv.sockets or ())]
-        bound = sockets[0].getsockname()[1]
-        yield RunningServer(app, host, int(bound))
-    finally:
-        server.should_exit = True
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 10)
+    """Serve `app` in this loop until the block ends; yields the bound address.
+
+    Stopping: the listener stops accepting and closes its websockets (1001), uvicorn finishes the
+    requests in flight and runs the app's shutdown (the hub stops), then every socket left is closed.
+    """
+    with tempfile.TemporaryDirectory(prefix="floe-") as private:
+        uds = os.path.join(private, "http.sock")
+        server = EmbeddedServer(uvicorn_config(app, uds))
+        task = asyncio.create_task(server.serve(), name="floe-uvicorn")
+        listener = Listener(app.state.hub, app.state.dispatcher, uds)
+        try:
+            while not server.started:  # uvicorn has no event for it
+                if task.done():
+                    task.result()  # re-raise why it failed to start
+                    raise RuntimeError("uvicorn stopped before it started")
+                await asyncio.sleep(0.01)
+            bound = await listener.start(host, port)
+            yield RunningServer(app, host, bound, listener)
+        finally:
+            listener.begin_shutdown()
+            server.should_exit = True
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(task, UVICORN_SECONDS)
+            await listener.wait_closed()
 
 
 @contextlib.contextmanager

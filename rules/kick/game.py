@@ -19,6 +19,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, cast
 
+from rules.errors import IllegalInputError
+
 from .actors import (
     BLINKING,
     GONE,
@@ -62,6 +64,7 @@ from .player import PlayerRules
 from .rng import KickRandom
 from .snapshot import put as put_snapshot
 from .snapshot import take as take_snapshot
+from .status import STATUSES, KickStatus
 from .tables import (
     CLEAR_VBLANKS,
     CONTACT_TILE_SHIFT,
@@ -96,14 +99,15 @@ __all__ = [
     "create_kick_game",
 ]
 
-STATUSES = ("drawing", "ready", "playing", "bonus", "dying", "clear", "lost", "complete")
+
+#: The statuses as module constants: looking a member up on the enum costs more than the comparison
+#: (the status is tested on every executed pass).
+_DRAWING, _READY, _PLAYING = KickStatus.DRAWING, KickStatus.READY, KickStatus.PLAYING
+_BONUS, _DYING, _CLEAR = KickStatus.BONUS, KickStatus.DYING, KickStatus.CLEAR
+_LOST, _COMPLETE = KickStatus.LOST, KickStatus.COMPLETE
 
 #: What `tick(dt)` takes as a number of seconds (a bool is refused apart).
 _NUMBER = (int, float)
-
-
-class IllegalInputError(ValueError):
-    """An input the session cannot take (unknown direction, bad duration); nothing changed."""
 
 
 class KickGame:
@@ -314,7 +318,7 @@ class KickGame:
         self.remaining_count = self.eggs_left + len(frame.enemies)
         self._events.append(LevelStart(level_number))
         draw = passes_for_seconds(self.config.draw_seconds)
-        self._begin_status("drawing" if draw else "ready", draw or self._ready_passes())
+        self._begin_status(KickStatus.DRAWING if draw else KickStatus.READY, draw or self._ready_passes())
 
     # ---- statuses --------------------------------------------------------------------------------
 
@@ -323,27 +327,27 @@ class KickGame:
             return READY_VBLANKS * VBLANK_PASSES
         return passes_for_seconds(self.config.ready_seconds)
 
-    def _begin_status(self, status: str, duration: int) -> None:
+    def _begin_status(self, status: KickStatus, duration: int) -> None:
         self.status = status
         self.status_start = self.clock
         self.status_due = self.clock + duration
 
     def _end_status(self) -> None:
         status = self.status
-        if status == "drawing":
-            self._begin_status("ready", self._ready_passes())
-        elif status == "ready":
+        if status is _DRAWING:
+            self._begin_status(KickStatus.READY, self._ready_passes())
+        elif status is _READY:
             self._begin_play()
-        elif status == "bonus":
+        elif status is _BONUS:
             self._end_line()
-        elif status == "dying":
+        elif status is _DYING:
             self._after_death()
-        elif status == "clear":
+        elif status is _CLEAR:
             self._next_level()
 
     def _begin_play(self) -> None:
         """A life starts: the life clock is zeroed ($09D6), the eggs flash, slots wake."""
-        self.status = "playing"
+        self.status = KickStatus.PLAYING
         self.status_start = self.clock
         self.status_due = NEVER
         self.life_start = self.clock
@@ -363,8 +367,8 @@ class KickGame:
             self._freeze_view()
         budget = passes
         while budget > 0:
-            if self.status != "playing":
-                if self.status in ("lost", "complete"):
+            if self.status is not _PLAYING:
+                if self.status is _LOST or self.status is _COMPLETE:
                     self.clock += budget
                     return
                 use = min(self.status_due - self.clock, budget)
@@ -456,7 +460,9 @@ class KickGame:
             self._contacts()
         if (not self.last_enemy_told and self.remaining_count == 1) or self.clock >= self._hurry_due:
             self._clock_events()
-        if self.status == "playing" and (player.dead or self.remaining_count <= 0 or self._goal_rounds):
+        if self.status is _PLAYING and (
+            player.dead or self.remaining_count <= 0 or self._goal_rounds
+        ):
             self._round_flow()
 
     # ---- the actors' steps -----------------------------------------------------------------------
@@ -604,11 +610,11 @@ class KickGame:
                     duration = (LINE_WALL_VBLANKS if along_wall else LINE_VBLANKS) * VBLANK_PASSES
                 else:
                     duration = passes_for_seconds(line.pause_seconds)
-                self._begin_status("bonus", duration)
+                self._begin_status(KickStatus.BONUS, duration)
 
     def _end_line(self) -> None:
         """After the payout every moving Sno-Bee is stunned ($4728)."""
-        self.status = "playing"
+        self.status = KickStatus.PLAYING
         self.status_due = NEVER
         self.line_show = None
         if self.config.line is not None and self.config.line.stun:
@@ -680,7 +686,7 @@ class KickGame:
                 )
                 player.state = P_DYING
                 self._begin_status(
-                    "dying",
+                    KickStatus.DYING,
                     DEATH_VBLANKS * VBLANK_PASSES
                     if self.arcade
                     else passes_for_seconds(self.config.death_seconds),
@@ -694,7 +700,7 @@ class KickGame:
 
     def round_time_passes(self) -> int:
         """Round time so far (all lives), in passes of the clock."""
-        if self.status == "playing":
+        if self.status is _PLAYING:
             return self.round_banked + self.clock - self.life_start
         return self.round_banked
 
@@ -716,13 +722,13 @@ class KickGame:
         if bonus:
             self._add_score(bonus, None, "time-bonus")
         self._begin_status(
-            "clear",
+            KickStatus.CLEAR,
             CLEAR_VBLANKS * VBLANK_PASSES if self.arcade else passes_for_seconds(self.config.clear_seconds),
         )
 
     def _next_level(self) -> None:
         if not self.config.loop and self.level >= len(self.config.levels):
-            self.status = "complete"
+            self.status = KickStatus.COMPLETE
             self.status_start = self.clock
             self.status_due = NEVER
             self._events.append(CompleteEvent())
@@ -734,13 +740,13 @@ class KickGame:
         self.round_banked += self.clock - self.life_start
         self.lives -= 1
         if self.lives <= 0:
-            self.status = "lost"
+            self.status = KickStatus.LOST
             self.status_start = self.clock
             self.status_due = NEVER
             self._events.append(GameOver())
             return
         self._enemies.regroup(self._player_rules.respawn())
-        self._begin_status("ready", self._ready_passes())
+        self._begin_status(KickStatus.READY, self._ready_passes())
 
     # ---- effects from outside the board (versus attacks) -----------------------------------------
 

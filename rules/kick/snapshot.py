@@ -13,6 +13,7 @@ from .actors import Enemy, Player
 from .events import from_plain, to_plain
 from .geometry import Cell
 from .level import plain_cells
+from .status import KickStatus
 
 if TYPE_CHECKING:
     from .events import KickEvent
@@ -52,6 +53,7 @@ STATE_FIELDS = (
 def take(game: KickGame, events: list[KickEvent]) -> dict[str, Any]:
     """The session's snapshot; `events` are those not drained yet."""
     s = {name: getattr(game, name) for name in STATE_FIELDS}
+    s["status"] = game.status.value
     s["bonus"] = None if game.bonus is None else list(game.bonus)
     s["line_show"] = None if game.line_show is None else [list(game.line_show[0]), game.line_show[1]]
     s["egg_table"] = list(game.egg_table)
@@ -77,6 +79,7 @@ def put(game: KickGame, snap: dict[str, Any], events: list[KickEvent]) -> dict[s
     s = snap["s"]
     for name in STATE_FIELDS:
         setattr(game, name, s[name])
+    game.status = KickStatus(s["status"])
     game.bonus = None if s["bonus"] is None else list(s["bonus"])
     game.line_show = None if s["line_show"] is None else [list(s["line_show"][0]), s["line_show"][1]]
     game.egg_table = list(s["egg_table"])

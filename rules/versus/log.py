@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 from rules.synctest import canonical_encoding
 
@@ -19,9 +20,14 @@ GENESIS_HASH = hashlib.sha256(b"floe-versus-log").hexdigest()
 
 def chain_hash(previous: str, frame: int, records: Sequence[Record]) -> str:
     """The log hash after frame `frame`, given the hash before it."""
+    return chain_plain(previous, frame, [record_plain(r) for r in records] if records else [])
+
+
+def chain_plain(previous: str, frame: int, plain_records: list[dict[str, Any]]) -> str:
+    """The log hash after frame `frame` from the frame's records as plain data (any ruleset's)."""
     digest = hashlib.sha256(bytes.fromhex(previous))
-    if records:
-        digest.update(canonical_encoding([frame, [record_plain(r) for r in records]]))
+    if plain_records:
+        digest.update(canonical_encoding([frame, plain_records]))
     else:
         digest.update(b"[%d,[]]" % frame)  # the same bytes canonical_encoding gives a quiet frame
     return digest.hexdigest()

@@ -18,7 +18,8 @@ state becomes an action (walk, push, break, shake, dying).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from rules.kick.actors import (
     BLINKING,
@@ -342,7 +343,22 @@ def board_note(game: KickGame) -> list[Any]:
     return [BOARD_NOTE, game.board.cols, game.board.rows, board_blocks(game), carve]
 
 
-def frame_actors(match: VersusMatch) -> list[Any]:
+class Shows(Protocol):
+    """What `frame_actors` reads of a match (a versus match, a solo run): its seats, the frame, and the
+    step's notes and summary memo (not state)."""
+
+    frame: int
+    notes: list[Any]
+    summaries: list[tuple[tuple[bool, int, int], list[Any]] | None]
+    summary_stale: list[bool]
+
+    @property
+    def seat_states(self) -> Sequence[SeatState]:
+        """The seats, in seat order."""
+        ...
+
+
+def frame_actors(match: Shows) -> list[Any]:
     """Every seat's `[summary, records, notes]` after the frame just stepped, in seat order.
 
     A summary is built again only when the step may have changed it (`match.summary_stale`: the
@@ -372,30 +388,35 @@ def frame_actors(match: VersusMatch) -> list[Any]:
     return out
 
 
-def keyframe_view(match: VersusMatch) -> dict[str, Any]:
-    """The whole visible state: per seat its name, board size, summary, records and blocks."""
-    frame = match.frame
-    seats = []
-    for seat in match.seat_states:
-        game = seat.game
-        seats.append(
-            {
-                "name": match.names[seat.index],
-                "cols": game.board.cols,
-                "rows": game.board.rows,
-                "summary": seat_summary(seat, frame),  # built afresh: a keyframe shares nothing
-                "records": seat_records(game, frame),
-                "blocks": board_blocks(game),
-            }
-        )
+def seat_keyframe(seat: SeatState, name: str, frame: int) -> dict[str, Any]:
+    """One seat's board in a keyframe: its name, size, summary, records and blocks (built afresh)."""
+    game = seat.game
     return {
-        "frame": frame,
-        "time_left": max(0, match.rules.time_limit_frames - frame),
-        "seats": seats,
+        "name": name,
+        "cols": game.board.cols,
+        "rows": game.board.rows,
+        "summary": seat_summary(seat, frame),
+        "records": seat_records(game, frame),
+        "blocks": board_blocks(game),
     }
 
 
-#: Everything a client needs to read the stream, as plain data (`joined.tables`).
+def keyframe_view(match: VersusMatch) -> dict[str, Any]:
+    """The whole visible state: per seat its name, board size, summary, records and blocks."""
+    frame = match.frame
+    return {
+        "frame": frame,
+        "time_left": max(0, match.rules.time_limit_frames - frame),
+        "seats": [seat_keyframe(seat, match.names[seat.index], frame) for seat in match.seat_states],
+    }
+
+
+def stream_tables(event_kinds: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, Any]:
+    """Everything a client needs to read the stream of a kick ruleset with these event kinds."""
+    return {**TABLES, "events": [[kind, list(fields)] for kind, fields in event_kinds]}
+
+
+#: Everything a client needs to read pengo-versus's stream, as plain data (`joined.tables`).
 TABLES: dict[str, Any] = {
     "words": list(WORDS),
     "events": [[kind, list(fields)] for kind, fields in EVENT_KINDS],

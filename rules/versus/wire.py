@@ -55,6 +55,7 @@ WORDS: tuple[str, ...] = tuple(
             *(outcome.value for outcome in Outcome),
             *(reason.value for reason in EndReason),
             *(reason.value for reason in OutReason),
+            "game-over",  # pengo-solo's end (rules/solo/match.py SoloEnd; its other ends are words above)
         )
     )
 )
@@ -67,15 +68,20 @@ WORD_FIELDS = frozenset({"dir", "by", "result", "egg", "material", "cause", "sid
 ENEMY_FIELDS = frozenset({"id", "ids"})
 
 
-def _fields(cls: type[Any], board: bool) -> tuple[str, ...]:
+def event_fields(cls: type[Any], board: bool) -> tuple[str, ...]:
+    """An event class's values in the order its plain map holds them (a board event's seat last)."""
     names = tuple(f.name for f in dataclasses.fields(cls))  # declaration order, as record_plain writes
     return (*names, "seat") if board else names
 
 
+#: The board events of every kick ruleset, first in every ruleset's event table.
+BOARD_EVENT_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (kind, event_fields(cls, board=True)) for kind, cls in EVENT_TYPES.items()
+)
 #: Each event kind's wire code (its index) with the order of its values.
 EVENT_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    *((kind, _fields(cls, board=True)) for kind, cls in EVENT_TYPES.items()),
-    *((kind, _fields(cls, board=False)) for kind, cls in VERSUS_EVENT_TYPES.items()),
+    *BOARD_EVENT_KINDS,
+    *((kind, event_fields(cls, board=False)) for kind, cls in VERSUS_EVENT_TYPES.items()),
 )
 KIND_CODE: dict[str, int] = {kind: index for index, (kind, _) in enumerate(EVENT_KINDS)}
 
@@ -106,12 +112,16 @@ def _value(name: str, value: Any) -> Any:
     return value
 
 
-def record_wire(record: Record) -> list[Any]:
-    """One log record as the stream sends it: `[kind code, value, …]` (see the module docstring)."""
-    plain = record_plain(record)
-    out: list[Any] = [KIND_CODE[plain.pop("kind")]]
+def plain_wire(plain: dict[str, Any], codes: dict[str, int]) -> list[Any]:
+    """A record's plain map as the stream sends it, `[kind code, value, …]` (codes: a ruleset's kinds)."""
+    out: list[Any] = [codes[plain.pop("kind")]]
     out.extend(_value(name, value) for name, value in plain.items())
     return out
+
+
+def record_wire(record: Record) -> list[Any]:
+    """One versus log record as the stream sends it (see the module docstring)."""
+    return plain_wire(record_plain(record), KIND_CODE)
 
 
 def records_wire(records: Sequence[Record]) -> list[list[Any]]:

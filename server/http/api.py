@@ -7,20 +7,22 @@ every status it answers in the OpenAPI schema; protocol/README.md lists the endp
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.requests import ClientDisconnect
 
 from protocol.errors import ErrorCode
 
 from ..compendium import compendium
 from ..errors import ServerError
 from ..match.hub import Hub
-from ..tokens import Guest, TokenError
+from ..tokens import Guest
+from .auth import guest_of as bearer_guest
+from .body import read_body
+from .daily import daily_router
+from .ranked import ranked_router
 from .replaystream import ReplayStreams, replay_stream_bytes
 from .verify import Verifier
 
@@ -95,23 +97,6 @@ def address_of(request: Request) -> str:
     return client.host if client is not None else "unknown"
 
 
-async def read_body(request: Request, limit: int, seconds: float) -> bytes:
-    """The request's body, at most `limit` bytes (413) within `seconds` (408: a body trickled to hold a
-    slot is cut off); a client that went away ends the request quietly."""
-    body = bytearray()
-    try:
-        async with asyncio.timeout(seconds):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise ServerError(ErrorCode.TOO_LARGE, f"body is over the limit of {limit} bytes", 413)
-    except TimeoutError:
-        raise ServerError(ErrorCode.TIMEOUT, f"the body did not arrive within {seconds:g} s", 408) from None
-    except ClientDisconnect:
-        raise ServerError(ErrorCode.MALFORMED, "the client went away before its body arrived", 400) from None
-    return bytes(body)
-
-
 def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRouter:
     """The routes, closed over one hub, verifier and cache of replay streams."""
     router = APIRouter()
@@ -123,12 +108,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     }
 
     def guest_of(authorization: str | None) -> Guest:
-        if authorization is None or not authorization.startswith("Bearer "):
-            raise ServerError(ErrorCode.AUTH, "send the guest token as 'Authorization: Bearer <token>'", 401)
-        try:
-            return hub.signer.verify(authorization.removeprefix("Bearer ").strip(), hub.clock.wall())
-        except TokenError as error:
-            raise ServerError(ErrorCode.AUTH, f"token refused: {error}", 401) from None
+        return bearer_guest(hub, authorization)
 
     @router.post("/api/guests", responses=_refusals(422, 429))
     async def new_guest(request: Request, body: GuestRequest | None = None) -> dict[str, str]:
@@ -216,10 +196,8 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
                 raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
             with verifier.slot(address_of(request)) as held:
                 config = hub.config
-                answer = await verifier.call(held, replay_stream_bytes, data, replay_id,
-                                             config.verify_max_frames, config.runner.keyframe_every)
-            if not answer["ok"]:
-                raise ServerError(ErrorCode.BAD_REPLAY, answer["reason"], 422)
+                answer = await verifier.run(held, data, replay_stream_bytes, replay_id,
+                                            config.verify_max_frames, config.runner.keyframe_every)
             cached = answer["body"]
             streams.put(replay_id, cached)
         return Response(content=cached, media_type=MSGPACK)
@@ -255,4 +233,6 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         """Liveness and the loop's numbers (constant time: running figures)."""
         return {"ok": True, **hub.stats()}
 
+    router.include_router(ranked_router(hub))
+    router.include_router(daily_router(hub, verifier, address_of))
     return router

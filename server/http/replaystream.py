@@ -31,15 +31,17 @@ STREAM_CACHE = 16
 
 
 def replay_stream_bytes(data: bytes, replay_id: str, max_frames: int, keyframe_every: int) -> dict[str, Any]:
-    """Re-simulate a replay into its spectators' stream (runs in the worker): `{"ok", "body" | "reason"}`."""
+    """Re-simulate a replay into its spectators' stream (runs in the worker, answering as
+    verify.verify_bytes does): `{"decoded": True, "body"}`, or `{"decoded": False, "reason"}`."""
     try:
         replay = decode_replay(data, max_bytes=len(data))
         ruleset = lookup(replay.ruleset, replay.ruleset_version)
         config = ruleset.config_from_plain(replay.config)
     except (ReplayDecodeError, ValueError, KeyError) as error:
-        return {"ok": False, "reason": f"not a replay this server plays: {error}"}
+        return {"decoded": False, "reason": f"not a replay this server plays: {error}"}
     if replay.final_frame > max_frames:
-        return {"ok": False, "reason": f"the replay is {replay.final_frame} frames long, over {max_frames}"}
+        frames = replay.final_frame
+        return {"decoded": False, "reason": f"the replay is {frames} frames long, over {max_frames}"}
     match: Match[Any] = ruleset.new_match(config, replay.seed, replay.seats)
     settings = RunnerSettings(keyframe_every=keyframe_every, max_ahead=replay.final_frame + 1)
     runner = MatchRunner(match, ruleset.inputs, settings, keyframe_phase=replay.seed)
@@ -72,7 +74,7 @@ def replay_stream_bytes(data: bytes, replay_id: str, max_frames: int, keyframe_e
             parts.append(encode_frame(n, item.frame + 1, item.frame, _body(item)))
     result = match.result.plain() if match.result is not None else None
     parts.append(encode(Over(n=n + 1, result=result, replay=replay_id)))
-    return {"ok": True, "body": b"".join(parts)}
+    return {"decoded": True, "body": b"".join(parts)}
 
 
 def _body(record: FrameRecord) -> bytes:

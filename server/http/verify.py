@@ -27,14 +27,15 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.replay_codec import ReplayDecodeError, decode_replay
-from rules.replay import verify
+from rules.replay import Replay, verify
 
 from ..config import ServerConfig
 from ..errors import ServerError
@@ -42,10 +43,22 @@ from ..logs import log_event
 
 log = logging.getLogger("floe.verify")
 
-T = TypeVar("T")
-
+#: How much nicer than the server the process pool's workers run (os.nice): with as many workers as
+#: cores, the match loop gets the CPU first (bench/README.md, the verification flood).
+VERIFY_NICENESS = 10
 #: Seconds a refused client is told to wait before it tries again.
 RETRY_AFTER = 2.0
+
+
+def decode_body(data: bytes) -> Replay | dict[str, Any]:
+    """The replay in a body, or the answer for bytes that are not one: `{"decoded": False, "reason"}`
+    (runs in the worker: nothing a body holds escapes it)."""
+    try:
+        return decode_replay(data, max_bytes=len(data))
+    except ReplayDecodeError as error:
+        return {"decoded": False, "reason": str(error)}
+    except Exception as error:  # noqa: BLE001 - nothing a body holds may escape the worker
+        return {"decoded": False, "reason": f"replay: {type(error).__name__}"}
 
 
 def verify_bytes(data: bytes, max_frames: int) -> dict[str, Any]:
@@ -53,12 +66,9 @@ def verify_bytes(data: bytes, max_frames: int) -> dict[str, Any]:
 
     `{"decoded": False, "reason": …}` for bytes that are not a replay; otherwise the verdict.
     """
-    try:
-        replay = decode_replay(data, max_bytes=len(data))
-    except ReplayDecodeError as error:
-        return {"decoded": False, "reason": str(error)}
-    except Exception as error:  # noqa: BLE001 - nothing a body holds may escape the worker
-        return {"decoded": False, "reason": f"replay: {type(error).__name__}"}
+    replay = decode_body(data)
+    if isinstance(replay, dict):
+        return replay
     try:
         verdict = verify(replay, max_frames)
     except Exception as error:  # noqa: BLE001 - verify never raises for a replay; a bug still answers
@@ -94,7 +104,10 @@ class Verifier:
             workers = self.config.verify_concurrency
             if self.config.verify_pool == "process":
                 self._executor = concurrent.futures.ProcessPoolExecutor(
-                    workers, mp_context=multiprocessing.get_context("spawn")
+                    workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=os.nice,
+                    initargs=(VERIFY_NICENESS,),
                 )
             else:
                 self._executor = concurrent.futures.ThreadPoolExecutor(
@@ -128,32 +141,35 @@ class Verifier:
         if self._by_client[client] <= 0:
             del self._by_client[client]
 
-    async def run(self, held: _Slot, data: bytes) -> dict[str, Any]:
-        """Verify `data` in the slot `held`; the answer's plain data, or ServerError (422, 504, 500)."""
+    async def run(
+        self, held: _Slot, data: bytes, job: Callable[..., dict[str, Any]] | None = None, *args: Any
+    ) -> dict[str, Any]:
+        """Verify `data` in the slot `held`; the answer's plain data, or ServerError (422, 504, 500).
+
+        `job(data, *args)` is the work (default: `verify_bytes(data, verify_max_frames)`): a
+        module-level function (it may run in another process) answering as verify_bytes does.
+        """
         if len(data) > self.config.verify_max_bytes:
             message = f"replay of {len(data)} bytes is over the limit of {self.config.verify_max_bytes}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
-        answer = await self.call(held, verify_bytes, data, self.config.verify_max_frames)
-        if not answer.pop("decoded"):
-            raise ServerError(ErrorCode.BAD_REPLAY, answer["reason"], 422)
-        return answer
-
-    async def call(self, held: _Slot, job: Callable[..., T], *args: Any) -> T:
-        """Run `job(*args)` on the pool in the slot `held`, within the time bound (504) and surviving a
-        worker that dies (500, and a fresh pool next time)."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool(), job, *args)
+        if job is None:
+            job, args = verify_bytes, (self.config.verify_max_frames,)
+        future = loop.run_in_executor(self._pool(), job, data, *args)
         held.hand_over(future)
         try:
-            return await asyncio.wait_for(asyncio.shield(future), self.config.verify_timeout)
+            answer = await asyncio.wait_for(asyncio.shield(future), self.config.verify_timeout)
         except TimeoutError:  # before OSError, of which it is a subclass
-            message = f"the job ran past {self.config.verify_timeout:g} s"
+            message = f"verification ran past {self.config.verify_timeout:g} s"
             raise ServerError(ErrorCode.TIMEOUT, message, 504) from None
         except (concurrent.futures.BrokenExecutor, RuntimeError, OSError) as error:
             # A worker died (killed, out of memory) or could not start: a fresh pool next time.
             log_event(log, logging.ERROR, "verify.pool-failed", error=f"{type(error).__name__}: {error}")
             self.close()
             raise ServerError(ErrorCode.INTERNAL, "the verification worker failed", 500) from None
+        if not answer.pop("decoded"):
+            raise ServerError(ErrorCode.BAD_REPLAY, answer["reason"], 422)
+        return answer
 
     def close(self) -> None:
         """Stop the workers (running ones finish their bounded job)."""

@@ -10,7 +10,20 @@ from typing import assert_never
 
 from protocol.codec import error_message
 from protocol.errors import ErrorCode
-from protocol.messages import ClientMessage, Hello, Input, InputLate, Join, Leave, Ping, Pong, Watch, Welcome
+from protocol.messages import (
+    ClientMessage,
+    Hello,
+    Input,
+    InputLate,
+    Join,
+    Leave,
+    Ping,
+    Pong,
+    Queue,
+    Unqueue,
+    Watch,
+    Welcome,
+)
 from protocol.version import PROTOCOL_VERSION
 
 from ..tokens import TokenError
@@ -41,8 +54,18 @@ class Dispatcher:
                 session.send(Pong(id=message.id, t=message.t, frame=frame))
             case Leave():
                 self._leave(session, now)
+            case Queue():
+                self.hub.ranked.request(session, now)
+            case Unqueue():
+                self.hub.ranked.withdraw(session)
             case _:
                 assert_never(message)
+
+    def closed(self, session: Session, now: float) -> None:
+        """The session's connection is gone: out of the queue, out of its match (a grace period starts)."""
+        self.hub.ranked.forget(session)
+        if session.match is not None:
+            session.match.detach(session, now)
 
     def _hello(self, session: Session, message: Hello) -> None:
         guest = None
@@ -92,6 +115,7 @@ class Dispatcher:
             refusal = error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match", "join")
             session.send(refusal)
             return
+        self.hub.ranked.forget(session)  # a connection that plays leaves the queue
         live.attach_player(session, seat, message.since, now)
 
     def _watch(self, session: Session, message: Watch, now: float) -> None:

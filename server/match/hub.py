@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
 from typing import Any
 
 from protocol.codec import error_message
@@ -25,10 +26,11 @@ from ..config import ServerConfig, token_secret
 from ..errors import ServerError
 from ..logs import log_event
 from ..store.base import Store
-from ..tokens import TokenSigner
+from ..tokens import Guest, TokenSigner
 from .clock import FrameClock
 from .live import Finished, LiveMatch, Seat
 from .lobby import Lobby
+from .ranked import RankedLobby
 from .sources import Clock, IdSource, RandomIds, SystemClock
 
 log = logging.getLogger("floe.hub")
@@ -45,6 +47,8 @@ class Hub:
         self.clock: Clock = clock or SystemClock()
         self.ids: IdSource = ids or RandomIds()
         secret, self.secret_source = token_secret(config.secret, store.shared)
+        #: The secret in use (configured, or this process's own): tokens and the daily seeds derive from it.
+        self.secret = secret
         self.signer = TokenSigner(secret, config.token_ttl)
         self.lobby = Lobby(self, store, config.limits, config.room_timeout, config.live_hold)
         self.matches: dict[str, LiveMatch] = {}
@@ -55,13 +59,15 @@ class Hub:
         self._last_subtick = 0
         self.frame_clock = FrameClock(config.frame_rate * self.slices, self._on_tick)
         self.connections = 0
-        #: Connections served on the websocket fast path (server/native.py), ever.
-        self.native_connections = 0
+        #: Websockets served by the listener (server/transport/websocket.py), ever.
+        self.websockets_served = 0
         self.finished = 0
         self.crashed = 0
         self.frames_simulated = 0
         self._clock_task: asyncio.Task[None] | None = None
         self._writes: set[asyncio.Task[None]] = set()
+        #: The ranked queue and ranked matches (server/match/ranked.py).
+        self.ranked = RankedLobby(self)
 
     # ---- lifecycle -----------------------------------------------------------------------------------
 
@@ -91,11 +97,26 @@ class Hub:
             await asyncio.wait(self._writes, timeout=5)
         await self.store.close()
 
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run store work in the background (the loop never waits for it); `stop` lets it finish. A
+        failure is logged."""
+        task = asyncio.get_running_loop().create_task(self._logged(work))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    @staticmethod
+    async def _logged(work: Coroutine[Any, Any, Any]) -> None:
+        try:
+            await work
+        except Exception:  # noqa: BLE001 - background store work: logged, the loop goes on
+            log_event(log, logging.ERROR, "store.work-failed", exc_info=True)
+
     # ---- the loop --------------------------------------------------------------------------------------
 
     def _on_tick(self, subtick: int) -> None:
         """Tick the slices due since the last wake-up (each at most once), at their frame tick."""
         now = self.now()
+        self.ranked.tick(now)
         first = max(self._last_subtick + 1, subtick - self.slices + 1)
         self._last_subtick = subtick
         for due in range(first, subtick + 1):
@@ -138,24 +159,27 @@ class Hub:
 
     def _finished(self, finished: Finished) -> None:
         self.finished += 1
-        task = asyncio.get_running_loop().create_task(self._write(finished))
+        live = self.matches.get(finished.record.id)
+        task = asyncio.get_running_loop().create_task(self._write(finished, live))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
-    async def _write(self, finished: Finished) -> None:
+    async def _write(self, finished: Finished, live: LiveMatch | None) -> None:
         record = finished.record
         try:
             await self.lobby.ended(record.id, record.guests)
             if finished.replay is not None and record.replay is not None:
                 await self.store.put_replay(record.replay, finished.replay)
             await self.store.put_match(record)
+            if record.ranked:
+                await self.ranked.settle(record, live)
         except Exception:  # noqa: BLE001 - a store failure is logged; the match already ended
             log_event(log, logging.ERROR, "store.write-failed", exc_info=True, match=record.id)
 
     # ---- rooms -----------------------------------------------------------------------------------------
 
     def new_match(
-        self, seats: list[Seat], match_id: str | None = None, invite: str | None = None
+        self, seats: list[Seat], match_id: str | None = None, invite: str | None = None, ranked: bool = False
     ) -> LiveMatch:
         """A new live match of these seats (a room while a seat is free); 503 when the process is full."""
         if len(self.matches) >= self.config.max_matches:
@@ -168,6 +192,7 @@ class Hub:
             match_id=match_id or self.ids.match_id(),
             seed=self.ids.seed(),
             created_wall=self.clock.wall(),
+            ranked=ranked,
             invite=invite,
         )
         self.matches[live.id] = live
@@ -175,6 +200,20 @@ class Hub:
         self._slices[index][live.id] = live
         self._slice_of[live.id] = index
         return live
+
+    def create_ranked_match(self, first: Guest, second: Guest, match_id: str) -> LiveMatch:
+        """A ranked 1 v 1 of two guests the queue paired (seated by the lobby); it starts when both are
+        connected."""
+        seats = [Seat(first.name, guest=first.id), Seat(second.name, guest=second.id)]
+        live = self.new_match(seats, match_id, ranked=True)
+        log_event(log, logging.INFO, "room.ranked", match=live.id, guests=[first.id, second.id])
+        return live
+
+    def seat_held(self, guest_id: str) -> bool:
+        """Does the guest hold a seat in a match of this node that waits or runs?"""
+        live_states = (MatchState.WAITING, MatchState.RUNNING)
+        return any(live.state in live_states and live.seat_of(guest_id) is not None
+                   for live in self.matches.values())
 
     def create_bot_duel(self, first: str, second: str) -> LiveMatch:
         """A match of two server-side bots (starts at once; used to watch bots and by the SyncTest tests)."""
@@ -202,7 +241,7 @@ class Hub:
             "matches": len(self.matches),
             "running": len(running),
             "connections": self.connections,
-            "native_connections": self.native_connections,
+            "websockets_served": self.websockets_served,
             "finished": self.finished,
             "crashed": self.crashed,
             "tick": self.frame_clock.tick // self.slices,

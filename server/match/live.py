@@ -96,6 +96,7 @@ class LiveMatch:
         match_id: str,
         seed: int,
         created_wall: float = 0.0,
+        ranked: bool = False,
         invite: str | None = None,
     ) -> None:
         self.id = match_id
@@ -108,6 +109,10 @@ class LiveMatch:
         #: Wall-clock creation time (unix seconds), for listings and records.
         self.created_wall = created_wall
         self.state = MatchState.WAITING
+        #: A ranked match: it starts only with every player connected (within ranked_join_timeout).
+        self.ranked = ranked
+        #: Seats whose player left with `leave` before the start (they cancelled it).
+        self.left: set[int] = set()
         self.players: Stream[Outbox] = Stream(config.history)
         self.spectators: Stream[Outbox] = Stream(config.history)
         self.runner: MatchRunner | None = None
@@ -228,8 +233,17 @@ class LiveMatch:
                 log_event(log, logging.INFO, "match.forfeit", match=self.id, seat=seat, why="left")
                 return
             if self.state == MatchState.WAITING:
+                self.left.add(seat)
                 self.cancel(now, "a player left")
         self.detach(session, now)
+
+    def _start_within(self) -> float:
+        """Seconds the room waits for its players: a ranked match's join timeout, else the room's."""
+        return self.config.ranked_join_timeout if self.ranked else self.config.room_timeout
+
+    def absent_seats(self) -> list[int]:
+        """Seats whose player is not connected now, or left (who made a ranked match not start)."""
+        return [index for index, seat in enumerate(self.seats) if not seat.present or index in self.left]
 
     def viewers(self) -> int:
         """Open connections following this match (players and spectators)."""
@@ -240,9 +254,11 @@ class LiveMatch:
     def tick(self, tick: int, now: float) -> None:
         """Advance to the schedule's frame, publish what happened, and enforce the grace periods."""
         if self.state == MatchState.WAITING:
-            if all(s.taken and (s.bot is not None or s.connected_once) for s in self.seats):
+            if all(s.taken and (s.bot is not None or s.connected_once) for s in self.seats) and (
+                not self.ranked or all(s.present for s in self.seats)
+            ):
                 self._start(tick, now)
-            elif now - self.created > self.config.room_timeout:
+            elif now - self.created > self._start_within():
                 self.cancel(now, "the room timed out")
             return
         if self.state != MatchState.RUNNING or self.runner is None:
@@ -417,6 +433,7 @@ class LiveMatch:
             created=self.created_wall,
             ended=self.created_wall + (now - self.created),
             frames=frames,
+            ranked=self.ranked,
         )
 
     def close_all(self) -> None:

@@ -93,6 +93,15 @@ class Lobby:
                                            self.hold, now):
             raise ServerError(ErrorCode.ALREADY_PLAYING, f"{whose} already playing another match", 409)
 
+    async def seat_pair(self, first: str, second: str, match_id: str) -> None:
+        """Count a ranked match for both guests the queue paired, or neither (already-playing)."""
+        await self._seat(first, match_id, "you are")
+        try:
+            await self._seat(second, match_id, "your opponent is")
+        except ServerError:
+            await self.store.remove_member(_live_key(first), match_id)
+            raise
+
     async def ended(self, match_id: str, guests: tuple[str | None, ...]) -> None:
         """A match ended or was cancelled: its guests' seats and its room count are given back."""
         for guest in guests:

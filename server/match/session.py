@@ -126,6 +126,5 @@ class Session:
             out.close(CloseCode.POLICY, hostile)
 
     def closed(self, now: float) -> None:
-        """The connection is gone: leave the match it followed (a player's grace period starts)."""
-        if self.match is not None:
-            self.match.detach(self, now)
+        """The connection is gone: leave the queue and the match it followed (a grace period starts)."""
+        self.dispatcher.closed(self, now)

@@ -1,19 +1,34 @@
-"""The store interface: finished matches and replays, and the counters the per-guest limits keep.
+"""The store interface: finished matches and replays, players and their ratings, the ranked results
+still to apply, the daily boards, and the counters the per-guest limits keep.
 
-Implementations: `server/store/memory.py` (the embedded default) and Redis (a later module). Every
-method is one round trip keyed by one id (a Redis key `{match-id}:…` keeps a match's keys in one
-cluster slot; a limit's key names its guest or address), and nothing needs a cross-key transaction:
-recording a match is idempotent (`put_match` returns False for an id already recorded), so a result
-is recorded exactly once even when two nodes race to record it, and each limit is one key's atomic
-update. Times are wall-clock seconds given by the caller (several nodes share them).
+Implementations: `server/store/memory.py` (the embedded default) and `server/store/redis.py`. Every
+method is keyed by one id (a Redis key `{match-id}:…` keeps a match's keys in one cluster slot, a
+player's record is keyed by the player, a day's board by the day; a limit's key names its guest or
+address), and nothing needs a cross-slot transaction: recording a match is idempotent (`put_match`
+returns False for an id already recorded), so a result is recorded exactly once even when two nodes
+race to record it; a rating update is one player record's atomic read-modify-write that notes the
+match it applied (server/match/ratings.py), so it is exactly-once per record; each limit is one
+key's atomic update. Times are wall-clock seconds given by the caller (several nodes share them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from protocol.messages import MatchState
+
+from .players import DailyEntry, PlayerRecord
+
+#: A change to one player's record: the record as stored (None: none yet) → the new one, or None to
+#: leave it. It may run more than once (a concurrent write makes the store retry), so it must depend
+#: on its argument only.
+PlayerChange = Callable[[PlayerRecord | None], PlayerRecord | None]
+
+
+class StoreError(Exception):
+    """The store could not do what was asked (unreachable, or a record too contended to update)."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +44,8 @@ class MatchRecord:
     created: float
     ended: float
     frames: int = 0
+    #: A ranked match (its result moves the players' ratings).
+    ranked: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def plain(self) -> dict[str, Any]:
@@ -43,10 +60,28 @@ class MatchRecord:
             "created": self.created,
             "ended": self.ended,
             "frames": self.frames,
+            "ranked": self.ranked,
         }
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> MatchRecord:
+        """Rebuild from `plain()` (a store's own data)."""
+        return cls(
+            id=str(data["id"]),
+            seats=tuple(data["seats"]),
+            guests=tuple(data["guests"]),
+            outcome=MatchState(data["outcome"]),
+            result=data["result"],
+            replay=data["replay"],
+            created=float(data["created"]),
+            ended=float(data["ended"]),
+            frames=int(data["frames"]),
+            ranked=bool(data.get("ranked", False)),
+        )
 
 
 class Store(Protocol):
+    """Replays, match records, players and ratings, ranked results to apply, daily boards, limits."""
     """Replays and match records, and the counters of the limits."""
 
     @property
@@ -72,6 +107,50 @@ class Store(Protocol):
 
     async def recent_matches(self, limit: int) -> list[MatchRecord]:
         """The most recently recorded matches, newest first."""
+        ...
+
+    # ---- players: one record per guest, updated atomically; the leaderboard follows the records -----
+
+    async def get_player(self, guest_id: str) -> PlayerRecord | None:
+        """A player's record, or None."""
+        ...
+
+    async def update_player(self, guest_id: str, change: PlayerChange) -> PlayerRecord | None:
+        """Apply `change` to a player's record atomically (see PlayerChange); the record as it stands
+        after (None when there is none). The leaderboard takes the new rating."""
+        ...
+
+    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
+        """A page of players by rating (highest first): the ranked ones, or the provisional ones
+        (shown apart); and how many there are in that list."""
+        ...
+
+    # ---- ranked results still to apply (a journal that survives a restart) ----------------------------
+
+    async def note_ranked(self, match_id: str, now: float) -> None:
+        """Note a ranked match whose result is still to be applied to its players' ratings."""
+        ...
+
+    async def pending_ranked(self, limit: int) -> list[tuple[str, float]]:
+        """The oldest noted ranked matches still to apply: (match id, when noted)."""
+        ...
+
+    async def done_ranked(self, match_id: str) -> None:
+        """The ranked match's result was applied (or there is none to apply)."""
+        ...
+
+    # ---- daily boards: one guest's best verified run per day -----------------------------------------
+
+    async def put_daily(self, day: str, entry: DailyEntry) -> DailyEntry:
+        """Keep `entry` on the day's board if it beats the guest's best there; the guest's best after."""
+        ...
+
+    async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
+        """A page of the day's board (best first) and how many guests are on it."""
+        ...
+
+    async def daily_entry(self, day: str, guest_id: str) -> DailyEntry | None:
+        """A guest's best run of the day, or None."""
         ...
 
     # ---- limits: a token bucket, a claim and a bounded set per key, each updated atomically --------

@@ -1,14 +1,47 @@
-"""The embedded store: dicts in this process, bounded by evicting the oldest entries (the default)."""
+"""The embedded store: dicts in this process, bounded by evicting the oldest entries (the default).
+
+Bounds: `capacity` replays, match records and player records each (the least recently written go
+first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT daily boards. Everything is gone when the process ends.
+"""
 
 from __future__ import annotations
 
+import bisect
 from collections import OrderedDict
 from typing import Any
 
-from .base import MatchRecord
+from .base import MatchRecord, PlayerChange
+from .players import DailyEntry, PlayerRecord, board_score
 
 #: Limit keys (buckets, claims, sets) kept before the least recently touched are forgotten.
 MAX_LIMIT_KEYS = 100_000
+#: Daily boards kept (the oldest day is forgotten first).
+DAYS_KEPT = 31
+
+
+class _Ranking:
+    """Members ordered by a score, highest first (a sorted set): bisect on (−score, member)."""
+
+    def __init__(self) -> None:
+        self._order: list[tuple[float, str]] = []
+        self._score: dict[str, float] = {}
+
+    def put(self, member: str, score: float) -> None:
+        self.discard(member)
+        self._score[member] = score
+        bisect.insort(self._order, (-score, member))
+
+    def discard(self, member: str) -> None:
+        score = self._score.pop(member, None)
+        if score is not None:
+            index = bisect.bisect_left(self._order, (-score, member))
+            del self._order[index]
+
+    def page(self, offset: int, limit: int) -> list[str]:
+        return [member for _, member in self._order[max(0, offset) : max(0, offset) + max(0, limit)]]
+
+    def __len__(self) -> int:
+        return len(self._order)
 
 
 class MemoryStore:
@@ -23,6 +56,10 @@ class MemoryStore:
         self.capacity = capacity
         self._replays: OrderedDict[str, bytes] = OrderedDict()
         self._matches: OrderedDict[str, MatchRecord] = OrderedDict()
+        self._players: OrderedDict[str, PlayerRecord] = OrderedDict()
+        self._boards = {False: _Ranking(), True: _Ranking()}
+        self._pending: dict[str, float] = {}
+        self._days: OrderedDict[str, tuple[dict[str, DailyEntry], _Ranking]] = OrderedDict()
         #: key -> (tokens, stamp); key -> (holder, until); key -> {member: until}.
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._claims: OrderedDict[str, tuple[str, float]] = OrderedDict()
@@ -51,6 +88,76 @@ class MemoryStore:
 
     async def recent_matches(self, limit: int) -> list[MatchRecord]:
         return list(reversed(self._matches.values()))[: max(0, limit)]
+
+    # ---- players -----------------------------------------------------------------------------------
+
+    async def get_player(self, guest_id: str) -> PlayerRecord | None:
+        return self._players.get(guest_id)
+
+    async def update_player(self, guest_id: str, change: PlayerChange) -> PlayerRecord | None:
+        held = self._players.get(guest_id)
+        new = change(held)
+        if new is None:
+            return held
+        self._players[guest_id] = new
+        self._players.move_to_end(guest_id)
+        self._boards[not new.provisional].discard(guest_id)
+        self._boards[new.provisional].put(guest_id, new.glicko.rating)
+        while len(self._players) > self.capacity:
+            gone, _ = self._players.popitem(last=False)
+            for board in self._boards.values():
+                board.discard(gone)
+        return new
+
+    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
+        board = self._boards[provisional]
+        return [self._players[guest] for guest in board.page(offset, limit)], len(board)
+
+    # ---- ranked results still to apply -------------------------------------------------------------
+
+    async def note_ranked(self, match_id: str, now: float) -> None:
+        self._pending.setdefault(match_id, now)
+        while len(self._pending) > self.capacity:
+            del self._pending[min(self._pending, key=self._pending.__getitem__)]
+
+    async def pending_ranked(self, limit: int) -> list[tuple[str, float]]:
+        return sorted(self._pending.items(), key=lambda item: (item[1], item[0]))[: max(0, limit)]
+
+    async def done_ranked(self, match_id: str) -> None:
+        self._pending.pop(match_id, None)
+
+    # ---- daily boards ------------------------------------------------------------------------------
+
+    def _day(self, day: str) -> tuple[dict[str, DailyEntry], _Ranking]:
+        held = self._days.get(day)
+        if held is None:
+            held = self._days[day] = ({}, _Ranking())
+            while len(self._days) > DAYS_KEPT:
+                self._days.popitem(last=False)
+        return held
+
+    async def put_daily(self, day: str, entry: DailyEntry) -> DailyEntry:
+        entries, board = self._day(day)
+        best = entries.get(entry.guest)
+        if not entry.beats(best):
+            assert best is not None
+            return best
+        entries[entry.guest] = entry
+        board.put(entry.guest, board_score(entry))
+        return entry
+
+    async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
+        held = self._days.get(day)
+        if held is None:
+            return [], 0
+        entries, board = held
+        return [entries[guest] for guest in board.page(offset, limit)], len(board)
+
+    async def daily_entry(self, day: str, guest_id: str) -> DailyEntry | None:
+        held = self._days.get(day)
+        return None if held is None else held[0].get(guest_id)
+
+    # ---- limits --------------------------------------------------------------------------------------
 
     @staticmethod
     def _touch(table: OrderedDict[str, Any], key: str, value: Any) -> None:

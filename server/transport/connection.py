@@ -1,30 +1,25 @@
-"""One client connection's way out: a bounded send queue and the one writer task that drains it.
+"""One client connection's way out: a bounded send queue flushed to a transport that never waits.
 
 Everything that sends to a client (the match loop fanning out a frame, a handler answering a
-message) calls `send`/`send_bytes`, which only appends: nothing waits on a slow socket. A client
-whose queue overflows is too slow to follow the stream; it is dropped (its queue is emptied, a
-fatal `slow-consumer` error and a close are queued) instead of growing memory without bound.
+message) calls `send`/`send_bytes`, which only appends: nothing waits on a slow socket. The first
+message queued schedules one flush right after the current callback (`loop.call_soon`), and what is
+queued by then goes out as one websocket message (the messages back to back, up to BATCH_BYTES): a
+match's tick queues several stream records at once, and one websocket message for them costs the
+server a fraction of one per record.
 
-Whatever is queued goes out as one websocket message (the messages back to back, up to BATCH_BYTES):
-a match's tick queues several stream records at once, and one websocket message for them costs the
-server a fraction of one per record. Two ways out, by what the socket offers:
+A client too slow to follow the stream is dropped (its queue is emptied, a fatal `slow-consumer`
+error and a close are queued) instead of growing memory without bound: when more than `queue_size`
+messages wait for one flush, or when its socket holds more than `max_buffered` bytes it has not read.
 
-- a direct transport (server/native.py, the fast path): the first message queued schedules a flush
-  right after the current callback (`loop.call_soon`), which writes without waiting; a client too
-  slow to read shows as the transport's buffer passing `max_buffered` bytes;
-- an awaitable send (any ASGI server): a writer task drains the queue; a slow client shows as the
-  queue passing `queue_size` messages.
-
-The transport is injected (`send` and `close` coroutines), so the queueing is tested without sockets.
+The transport is injected (`DirectTransport`: write without waiting, the bytes still unsent, close;
+server/transport/websocket.py's WebSocketSession), so the queueing is tested without sockets.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from protocol.codec import encode, error_message
@@ -43,7 +38,7 @@ MAX_BUFFERED_BYTES = 1024 * 1024
 
 
 class DirectTransport(Protocol):
-    """A socket that sends without waiting (server/native.py's NativeSocket)."""
+    """A socket that sends without waiting (server/transport/websocket.py's WebSocketSession)."""
 
     def write(self, data: bytes) -> bool:
         """Send one message now; False when the socket can no longer send."""
@@ -63,25 +58,17 @@ class Connection:
 
     def __init__(
         self,
-        send: Callable[[bytes], Awaitable[None]] | None,
-        close: Callable[[int], Awaitable[None]] | None,
+        direct: DirectTransport,
         queue_size: int,
         peer: str = "",
-        direct: DirectTransport | None = None,
         max_buffered: int = MAX_BUFFERED_BYTES,
     ) -> None:
-        """`send` and `close` are the writer task's (run_writer); a `direct` transport needs neither."""
-        if direct is None and (send is None or close is None):
-            raise ValueError("a connection needs a direct transport or an awaitable send and close")
-        self._send = send
-        self._close = close
         self._direct = direct
         self._max_buffered = max_buffered
         self._flush_scheduled = False
-        #: Encoded messages waiting for the writer; None is the close.
+        #: Encoded messages waiting for the flush; None is the close.
         self._queue: deque[bytes | None] = deque()
         self._queue_size = queue_size
-        self._wake = asyncio.Event()
         self.peer = peer
         self.open = True
         self.close_code: int = CloseCode.NORMAL
@@ -115,18 +102,15 @@ class Connection:
         self._kick()
 
     def _kick(self) -> None:
-        """Get what was queued moving: wake the writer, or schedule one flush of a direct transport."""
-        if self._direct is None:
-            self._wake.set()
-        elif not self._flush_scheduled:
+        """Get what was queued moving: one flush, right after the current callback."""
+        if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        """Write everything queued to the direct transport now (after the callback that queued it)."""
+        """Write everything queued to the transport now (after the callback that queued it)."""
         self._flush_scheduled = False
         direct = self._direct
-        assert direct is not None, "flush() is the direct transport's way out"
         while True:
             data, closing = self.take_batch()
             if data is not None:
@@ -162,7 +146,7 @@ class Connection:
         self._kick()
 
     def take_batch(self) -> tuple[bytes | None, bool]:
-        """What the writer sends next: the queued messages joined up to BATCH_BYTES, and whether the close
+        """What the flush writes next: the queued messages joined up to BATCH_BYTES, and whether the close
         follows them. (None, False) when nothing is queued."""
         queue = self._queue
         parts: list[bytes] = []
@@ -181,24 +165,3 @@ class Connection:
             return None, False
         self.messages_sent += len(parts)
         return (parts[0] if len(parts) == 1 else b"".join(parts)), False
-
-    async def run_writer(self) -> None:
-        """Drain the queue into the socket until the close; then close the socket."""
-        assert self._send is not None and self._close is not None, "run_writer() needs send and close"
-        # A socket that went away ends the writer and nothing else; closing a closed socket is fine.
-        try:
-            with contextlib.suppress(Exception):
-                while True:
-                    data, closing = self.take_batch()
-                    if data is not None:
-                        await self._send(data)
-                        self.bytes_sent += len(data)
-                    if closing:
-                        break
-                    if data is None:
-                        self._wake.clear()
-                        await self._wake.wait()
-        finally:
-            self.open = False
-            with contextlib.suppress(Exception):
-                await self._close(self.close_code)

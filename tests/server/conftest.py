@@ -1,4 +1,5 @@
-"""Fixtures of the server tests: real uvicorn servers on port 0, and a log guard (a logged ERROR fails)."""
+"""Fixtures of the server tests: real servers on port 0 (floe's listener, uvicorn behind it), and a log
+guard (a logged ERROR fails)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from server.app import create_app
 from server.config import LimitSettings, ServerConfig
 from server.embed import RunningServer, running_server
 from server.netcode.runner import RunnerSettings
+from server.store.base import Store
 
 #: The lobby's rate limits raised for tests that make many guests and matches from one address (the
 #: limits' own tests use the defaults).
@@ -44,7 +46,7 @@ def fast_config(**overrides: object) -> ServerConfig:
 
 
 class ErrorGuard(logging.Handler):
-    """Collects ERROR records of the floe and uvicorn loggers."""
+    """Collects ERROR records of the floe, uvicorn and websockets loggers."""
 
     def __init__(self) -> None:
         super().__init__(logging.ERROR)
@@ -58,7 +60,7 @@ class ErrorGuard(logging.Handler):
 def no_logged_errors() -> Iterator[ErrorGuard]:
     """Any ERROR logged by the server during a test fails it (python-chess's RaiseLogHandler idea)."""
     guard = ErrorGuard()
-    loggers = [logging.getLogger(name) for name in ("floe", "uvicorn", "uvicorn.error")]
+    loggers = [logging.getLogger(name) for name in ("floe", "uvicorn", "uvicorn.error", "websockets")]
     for logger in loggers:
         logger.addHandler(guard)
     try:
@@ -75,11 +77,11 @@ StartServer = Callable[..., Awaitable[RunningServer]]
 
 @pytest_asyncio.fixture
 async def start_server() -> AsyncIterator[StartServer]:
-    """Start real servers (uvicorn on 127.0.0.1, port 0) in the test's loop; all stop after the test."""
+    """Start real servers (127.0.0.1, port 0) in the test's loop; all stop after the test."""
     async with contextlib.AsyncExitStack() as stack:
 
-        async def start(config: ServerConfig | None = None) -> RunningServer:
-            app = create_app(config or fast_config())
+        async def start(config: ServerConfig | None = None, store: Store | None = None) -> RunningServer:
+            app = create_app(config or fast_config(), store)
             return await stack.enter_async_context(running_server(app))
 
         yield start

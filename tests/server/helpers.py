@@ -1,4 +1,5 @@
-"""Shared helpers of the server tests: what a seat's told inputs mean frame by frame, straight runs."""
+"""Shared helpers of the server tests: what a seat's told inputs mean frame by frame, straight runs, a
+recording transport."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from protocol.messages import InputLate
+import websockets
+
+from protocol.client import ClientSession
+from protocol.messages import Frame, InputLate, Resync
 from rules.registry import lookup
 from rules.replay import Replay, input_rows
 from rules.versus.inputs import NEUTRAL, held
@@ -30,6 +34,27 @@ async def until(condition: Callable[[], bool], timeout: float, what: str = "the 
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not hold within {timeout:g} s")
         await asyncio.sleep(POLL)
+
+
+async def play_scripted(
+    ws_url: str, session: ClientSession, match_id: str, choose: Callable[[int], int], drop_at: int | None
+) -> None:
+    """Play the seat with `choose(frame)` as the held byte until the match is over, or drop the socket
+    once past frame `drop_at`; a session that joined before resumes where its stream was left."""
+    async with websockets.connect(ws_url, compression=None, proxy=None) as ws:
+        await ws.send(session.hello())
+        await ws.send(session.resume() if session.joined is not None else session.join(match_id))
+        async for data in ws:
+            assert isinstance(data, bytes)
+            now = time.monotonic()
+            for message in session.receive(data, now):
+                if isinstance(message, Frame | Resync) and session.over is None:
+                    for payload in session.input(choose(max(session.frames, default=0)), now):
+                        await ws.send(payload)
+            if session.over is not None:
+                return
+            if drop_at is not None and max(session.frames, default=0) >= drop_at:
+                return
 
 
 def bytes_per_frame(told: Sequence[tuple[int, int]], frames: int) -> list[int]:
@@ -100,3 +125,25 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value
+
+
+class RecordingTransport:
+    """A direct transport (server/transport/connection.py) that records writes and closes, and reports
+    the unsent bytes the test sets."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed: list[int] = []
+        self.backlog = 0
+
+    def write(self, data: bytes) -> bool:
+        if self.closed:
+            return False
+        self.writes.append(data)
+        return True
+
+    def buffered(self) -> int:
+        return self.backlog
+
+    def close(self, code: int) -> None:
+        self.closed.append(code)

@@ -20,6 +20,8 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 import pytest_asyncio
 
+from protocol.codec import decode_server
+from protocol.messages import Error
 from protocol.replay_codec import encode_replay
 from server.config import ConfigError, LimitSettings, ServerConfig
 from server.embed import RunningServer
@@ -54,8 +56,10 @@ async def served(start_server: StartServer) -> AsyncIterator[RunningServer]:
 
 
 def attacker(server: RunningServer, **kwargs: Any) -> httpx.AsyncClient:
-    """An HTTP client whose connections come from 127.0.0.2."""
-    transport = httpx.AsyncHTTPTransport(local_address=ATTACKER)
+    """An HTTP client whose connections come from 127.0.0.2 (at most 32 at once: under the listener's
+    cap of open connections per address, which has a test of its own)."""
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
+    transport = httpx.AsyncHTTPTransport(local_address=ATTACKER, limits=limits)
     return httpx.AsyncClient(base_url=server.http_url, transport=transport, timeout=30 * UNIT, **kwargs)
 
 
@@ -142,6 +146,9 @@ async def raw_request(server: RunningServer, head: bytes, body: bytes = b"") -> 
     finally:
         writer.close()
 
+
+#: A plain health request that closes its connection after the answer.
+HEALTH = b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 
 #: The head of a 5,000-byte replay upload (its body is sent, or not, by the test).
 UPLOAD_HEAD = (b"POST /api/replays/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/msgpack\r\n"
@@ -359,3 +366,89 @@ async def test_a_replay_that_decodes_but_does_not_reproduce_is_a_verdict(served:
         assert verdict["frame"] == replay.final_frame and "ended on frame" in verdict["reason"]
         text = await http.post("/api/replays/verify", content=json.dumps({"a": 1}).encode(), headers=MSGPACK)
         assert text.status_code == 422 and text.json()["code"] == "bad-replay"
+
+
+async def test_connections_per_address_are_capped(start_server: StartServer) -> None:
+    """2,000 idle connections from one address: the first 64 are held, each later one is answered 429
+    and closed; a bystander's address still connects; once the idle ones go, the address may again."""
+    server = await start_server(abuse_config(head_timeout=60.0))
+    listener = server.listener
+    streams = [await asyncio.open_connection(server.host, server.port, local_addr=(ATTACKER, 0))
+               for _ in range(2000)]
+    try:
+        reads = (asyncio.wait_for(reader.read(), 30 * UNIT) for reader, _ in streams[64:])
+        answers = [status_of(answer) for answer in await asyncio.gather(*reads)]
+        assert {(status, body["code"]) for status, body in answers} == {(429, "rate-limited")}
+        assert listener.per_address[ATTACKER] == 64
+        async with bystander(server) as http:
+            assert (await http.get("/health")).status_code == 200
+    finally:
+        for _, writer in streams:
+            writer.close()
+    await until(lambda: listener.per_address[ATTACKER] == 0, 10 * UNIT, "the idle connections closing")
+    assert status_of(await raw_request(server, HEALTH))[0] == 200
+
+
+async def test_slowloris_heads_are_dropped_at_the_deadline(start_server: StartServer) -> None:
+    """300 connections that send half a request head each are dropped at the head deadline; the
+    server answers a bystander meanwhile."""
+    server = await start_server(abuse_config(head_timeout=0.5))
+    listener = server.listener
+    streams = []
+    for _ in range(50):
+        reader, writer = await asyncio.open_connection(server.host, server.port, local_addr=(ATTACKER, 0))
+        writer.write(b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        streams.append((reader, writer))
+    async with bystander(server) as http:
+        assert (await http.get("/health")).status_code == 200
+    for reader, writer in streams:
+        assert await asyncio.wait_for(reader.read(), 10 * UNIT) == b""  # closed, nothing answered
+        writer.close()
+    await until(lambda: listener.per_address[ATTACKER] == 0, 10 * UNIT, "every slow socket gone")
+
+
+async def test_a_huge_request_head_is_refused(served: RunningServer) -> None:
+    """A 64 MiB header gets 431 after the first 8 KiB; the process does not read the rest."""
+    head = b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * (9 * 1024)
+    status, body = status_of(await raw_request(served, head))
+    assert status == 431 and body["code"] == "too-large"
+
+
+async def test_a_websocket_that_never_says_hello_is_closed(start_server: StartServer) -> None:
+    """A websocket that answers pings but never says hello is closed at the hello deadline (1008)."""
+    import websockets
+    from websockets.exceptions import ConnectionClosed
+
+    server = await start_server(abuse_config(hello_timeout=0.3))
+    async with websockets.connect(server.ws_url, compression=None, proxy=None,
+                                  local_addr=(ATTACKER, 0)) as ws:
+        last = decode_server(await asyncio.wait_for(ws.recv(), 10 * UNIT))
+        assert isinstance(last, Error) and last.code == "hello-first" and last.fatal
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 10 * UNIT)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+
+
+async def test_only_a_trusted_proxy_names_the_client(start_server: StartServer) -> None:
+    """A client's X-Forwarded-For is ignored; behind a trusted proxy the forwarded address counts (its
+    guests are rate-limited as that address, not as the proxy)."""
+    server = await start_server(abuse_config(trusted_proxies=("127.0.0.3",)))
+    spoof = (b"POST /api/guests HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.9.9.9\r\nContent-Length: 0\r\n"
+             b"Connection: close\r\n\r\n")
+    for _ in range(10):
+        assert status_of(await raw_request(server, spoof))[0] == 200
+    assert status_of(await raw_request(server, spoof))[0] == 429  # counted as 127.0.0.2 all along
+
+    async def via_proxy(client: str) -> int:
+        head = (b"POST /api/guests HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: " + client.encode() +
+                b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        reader, writer = await asyncio.open_connection(server.host, server.port, local_addr=("127.0.0.3", 0))
+        try:
+            writer.write(head)
+            return status_of(await asyncio.wait_for(reader.read(), 10 * UNIT))[0]
+        finally:
+            writer.close()
+
+    assert [await via_proxy("10.1.1.1") for _ in range(10)] == [200] * 10
+    assert await via_proxy("10.1.1.1") == 429
+    assert await via_proxy("10.2.2.2") == 200

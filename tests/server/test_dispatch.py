@@ -14,14 +14,7 @@ from server.match.session import Session
 from server.store.memory import MemoryStore
 from server.transport.connection import Connection
 from tests.server.conftest import fast_config
-
-
-async def _noop_send(data: bytes) -> None:
-    return None
-
-
-async def _noop_close(code: int) -> None:
-    return None
+from tests.server.helpers import RecordingTransport
 
 
 def queued(conn: Connection) -> list[str]:
@@ -41,7 +34,7 @@ async def test_every_kind_is_dispatched(kind: str) -> None:
     """After hello, an example of each kind reaches its handler and gets an answer (never assert_never)."""
     config = fast_config()
     dispatcher = Dispatcher(Hub(config, MemoryStore()))
-    conn = Connection(_noop_send, _noop_close, queue_size=16)
+    conn = Connection(RecordingTransport(), queue_size=16)
     session = Session(conn, dispatcher, config, now=0.0)
     dispatcher.handle(session, Hello(version=PROTOCOL_VERSION), now=0.0)
     assert queued(conn) == ["welcome"]

@@ -94,7 +94,7 @@ def hostile_frames(match_id: str) -> st.SearchStrategy[bytes | str]:
         st.just(encode(Join(match=match_id))),  # the real match, with a token holding no seat in it
         st.just(encode(Watch(match=match_id))),
         st.just(encode(Hello(version=1))),
-        st.just(encode(Hello(version=2))),
+        st.just(encode(Hello(version=PROTOCOL_VERSION))),
         st.just(pack({"kind": "leave"})),
     )
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
-from protocol.codec import decode_server, decode_server_messages, encode
+from protocol.codec import decode_server_messages, encode
 from protocol.errors import CloseCode
 from protocol.messages import Error, Rewind
 from protocol.ratelimit import TokenBucket
@@ -19,6 +19,7 @@ from server.match.stream import Stream
 from server.tokens import Guest, TokenError, TokenSigner
 from server.transport.connection import BATCH_BYTES, Connection
 from server.transport.ws import origin_allowed
+from tests.server.helpers import RecordingTransport
 
 SECRET = b"0123456789abcdef0123456789abcdef"
 
@@ -59,58 +60,59 @@ def test_stream_drops_gone_subscribers() -> None:
 
 
 @pytest.mark.asyncio
-async def test_slow_consumer_is_dropped_not_buffered() -> None:
-    """A connection whose queue overflows is closed with a slow-consumer error instead of growing."""
-    sent: list[bytes] = []
-    closed: list[int] = []
-    release = asyncio.Event()
-
-    async def send(data: bytes) -> None:
-        await release.wait()  # a client that never reads
-        sent.append(data)
-
-    async def close(code: int) -> None:
-        closed.append(code)
-
-    conn = Connection(send, close, queue_size=4)
-    writer = asyncio.create_task(conn.run_writer())
-    results = [conn.send_bytes(b"x%d" % i) for i in range(10)]
-    assert results[:4] == [True] * 4 and not all(results) and not conn.open
-    release.set()
-    await asyncio.wait_for(writer, 5)
-    last = decode_server(sent[-1])
-    assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
-    assert closed == [CloseCode.TRY_AGAIN] and len(sent) <= 5
-
-
-@pytest.mark.asyncio
-async def test_the_writer_joins_what_is_queued_into_one_websocket_message() -> None:
-    """Messages queued before the writer runs leave as one websocket message, up to BATCH_BYTES each."""
-    sent: list[bytes] = []
-    closed: list[int] = []
-
-    async def send(data: bytes) -> None:
-        sent.append(data)
-
-    async def close(code: int) -> None:
-        closed.append(code)
-
-    conn = Connection(send, close, queue_size=64)
-    writer = asyncio.create_task(conn.run_writer())
+async def test_what_one_callback_queues_leaves_in_one_write_after_it() -> None:
+    """Messages queued in one callback leave right after it, joined back to back up to BATCH_BYTES
+    (a bigger one alone), and the close follows the last of them."""
+    transport = RecordingTransport()
+    conn = Connection(transport, queue_size=64)
     small = [encode(Rewind(n=n, frame=n)) for n in range(1, 4)]
-    more = [encode(Rewind(n=n, frame=n)) for n in range(4, 6)]
     for data in small:
         conn.send_bytes(data)
+    assert transport.writes == []  # nothing before the callback ends
     await asyncio.sleep(0)
-    await asyncio.sleep(0)
-    assert sent == [b"".join(small)] and conn.messages_sent == 3
+    assert transport.writes == [b"".join(small)] and conn.messages_sent == 3
     huge = encode(Error(code="internal", message="x" * (BATCH_BYTES // 2 + 10)))
+    more = [encode(Rewind(n=n, frame=n)) for n in range(4, 6)]
     for data in (huge, huge, *more):
         conn.send_bytes(data)
     conn.close()
-    await asyncio.wait_for(writer, 5)
-    assert sent[1:] == [huge, huge + b"".join(more)] and closed == [CloseCode.NORMAL]
-    assert [len(decode_server_messages(data)) for data in sent] == [3, 1, 3]
+    await asyncio.sleep(0)
+    assert transport.writes[1:] == [huge, huge + b"".join(more)] and transport.closed == [CloseCode.NORMAL]
+    assert [len(decode_server_messages(data)) for data in transport.writes] == [3, 1, 3]
+    assert not conn.send_bytes(small[0])
+
+
+@pytest.mark.asyncio
+async def test_a_queue_that_overflows_drops_its_client() -> None:
+    """More than `queue_size` messages waiting for one flush close the connection with a fatal
+    slow-consumer error (code 1013) instead of growing."""
+    transport = RecordingTransport()
+    conn = Connection(transport, queue_size=4)
+    results = [conn.send_bytes(b"x%d" % i) for i in range(10)]
+    assert results[:4] == [True] * 4 and not all(results) and not conn.open
+    await asyncio.sleep(0)
+    (written,) = transport.writes
+    last = decode_server_messages(written)[-1]
+    assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
+    assert transport.closed == [CloseCode.TRY_AGAIN]
+
+
+@pytest.mark.asyncio
+async def test_a_client_that_stops_reading_is_dropped() -> None:
+    """Once the socket holds more than `max_buffered` unsent bytes, the client gets a fatal
+    slow-consumer error and the close (code 1013), and later sends are refused."""
+    transport = RecordingTransport()
+    conn = Connection(transport, 64, max_buffered=1000)
+    conn.send_bytes(encode(Rewind(n=1, frame=1)))
+    await asyncio.sleep(0)
+    transport.backlog = 5000  # the peer stopped reading
+    conn.send_bytes(encode(Rewind(n=2, frame=2)))
+    await asyncio.sleep(0)  # this flush finds the backlog and queues the drop...
+    await asyncio.sleep(0)  # ...which the next one writes
+    assert not conn.open and transport.closed == [CloseCode.TRY_AGAIN]
+    last = decode_server_messages(transport.writes[-1])[-1]
+    assert isinstance(last, Error) and last.code == "slow-consumer" and last.fatal
+    assert not conn.send_bytes(b"late")
 
 
 def test_tokens_round_trip_and_refuse_forgeries() -> None:

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import replace
 
 import pytest
-import websockets
 
 from protocol.client import ClientSession
-from protocol.messages import Frame, Resync
 from rules.replay import verify
 from rules.synctest import state_checksum
 from rules.versus.inputs import encode_input
@@ -18,7 +15,7 @@ from rules.versus.match import VersusMatch
 from rules.versus.ruleset import config_from_plain
 from server import botclient
 from tests.server.conftest import StartServer, fast_config
-from tests.server.helpers import UNIT, plain, replay_log, until
+from tests.server.helpers import UNIT, plain, play_scripted, replay_log, until
 from tests.server.test_match_network import fetch_replay, open_room
 
 pytestmark = pytest.mark.asyncio
@@ -26,23 +23,14 @@ pytestmark = pytest.mark.asyncio
 DIRECTIONS = [encode_input(d) for d in ("left", "down", "right", "up")]
 
 
+def turning(frame: int) -> int:
+    """A new direction every 30 frames."""
+    return DIRECTIONS[(frame // 30) % 4]
+
+
 async def scripted(ws_url: str, session: ClientSession, match_id: str, leave_at: int | None) -> None:
     """Play (a new direction every 30 frames) until the match is over, or drop once past frame `leave_at`."""
-    async with websockets.connect(ws_url, compression=None) as ws:
-        await ws.send(session.hello())
-        await ws.send(session.resume() if session.joined is not None else session.join(match_id))
-        async for data in ws:
-            assert isinstance(data, bytes)
-            now = time.monotonic()
-            for message in session.receive(data, now):
-                if isinstance(message, Frame | Resync) and session.over is None:
-                    frame = max(session.frames, default=0)
-                    for payload in session.input(DIRECTIONS[(frame // 30) % 4], now):
-                        await ws.send(payload)
-            if session.over is not None:
-                return
-            if leave_at is not None and max(session.frames, default=0) >= leave_at:
-                return
+    await play_scripted(ws_url, session, match_id, turning, leave_at)
 
 
 async def test_reconnect_within_history_gets_the_missed_records(start_server: StartServer) -> None:

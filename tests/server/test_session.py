@@ -55,6 +55,9 @@ class CountingIds:
     def guest_id(self) -> str:
         return f"g_{self._next()}"
 
+    def invite(self) -> str:
+        return f"invite-{self._next()}"
+
 
 class RecordingOutbox:
     """An outbox that keeps what it is given."""

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import urllib.error
 from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
-import websockets
 
 from protocol.client import ClientSession
-from protocol.messages import Frame, Resync
 from protocol.replay_codec import encode_replay
 from rules import registry
 from rules.replay import verify
@@ -27,7 +24,7 @@ from server.config import ServerConfig
 from server.embed import RunningServer
 from server.netcode.runner import FrameRecord, MatchRunner, RunnerSettings
 from tests.server.conftest import StartServer, fast_config
-from tests.server.helpers import UNIT, plain, replay_log, until
+from tests.server.helpers import UNIT, plain, play_scripted, replay_log, until
 from tests.server.test_match_network import fetch_replay, open_room
 from tests.toy.ruleset import LEFT, RIGHT, TOY_RACE, RaceConfig
 
@@ -50,20 +47,7 @@ def toy_config(**overrides: object) -> ServerConfig:
 
 async def walk(ws_url: str, session: ClientSession, match_id: str, drop_at: int | None) -> None:
     """Hold right until the race is over, or drop the socket once past frame `drop_at`."""
-    async with websockets.connect(ws_url, compression=None, proxy=None) as ws:
-        await ws.send(session.hello())
-        await ws.send(session.resume() if session.joined is not None else session.join(match_id))
-        async for data in ws:
-            assert isinstance(data, bytes)
-            now = time.monotonic()
-            for message in session.receive(data, now):
-                if isinstance(message, Frame | Resync) and session.over is None:
-                    for payload in session.input(RIGHT, now):
-                        await ws.send(payload)
-            if session.over is not None:
-                return
-            if drop_at is not None and max(session.frames, default=0) >= drop_at:
-                return
+    await play_scripted(ws_url, session, match_id, lambda _frame: RIGHT, drop_at)
 
 
 @pytest.mark.asyncio

@@ -1,4 +1,4 @@
-"""The store suite runs against every store: each test gets a fresh, empty one."""
+"""The store suite runs against every store: each test gets a fresh, empty one (Redis: its own prefix)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,23 @@ import pytest_asyncio
 
 from server.store.base import Store
 from server.store.memory import MemoryStore
+from tests.redis_helpers import redis_store
 
 #: The stores every test of this suite runs against.
-STORES = ("memory",)
+STORES = ("memory", "redis")
 
 
 @pytest_asyncio.fixture(params=STORES)
 async def store(request: object) -> AsyncIterator[Store]:
-    """A fresh, empty store of each kind."""
+    """A fresh, empty store of each kind (the Redis one with small bounds, to see them hold)."""
     kind = request.param  # type: ignore[attr-defined]
-    assert kind == "memory"
-    made = MemoryStore(capacity=100)
-    try:
-        yield made
-    finally:
-        await made.close()
+    if kind == "memory":
+        made = MemoryStore(capacity=100)
+        try:
+            yield made
+        finally:
+            await made.close()
+        return
+    assert kind == "redis"
+    async with redis_store(archive_capacity=100, recent_limit=100, leaderboard_capacity=100) as redis:
+        yield redis

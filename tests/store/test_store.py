@@ -1,11 +1,16 @@
-"""The store interface, as every store must keep it: records once, replays, and the limit counters."""
+"""The store interface, as every store must keep it: records once, replays, players and the
+leaderboard, the ranked journal, daily boards, and the limit counters."""
 
 from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
 
 import pytest
 
 from protocol.messages import MatchState
 from server.store.base import MatchRecord, Store
+from server.store.players import DailyEntry, Glicko, PlayerRecord
 
 pytestmark = pytest.mark.asyncio
 
@@ -71,3 +76,100 @@ async def test_a_bounded_set_counts_live_members(store: Store) -> None:
     assert await store.add_member("rooms:g1", "r3", 2, 10.0, 4.0)
     assert not await store.add_member("rooms:g1", "r4", 2, 10.0, 12.0)
     assert await store.add_member("rooms:g1", "r4", 2, 10.0, 13.5)  # r1 expired at 13
+
+
+def player(guest: str, rating: float, rd: float = 80.0, name: str = "") -> PlayerRecord:
+    """A player record with a rating."""
+    return PlayerRecord(guest, name or guest, Glicko(rating, rd, 0.09))
+
+
+async def test_a_match_record_round_trips_with_its_ranked_flag(store: Store) -> None:
+    """What put_match kept comes back field for field, the ranked flag included."""
+    ranked = replace(record("r1"), ranked=True)
+    assert await store.put_match(ranked)
+    assert await store.get_match("r1") == ranked
+
+
+async def test_the_archive_keeps_at_most_its_bound(store: Store) -> None:
+    """Past the store's bound (100 here) the oldest records go; the newest stay."""
+    for index in range(105):
+        await store.put_match(record(f"m{index}", ended=float(index)))
+    assert await store.get_match("m0") is None and await store.get_match("m104") is not None
+    assert len(await store.recent_matches(1000)) == 100
+
+
+async def test_update_player_reads_modifies_and_writes_one_record(store: Store) -> None:
+    """update_player hands the stored record (None at first) to the change and keeps what it returns."""
+    seen: list[PlayerRecord | None] = []
+
+    def first(held: PlayerRecord | None) -> PlayerRecord:
+        seen.append(held)
+        return player("g1", 1500.0, 500.0)
+
+    made = await store.update_player("g1", first)
+    assert seen == [None] and made == player("g1", 1500.0, 500.0)
+    kept = await store.update_player("g1", lambda held: None)
+    assert kept == made and await store.get_player("g1") == made
+    moved = await store.update_player("g1", lambda held: replace(held, wins=1) if held else None)
+    assert moved is not None and moved.wins == 1 and await store.get_player("g1") == moved
+    assert await store.get_player("nobody") is None
+
+
+async def test_concurrent_updates_of_one_record_all_apply(store: Store) -> None:
+    """Twenty updates racing on one record each apply once: none is lost (the write is atomic)."""
+    await store.update_player("g1", lambda held: player("g1", 1500.0))
+
+    def win(held: PlayerRecord | None) -> PlayerRecord:
+        assert held is not None
+        return replace(held, wins=held.wins + 1)
+
+    await asyncio.gather(*(store.update_player("g1", win) for _ in range(20)))
+    final = await store.get_player("g1")
+    assert final is not None and final.wins == 20
+
+
+async def test_the_leaderboard_pages_players_by_rating_with_provisional_ones_apart(store: Store) -> None:
+    """Established players by rating, highest first, paged; provisional ones (RD ≥ 110) in their own list."""
+    standings = (("a", 1600.0, 60.0), ("b", 1700.0, 90.0), ("c", 1650.0, 200.0), ("d", 1400.0, 50.0))
+    for guest, rating, rd in standings:
+        await store.update_player(guest, lambda held, g=guest, r=rating, d=rd: player(g, r, d))
+    page, total = await store.leaderboard(False, 0, 2)
+    assert [p.id for p in page] == ["b", "a"] and total == 3
+    page, _ = await store.leaderboard(False, 2, 2)
+    assert [p.id for p in page] == ["d"]
+    provisional, count = await store.leaderboard(True, 0, 10)
+    assert [p.id for p in provisional] == ["c"] and count == 1
+    await store.update_player("c", lambda held: player("c", 1800.0, 100.0))  # now established, first
+    page, total = await store.leaderboard(False, 0, 10)
+    assert [p.id for p in page] == ["c", "b", "a", "d"] and total == 4
+    assert await store.leaderboard(True, 0, 10) == ([], 0)
+
+
+async def test_pending_ranked_results_are_a_journal(store: Store) -> None:
+    """Noted ranked matches come back oldest first until done; noting one again keeps its first time."""
+    await store.note_ranked("m2", 20.0)
+    await store.note_ranked("m1", 10.0)
+    await store.note_ranked("m2", 30.0)
+    assert await store.pending_ranked(10) == [("m1", 10.0), ("m2", 20.0)]
+    await store.done_ranked("m1")
+    assert await store.pending_ranked(10) == [("m2", 20.0)]
+
+
+async def test_a_daily_board_keeps_each_guests_best_run(store: Store) -> None:
+    """A guest's better run replaces the older one, a worse one does not; the board is best first, paged."""
+    day = "2030-01-02"
+    assert await store.put_daily(day, DailyEntry("g1", "ann", 500, 900, "r1", 10.0)) == DailyEntry(
+        "g1", "ann", 500, 900, "r1", 10.0
+    )
+    best = await store.put_daily(day, DailyEntry("g1", "ann", 300, 900, "r2", 20.0))
+    assert best.replay == "r1"
+    assert (await store.put_daily(day, DailyEntry("g1", "ann", 800, 900, "r3", 30.0))).replay == "r3"
+    await store.put_daily(day, DailyEntry("g2", "bob", 800, 700, "r4", 40.0))  # same score, later: second
+    await store.put_daily(day, DailyEntry("g3", "cat", 100, 700, "r5", 5.0))
+    board, total = await store.daily_board(day, 0, 2)
+    assert [e.guest for e in board] == ["g1", "g2"] and total == 3
+    assert [e.guest for e in (await store.daily_board(day, 2, 5))[0]] == ["g3"]
+    entry = await store.daily_entry(day, "g2")
+    assert entry is not None and entry.replay == "r4"
+    assert await store.daily_entry("2030-01-03", "g2") is None
+    assert await store.daily_board("2030-01-03", 0, 5) == ([], 0)

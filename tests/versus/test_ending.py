@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-import ast
-import enum
-import inspect
 import marshal
-import textwrap
 
 import pytest
 
 from rules.result import OUTCOMES, MatchResult, Outcome
 from rules.synctest import canonical_encoding
 from rules.versus.ending import EndReason, OutReason, match_end
-from rules.versus.landing import LandingKind
 
 LIMIT = 1000
-
-
-def member_docstrings(vocabulary: type[enum.Enum]) -> dict[str, str]:
-    """Each member's docstring: the string literal right below its assignment in the class's source."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(vocabulary)))
-    body = tree.body[0]
-    assert isinstance(body, ast.ClassDef)
-    docs = {}
-    for statement, following in zip(body.body, body.body[1:], strict=False):
-        if (isinstance(statement, ast.Assign) and isinstance(following, ast.Expr)
-                and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str)):
-            docs[statement.targets[0].id] = following.value.value  # type: ignore[attr-defined]
-    return docs
 
 
 def test_the_vocabularies_are_closed() -> None:
@@ -38,14 +20,6 @@ def test_the_vocabularies_are_closed() -> None:
     assert [r.value for r in EndReason] == ["elimination", "forfeit", "time"]
     assert [r.value for r in OutReason] == ["lives", "forfeit"]
     assert Outcome.WON == "won" and f"{EndReason.TIME:<5}|" == "time |"
-
-
-@pytest.mark.parametrize("vocabulary", [Outcome, EndReason, OutReason, LandingKind])
-def test_every_member_has_a_docstring(vocabulary: type[enum.Enum]) -> None:
-    """Every member of a versus vocabulary is documented by a docstring of its own."""
-    docs = member_docstrings(vocabulary)
-    assert sorted(docs) == sorted(vocabulary.__members__)
-    assert all(doc.strip() for doc in docs.values()) and len(set(docs.values())) == len(docs)
 
 
 def test_a_result_holds_members_and_its_plain_form_holds_strings() -> None:

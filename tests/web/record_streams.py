@@ -49,7 +49,7 @@ def spectator_stream(seed: int, bots: tuple[str, ...], seconds: int) -> bytes:
         match.step([bot.decide(match.seat_view(seat), match.frame) for seat, bot in enumerate(players)])
     data = encode_replay(record(match, PENGO_VERSUS))
     answer = replay_stream_bytes(data, f"fixture-{seed}", 10**6, 120)
-    assert answer["ok"], answer
+    assert answer["decoded"], answer
     body: bytes = answer["body"]
     return body
 

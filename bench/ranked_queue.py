@@ -1,0 +1,100 @@
+"""Ranked on Redis: queue-to-match latency and store round trips per match: `python -m bench.ranked_queue`.
+
+    python -m bench.ranked_queue [--pairs 20] [--seconds 4] [--redis redis://127.0.0.1:6379/0]
+
+The server (default settings, but matches of `--seconds`) runs in this process on a RedisStore under
+a fresh key prefix (deleted afterwards). 2 × `--pairs` guests, all new (rating 1500), connect over
+real websockets, say hello and `queue` at once; each measures the time from sending `queue` to
+receiving `matched` (the store's checks, the pairing pass, seating both through the lobby, the
+journal note). Then bots play every match to its end and read on to `rated`. The store counts its
+round trips (RedisStore.round_trips: a command, a pipeline or a script is one), read per phase: the
+queue and pairing, and everything from the start of play to the last `rated` (the match record,
+replay, seats given back, both rating updates, the leaderboard, the journal).
+Results: bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+import uuid
+
+import websockets
+
+from protocol.client import ClientSession
+from server import botclient
+from server.app import create_app
+from server.config import LimitSettings, ServerConfig
+from server.embed import running_server
+from server.store.redis import RedisStore
+
+
+async def queue_latency(ws_url: str, token: str) -> tuple[float, str]:
+    """Seconds from `queue` to `matched` for one guest, and its match id."""
+    session = ClientSession(token)
+    async with websockets.connect(ws_url) as ws:
+        await ws.send(session.hello())
+        sent = time.perf_counter()
+        await ws.send(session.queue())
+        while session.matched is None:
+            data = await asyncio.wait_for(ws.recv(), 60)
+            assert isinstance(data, bytes)
+            session.receive(data, time.monotonic())
+            if session.errors:
+                raise RuntimeError(f"refused: {session.errors[-1]}")
+        return time.perf_counter() - sent, session.matched.match
+
+
+async def measure(pairs: int, seconds: float, url: str) -> None:
+    prefix = f"floe-bench:{uuid.uuid4().hex[:8]}:"
+    store = RedisStore.from_url(url, prefix)
+    limits = LimitSettings(guest_rate_per_address=1000.0, guest_burst_per_address=1000)  # one bench address
+    config = ServerConfig(secret=b"bench-secret-0123456789", tune_gc=False, limits=limits)
+    config = config.with_time_limit(seconds)
+    try:
+        async with running_server(create_app(config, store)) as server:
+            tokens = [(await botclient.new_guest(server.http_url, f"g{i}"))[1] for i in range(2 * pairs)]
+            before = store.round_trips
+            found = await asyncio.gather(*(queue_latency(server.ws_url, token) for token in tokens))
+            queued = store.round_trips
+            latencies = sorted(latency for latency, _ in found)
+            matches = {match for _, match in found}
+            # the `matched` connections are closed: the bots rejoin by id within the join timeout
+            runs = await asyncio.gather(*(
+                botclient.play(server.ws_url, token, match, "competent", seed=i, until_rated=True)
+                for i, (token, (_, match)) in enumerate(zip(tokens, found, strict=True))
+            ))
+            hub = server.app.state.hub
+            while hub._writes:
+                await asyncio.sleep(0.01)
+            played = store.round_trips
+            rated = sum(len(run.session.rated) for run in runs)
+        print(f"{pairs} pairs, {len(matches)} matches, {rated} rated messages (Redis at {url})")
+        p95 = latencies[int(0.95 * (len(latencies) - 1))]
+        print(f"queue → matched: p50 {statistics.median(latencies) * 1000:.1f} ms, "
+              f"p95 {p95 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms")
+        count = len(matches)
+        print(f"store round trips per match: queue and pairing {(queued - before) / count:.1f}, "
+              f"play to rated {(played - queued) / count:.1f}, total {(played - before) / count:.1f}")
+    finally:
+        import redis.asyncio as aioredis
+
+        cleaner = aioredis.Redis.from_url(url)
+        async for key in cleaner.scan_iter(match=f"{prefix}*", count=500):
+            await cleaner.delete(key)
+        await cleaner.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=4.0, help="match length (default 4 s)")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    args = parser.parse_args()
+    asyncio.run(measure(args.pairs, args.seconds, args.redis))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""The daily challenge: one pengo-solo run for everyone each UTC day, best verified score per guest.
+
+The day's seed (32 bits) is not predictable: it is an HMAC of the date under a key of that day,
+itself an HMAC of the date under the server's secret (FLOE_SECRET):
+
+    key(day)  = HMAC-SHA256(secret, "floe-daily-key:" + day)
+    seed(day) = first 4 bytes, big-endian, of HMAC-SHA256(key(day), "floe-daily-seed:" + day)
+
+So nobody can deal tomorrow's board today (no scouting ahead), and once a day's runs are closed
+`GET /api/daily/{day}` publishes its key, with which anyone checks that the seed was fixed by the
+date and not picked (revealing one day's key tells nothing of the secret or of other days). The
+seed is public during its day: a run is played locally with the `rules` package (any number of
+practice runs) or by a bot, and submitted.
+
+- `GET /api/daily`: today's challenge: day, seed, ruleset and version, config, when its runs close,
+  the submission cap.
+- `POST /api/daily/runs` (the guest token as `Authorization: Bearer`, the run's replay file as the
+  body, msgpack, ≤ `verify_max_bytes`): at most `daily_submissions` a guest a day (counted before
+  verifying; 429 past it); the run is re-verified in the verification pool (off the event loop,
+  under its bounds) and must be of a day that takes runs: today, or yesterday within `daily_grace`
+  after midnight (a run lasts at most 10 minutes). Answers: 422 `bad-replay` (not a replay file),
+  422 `not-daily` (another ruleset, config or seed, or more than one seat), 422 `unverified` (the
+  moves do not reproduce the result and log hash: the reason and the first frame it concerns);
+  200 with the verified score and the guest's best of the day otherwise. Only verified runs reach
+  the board; the run's replay is kept (`GET /api/replays/{id}`).
+- `GET /api/daily/{day}?offset=0&limit=50`: that day's board, best first (ties: the earlier run),
+  and once its runs are closed, its key.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import hmac
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request
+
+from protocol.errors import ErrorCode
+from protocol.replay_codec import encode_replay
+from rules.replay import verify
+
+from ..errors import ServerError
+from ..match.hub import Hub
+from ..store.players import DailyEntry
+from ..tokens import Guest
+from .auth import guest_of
+from .body import read_body
+from .verify import Verifier, decode_body
+
+DAY_SECONDS = 24 * 3600
+#: Most entries of one board page.
+MAX_PAGE = 100
+
+
+def day_of(wall: float) -> str:
+    """The UTC date of a unix time, as YYYY-MM-DD."""
+    return datetime.datetime.fromtimestamp(wall, tz=datetime.UTC).date().isoformat()
+
+
+def day_start(day: str) -> float:
+    """The unix time of a day's UTC midnight."""
+    date = datetime.date.fromisoformat(day)
+    return datetime.datetime(date.year, date.month, date.day, tzinfo=datetime.UTC).timestamp()
+
+
+def day_key(secret: bytes, day: str) -> bytes:
+    """The day's key (published once its runs are closed)."""
+    return hmac.new(secret, f"floe-daily-key:{day}".encode(), hashlib.sha256).digest()
+
+
+def day_seed(key: bytes, day: str) -> int:
+    """The day's 32-bit seed from its key."""
+    digest = hmac.new(key, f"floe-daily-seed:{day}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What a run must be to count for one of the days taking runs (passed to the worker)."""
+
+    ruleset: str
+    version: int
+    config: dict[str, Any]
+    #: seed → the day it is the seed of.
+    days: dict[int, str]
+    max_frames: int
+
+
+def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
+    """Decode and verify a submitted run against the terms (runs in the worker); plain answer."""
+    replay = decode_body(data)
+    if isinstance(replay, dict):
+        return replay
+    wrong = None
+    if (replay.ruleset, replay.ruleset_version) != (terms.ruleset, terms.version):
+        got, want = f"{replay.ruleset} v{replay.ruleset_version}", f"{terms.ruleset} v{terms.version}"
+        wrong = f"a {got} replay; the daily is {want}"
+    elif replay.config != terms.config:
+        wrong = "the config is not the daily's (GET /api/daily gives it)"
+    elif len(replay.seats) != 1:
+        wrong = f"a daily run has one seat, this replay {len(replay.seats)}"
+    elif replay.seed not in terms.days:
+        wrong = f"seed {replay.seed} is not the seed of a day that takes runs now (GET /api/daily gives it)"
+    if wrong is not None:
+        code = ErrorCode.NOT_DAILY.value
+        return {"decoded": True, "ok": False, "error": code, "reason": wrong, "frame": None}
+    verdict = verify(replay, terms.max_frames)
+    if not verdict.ok or verdict.result is None:
+        code = ErrorCode.UNVERIFIED.value
+        return {"decoded": True, "ok": False, "error": code, "reason": verdict.reason, "frame": verdict.frame}
+    return {
+        "decoded": True,
+        "ok": True,
+        "day": terms.days[replay.seed],
+        "score": verdict.result.scores[0],
+        "frames": verdict.frames,
+        "log_hash": verdict.log_hash,
+        "replay": encode_replay(replay),
+    }
+
+
+def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], str]) -> APIRouter:
+    """The routes above, closed over one hub, the verification pool and how to tell a client's address."""
+    router = APIRouter()
+    config = hub.config
+    ruleset = config.daily_ruleset
+
+    def open_days(wall: float) -> dict[int, str]:
+        """seed → day, for the days that take runs at `wall`."""
+        today = day_of(wall)
+        days = [today]
+        if wall - day_start(today) < config.daily_grace:
+            days.append(day_of(wall - DAY_SECONDS))
+        return {day_seed(day_key(hub.secret, day), day): day for day in days}
+
+    def closes(day: str) -> float:
+        return day_start(day) + DAY_SECONDS + config.daily_grace
+
+    @router.get("/api/daily")
+    async def today() -> dict[str, Any]:
+        """Today's challenge: what to play and until when."""
+        day = day_of(hub.clock.wall())
+        return {
+            "day": day,
+            "seed": day_seed(day_key(hub.secret, day), day),
+            "ruleset": ruleset.name,
+            "ruleset_version": ruleset.version,
+            "config": ruleset.config_plain(config.daily_config),
+            "ends": day_start(day) + DAY_SECONDS,
+            "runs_close": closes(day),
+            "submissions": config.daily_submissions,
+        }
+
+    @router.get("/api/daily/{day}")
+    async def board(
+        day: str,
+        offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+    ) -> dict[str, Any]:
+        """A day's board, best first; its key once its runs are closed."""
+        try:
+            start = day_start(day)
+        except ValueError:
+            message = f"day: expected YYYY-MM-DD, got {day[:16]!r}"
+            raise ServerError(ErrorCode.MALFORMED, message, 422) from None
+        wall = hub.clock.wall()
+        entries, total = await hub.store.daily_board(day, offset, limit)
+        answer: dict[str, Any] = {
+            "day": day,
+            "total": total,
+            "entries": [{"rank": offset + i + 1, **e.plain()} for i, e in enumerate(entries)],
+        }
+        if start <= wall:
+            key = day_key(hub.secret, day)
+            answer["seed"] = day_seed(key, day)
+            if wall >= closes(day):
+                answer["key"] = key.hex()
+        return answer
+
+    @router.post("/api/daily/runs")
+    async def submit(
+        request: Request, authorization: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Verify a run of a day's challenge and put it on that day's board."""
+        guest = guest_of(hub, authorization)
+        limit = config.verify_max_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            message = f"body of {declared} bytes is over the limit of {limit}"
+            raise ServerError(ErrorCode.TOO_LARGE, message, 413)
+        with verifier.slot(address_of(request)) as held:  # before the body is read
+            body = await read_body(request, limit, config.http_body_seconds)
+            return await _submit(guest, body, held)
+
+    async def _submit(guest: Guest, body: bytes, held: Any) -> dict[str, Any]:
+        wall = hub.clock.wall()
+        days = open_days(wall)
+        today = day_of(wall)
+        counted = await hub.store.add_member(
+            f"daily:{today}:runs:{guest.id}", hashlib.sha256(body).hexdigest(), config.daily_submissions,
+            2 * DAY_SECONDS, wall,
+        )
+        if not counted:
+            wait = max(1.0, day_start(today) + DAY_SECONDS - wall)
+            message = f"{config.daily_submissions} runs submitted today already; tomorrow takes more"
+            raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
+        terms = Terms(ruleset.name, ruleset.version, ruleset.config_plain(config.daily_config), days,
+                      config.verify_max_frames)
+        answer = await verifier.run(held, body, check_run, terms)
+        if not answer["ok"]:
+            frame = f" (frame {answer['frame']})" if answer.get("frame") is not None else ""
+            raise ServerError(ErrorCode(answer["error"]), f"{answer['reason']}{frame}", 422)
+        day = answer["day"]
+        run_id = "d-" + answer["log_hash"][:20]
+        await hub.store.put_replay(run_id, answer["replay"])
+        at = wall - day_start(day)
+        entry = DailyEntry(guest.id, guest.name, answer["score"], answer["frames"], run_id, at)
+        best = await hub.store.put_daily(day, entry)
+        return {
+            "ok": True,
+            "day": day,
+            "score": entry.score,
+            "frames": entry.frames,
+            "replay": run_id,
+            "best": best.plain(),
+        }
+
+    return router

@@ -1,0 +1,307 @@
+"""Ranked play on one node: the queue's connections, pairing on the clock, dodges, and the ratings.
+
+- `queue` (the dispatcher calls `request`): a guest with a token, not seated in a live match, not
+  in a dodge's cooldown, waits (one entry per guest across nodes: a bounded set in the store, the
+  `ranked:queue` key) and is told `queued`. `unqueue` or a closed socket takes it out, at no cost.
+- Pairing (`tick`, every `ranked_pair_every` seconds, and at once on an arrival): the pure
+  matchmaker (server/match/matchmaker.py) pairs the nearest ratings within the widening windows;
+  each pair gets a ranked match (1 v 1, the server's ruleset) and a `matched` each, and the match is
+  noted in the store's journal of ranked results to apply. Pairing is per node: guests waiting on
+  different nodes are not paired with each other.
+- Both must connect (`join`) within `ranked_join_timeout`; the match starts only when both are
+  connected. Otherwise it is cancelled, and whoever was not connected (or left) pays the queue
+  cooldown (`ranked_dodge_cooldown`), noted in their player record.
+- The end (`settle`, from the hub's store write, after the match record is kept): a finished match
+  applies its result to both player records (server/match/ratings.py: once per record, whatever
+  retries), and each player still connected is sent `rated`; a cancelled one only the cooldowns.
+  The match then leaves the journal. `recover` (at start and every `ranked_recovery_every`) applies
+  what a restart or a failure left in the journal: a match recorded over is rated (again: no
+  change where it was applied), one without a record after `ranked_stale_after` is dropped.
+
+Nothing here awaits on the match loop: store work runs in the hub's background tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from protocol.codec import error_message
+from protocol.errors import ErrorCode
+from protocol.messages import Matched, MatchState, Queued, Rated, Unqueued
+
+from ..errors import ServerError
+from ..logs import log_event
+from ..store.base import MatchRecord
+from ..store.players import Glicko, PlayerRecord
+from ..tokens import Guest
+from .matchmaker import Matchmaker, QueueFullError
+from .ratings import START, apply_result, rated_seats, rating_before, with_cooldown
+
+if TYPE_CHECKING:
+    from .hub import Hub
+    from .live import LiveMatch
+    from .session import Session
+
+log = logging.getLogger("floe.ranked")
+
+#: The store's set of guests waiting in the ranked queue, across nodes.
+QUEUE_KEY = "ranked:queue"
+#: Journal entries looked at per recovery pass.
+RECOVERY_BATCH = 100
+
+
+@dataclass
+class _Waiting:
+    """A connection waiting in the queue, for its guest, at its rating."""
+
+    session: Session
+    guest: Guest
+    glicko: Glicko
+
+
+class RankedLobby:
+    """The ranked queue and ranked matches of one hub (see the module docstring)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.config = hub.config
+        self.queue = Matchmaker(hub.config.queue)
+        self._waiting: dict[str, _Waiting] = {}
+        #: Guests whose `queue` is being checked against the store, and those that withdrew meanwhile.
+        self._admitting: dict[str, Session] = {}
+        self._withdrawn: set[str] = set()
+        self._last_pairing = float("-inf")
+        self._last_recovery = float("-inf")
+        #: Ratings applied and `rated` messages sent by this node (stats, tests).
+        self.applied = 0
+        self.notified = 0
+
+    # ---- the queue -------------------------------------------------------------------------------------
+
+    def request(self, session: Session, now: float) -> None:
+        """`queue`: check the guest here, then against the store (in the background)."""
+        guest = session.guest
+        if guest is None:
+            refusal = error_message(ErrorCode.AUTH, "the ranked queue needs a guest token in hello", "queue")
+            session.send(refusal)
+            return
+        if guest.id in self._waiting or guest.id in self._admitting:
+            refusal = error_message(ErrorCode.ALREADY_QUEUED, "already waiting in the ranked queue", "queue")
+            session.send(refusal)
+            return
+        if session.match is not None or self.hub.seat_held(guest.id):
+            message = "finish or leave your live match first"
+            refusal = error_message(ErrorCode.ALREADY_PLAYING, message, "queue")
+            session.send(refusal)
+            return
+        self._admitting[guest.id] = session
+        self._withdrawn.discard(guest.id)
+        self.hub.spawn(self._admit(session, guest))
+
+    async def _admit(self, session: Session, guest: Guest) -> None:
+        store, wall = self.hub.store, self.hub.clock.wall()
+        settings = self.config.queue
+        try:
+            player = await store.get_player(guest.id)
+            if player is not None and player.cooldown_until > wall:
+                left = player.cooldown_until - wall
+                message = f"you left a found match: the ranked queue takes you again in {left:.0f} s"
+                session.send(error_message(ErrorCode.COOLDOWN, message, "queue"))
+                return
+            if not await store.add_member(QUEUE_KEY, guest.id, settings.capacity, settings.max_wait, wall):
+                message = "already waiting in the ranked queue (maybe on another node), or the queue is full"
+                session.send(error_message(ErrorCode.ALREADY_QUEUED, message, "queue"))
+                return
+            if guest.id in self._withdrawn or not session.out.open or session.guest is not guest:
+                await store.remove_member(QUEUE_KEY, guest.id)
+                return
+            glicko = player.glicko if player is not None else START
+            try:
+                self.queue.add(guest.id, glicko.rating, self.hub.now())
+            except QueueFullError as error:
+                await store.remove_member(QUEUE_KEY, guest.id)
+                session.send(error_message(ErrorCode.BUSY, str(error), "queue"))
+                return
+            self._waiting[guest.id] = _Waiting(session, guest, glicko)
+            session.send(
+                Queued(
+                    rating=glicko.rating,
+                    rd=glicko.rd,
+                    provisional=glicko.provisional,
+                    window=self.queue.window(0.0),
+                    max_wait=settings.max_wait,
+                )
+            )
+            log_event(log, logging.INFO, "queue.join", guest=guest.id, rating=round(glicko.rating, 1))
+            self._pair(self.hub.now())
+        finally:
+            self._admitting.pop(guest.id, None)
+            self._withdrawn.discard(guest.id)
+
+    def withdraw(self, session: Session) -> None:
+        """`unqueue`: out of the queue (or of the check under way), told `unqueued`."""
+        self.forget(session)
+        session.send(Unqueued(reason="asked"))
+
+    def forget(self, session: Session) -> None:
+        """The connection leaves the queue without a word (its socket closed, or it joined a match)."""
+        guest = session.guest
+        if guest is None:
+            return
+        if self._admitting.get(guest.id) is session:
+            self._withdrawn.add(guest.id)
+        waiting = self._waiting.get(guest.id)
+        if waiting is not None and waiting.session is session:
+            self._leave_queue(guest.id)
+
+    def _leave_queue(self, guest_id: str) -> None:
+        self._waiting.pop(guest_id, None)
+        self.queue.remove(guest_id)
+        self.hub.spawn(self.hub.store.remove_member(QUEUE_KEY, guest_id))
+
+    # ---- the clock -------------------------------------------------------------------------------------
+
+    def tick(self, now: float) -> None:
+        """On the hub's clock: expire, pair, and now and then look at the journal."""
+        if now - self._last_pairing >= self.config.ranked_pair_every:
+            for gone in self.queue.expired(now):
+                waiting = self._waiting.get(gone.guest)
+                self._leave_queue(gone.guest)
+                if waiting is not None:
+                    waiting.session.send(Unqueued(reason="timeout"))
+            self._pair(now)
+        if now - self._last_recovery >= self.config.ranked_recovery_every:
+            self._last_recovery = now
+            self.hub.spawn(self.recover())
+
+    def _pair(self, now: float) -> None:
+        self._last_pairing = now
+        for pair in self.queue.pair(now):
+            first, second = self._waiting.pop(pair.first.guest), self._waiting.pop(pair.second.guest)
+            for guest_id in (pair.first.guest, pair.second.guest):
+                self.hub.spawn(self.hub.store.remove_member(QUEUE_KEY, guest_id))
+            self.hub.spawn(self._open(first, second))
+
+    async def _open(self, first: _Waiting, second: _Waiting) -> None:
+        """Seat a pair (one live match per guest, across nodes), make their match, tell them."""
+        match_id = self.hub.ids.match_id()
+        try:
+            await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id)
+            try:
+                live = self.hub.create_ranked_match(first.guest, second.guest, match_id)
+            except ServerError:
+                await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id))
+                raise
+        except ServerError as error:
+            for waiting in (first, second):
+                waiting.session.send(error.to_message("queue"))
+            return
+        await self.hub.store.note_ranked(live.id, self.hub.clock.wall())
+        for seat, (me, other) in enumerate(((first, second), (second, first))):
+            me.session.send(
+                Matched(
+                    match=live.id,
+                    seat=seat,
+                    opponent=other.guest.name,
+                    opponent_rating=other.glicko.rating,
+                    join_within=self.config.ranked_join_timeout,
+                )
+            )
+        log_event(log, logging.INFO, "queue.matched", match=live.id, guests=[first.guest.id, second.guest.id],
+                  ratings=[round(first.glicko.rating, 1), round(second.glicko.rating, 1)])
+
+    # ---- the end of a ranked match ---------------------------------------------------------------------
+
+    async def settle(self, record: MatchRecord, live: LiveMatch | None) -> None:
+        """A ranked match's record is kept: rate it (over) or charge the dodgers (cancelled); done."""
+        if record.outcome is MatchState.OVER:
+            await self.rate(record, live)
+        elif record.outcome is MatchState.CANCELLED and live is not None:
+            await self._charge_dodgers(record, live)
+        await self.hub.store.done_ranked(record.id)
+
+    async def _charge_dodgers(self, record: MatchRecord, live: LiveMatch) -> None:
+        wall = self.hub.clock.wall()
+        until = wall + self.config.ranked_dodge_cooldown
+        for seat in live.absent_seats():
+            guest = record.guests[seat]
+            if guest is None:
+                continue
+            name = record.seats[seat]
+
+            def charge(held: PlayerRecord | None, guest: str = guest, name: str = name) -> PlayerRecord:
+                return with_cooldown(held, guest, name, until, wall)
+
+            await self.hub.store.update_player(guest, charge)
+            log_event(log, logging.INFO, "queue.dodge", match=record.id, guest=guest, until=round(until))
+
+    async def rate(self, record: MatchRecord, live: LiveMatch | None = None) -> list[PlayerRecord]:
+        """Apply a finished ranked match to both players' records (a no-op where it is applied already);
+        tell each connected player `rated` when its record took it now. The records as they stand."""
+        seats = rated_seats(record)
+        if seats is None:
+            return []
+        store, wall = self.hub.store, self.hub.clock.wall()
+        out: list[PlayerRecord] = []
+        for seat, guest, _ in seats:
+            opponent = await store.get_player(seats[1 - seat][1])
+            before = rating_before(opponent, record.id)
+            took: list[bool] = []
+
+            def change(held: PlayerRecord | None, seat: int = seat, before: Glicko = before,
+                       took: list[bool] = took) -> PlayerRecord | None:
+                new = apply_result(held, record, seat, before, wall)
+                took.append(new is not None)
+                return new
+
+            player = await store.update_player(guest, change)
+            assert player is not None
+            out.append(player)
+            if took and took[-1]:
+                self.applied += 1
+                self._notify(live, seat, player, record.id)
+        return out
+
+    def _notify(self, live: LiveMatch | None, seat: int, player: PlayerRecord, match_id: str) -> None:
+        game = player.game(match_id)
+        connection = live.seats[seat].connection if live is not None else None
+        if game is None or connection is None:
+            return
+        connection.send(
+            Rated(
+                match=match_id,
+                change=game.after.rating - game.before.rating,
+                rating=player.glicko.rating,
+                rd=player.glicko.rd,
+                provisional=player.provisional,
+                games=player.played,
+            )
+        )
+        self.notified += 1
+
+    async def recover(self) -> None:
+        """Apply what the journal still holds (see the module docstring)."""
+        store, wall = self.hub.store, self.hub.clock.wall()
+        try:
+            for match_id, noted in await store.pending_ranked(RECOVERY_BATCH):
+                if match_id in self.hub.matches:
+                    continue
+                record = await store.get_match(match_id)
+                if record is None:
+                    if wall - noted > self.config.ranked_stale_after:
+                        await store.done_ranked(match_id)
+                    continue
+                if record.outcome is MatchState.OVER:
+                    await self.rate(record)
+                await store.done_ranked(match_id)
+        except Exception:  # noqa: BLE001 - the next pass tries again
+            log_event(log, logging.ERROR, "ranked.recovery-failed", exc_info=True)
+
+    # ---- reading -----------------------------------------------------------------------------------------
+
+    def waiting(self) -> int:
+        """Guests in this node's queue."""
+        return len(self._waiting)
+

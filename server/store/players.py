@@ -1,0 +1,224 @@
+"""What the store keeps per player and per daily run: plain, immutable records with a JSON form.
+
+`PlayerRecord` is one guest's rating (Glicko-2: rating, RD, volatility), counts, dodge cooldown and
+the rated games it has applied, newest first and bounded (`GAMES_KEPT`): the list is both the
+player's recent matches and the note of which match results the record has applied, which is what
+makes a rating update idempotent per record (server/match/ratings.py). `DailyEntry` is one guest's
+best verified run of one day's challenge.
+
+Both round-trip through `plain()` / `from_plain()` (JSON-ready dicts: the Redis store writes them as
+JSON, the HTTP API answers with them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+#: Rated games a player record keeps (newest first): its recent matches, and the results it applied.
+GAMES_KEPT = 50
+#: A rating is provisional while its deviation is at least this (lichess's `provisionalDeviation`).
+PROVISIONAL_RD = 110.0
+
+
+@dataclass(frozen=True)
+class Glicko:
+    """A Glicko-2 rating on the display scale: rating, rating deviation (RD) and volatility."""
+
+    rating: float
+    rd: float
+    volatility: float
+
+    @property
+    def provisional(self) -> bool:
+        """Too uncertain to rank (RD ≥ PROVISIONAL_RD)."""
+        return self.rd >= PROVISIONAL_RD
+
+    def plain(self) -> dict[str, float]:
+        """JSON-ready data."""
+        return {"rating": self.rating, "rd": self.rd, "volatility": self.volatility}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> Glicko:
+        """Rebuild from `plain()`."""
+        return cls(float(data["rating"]), float(data["rd"]), float(data["volatility"]))
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """One ranked match as a player's record applied it."""
+
+    match: str
+    opponent: str
+    opponent_name: str
+    #: 1 won, 0.5 drawn, 0 lost or forfeited.
+    score: float
+    outcome: str
+    before: Glicko
+    after: Glicko
+    replay: str | None
+    at: float
+
+    def plain(self) -> dict[str, Any]:
+        """JSON-ready data, with the rating change."""
+        return {
+            "match": self.match,
+            "opponent": self.opponent,
+            "opponent_name": self.opponent_name,
+            "score": self.score,
+            "outcome": self.outcome,
+            "before": self.before.plain(),
+            "after": self.after.plain(),
+            "change": self.after.rating - self.before.rating,
+            "replay": self.replay,
+            "at": self.at,
+        }
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> RatedGame:
+        """Rebuild from `plain()`."""
+        return cls(
+            str(data["match"]),
+            str(data["opponent"]),
+            str(data["opponent_name"]),
+            float(data["score"]),
+            str(data["outcome"]),
+            Glicko.from_plain(data["before"]),
+            Glicko.from_plain(data["after"]),
+            None if data["replay"] is None else str(data["replay"]),
+            float(data["at"]),
+        )
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """One guest's rated standing (see the module docstring)."""
+
+    id: str
+    name: str
+    glicko: Glicko
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    #: The rated games applied, newest first, at most GAMES_KEPT.
+    games: tuple[RatedGame, ...] = ()
+    #: Wall-clock second until which the ranked queue refuses this guest (a dodge's cooldown).
+    cooldown_until: float = 0.0
+    updated: float = 0.0
+
+    @property
+    def played(self) -> int:
+        """Rated games played in all."""
+        return self.wins + self.losses + self.draws
+
+    @property
+    def provisional(self) -> bool:
+        """Shown apart from the ranked players on the leaderboard while RD ≥ PROVISIONAL_RD."""
+        return self.glicko.provisional
+
+    def game(self, match_id: str) -> RatedGame | None:
+        """The applied result of `match_id`, if this record applied it."""
+        return next((game for game in self.games if game.match == match_id), None)
+
+    def with_game(self, game: RatedGame, name: str, now: float) -> PlayerRecord:
+        """This record with `game` applied: the new rating, the counts, the game noted (bounded)."""
+        wins, losses, draws = self.wins, self.losses, self.draws
+        if game.score == 1.0:
+            wins += 1
+        elif game.score == 0.0:
+            losses += 1
+        else:
+            draws += 1
+        return replace(
+            self,
+            name=name,
+            glicko=game.after,
+            wins=wins,
+            losses=losses,
+            draws=draws,
+            games=(game, *self.games)[:GAMES_KEPT],
+            updated=now,
+        )
+
+    def plain(self) -> dict[str, Any]:
+        """JSON-ready data (what the store writes and `GET /api/players/{id}` shows)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            **self.glicko.plain(),
+            "provisional": self.provisional,
+            "games": self.played,
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "recent": [game.plain() for game in self.games],
+            "cooldown_until": self.cooldown_until,
+            "updated": self.updated,
+        }
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> PlayerRecord:
+        """Rebuild from `plain()`."""
+        return cls(
+            id=str(data["id"]),
+            name=str(data["name"]),
+            glicko=Glicko.from_plain(data),
+            wins=int(data["wins"]),
+            losses=int(data["losses"]),
+            draws=int(data["draws"]),
+            games=tuple(RatedGame.from_plain(game) for game in data["recent"]),
+            cooldown_until=float(data["cooldown_until"]),
+            updated=float(data["updated"]),
+        )
+
+
+@dataclass(frozen=True)
+class DailyEntry:
+    """One guest's run of a day's challenge: the verified score, when, and the run's replay id."""
+
+    guest: str
+    name: str
+    score: int
+    frames: int
+    replay: str
+    #: Seconds after the day's start (UTC midnight) the run was accepted: the earlier breaks a tie.
+    at: float
+
+    def plain(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {
+            "guest": self.guest,
+            "name": self.name,
+            "score": self.score,
+            "frames": self.frames,
+            "replay": self.replay,
+            "at": self.at,
+        }
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> DailyEntry:
+        """Rebuild from `plain()`."""
+        return cls(
+            str(data["guest"]),
+            str(data["name"]),
+            int(data["score"]),
+            int(data["frames"]),
+            str(data["replay"]),
+            float(data["at"]),
+        )
+
+    def beats(self, other: DailyEntry | None) -> bool:
+        """A better run than `other`: a higher score, or the same score in an earlier second."""
+        return other is None or board_score(self) > board_score(other)
+
+
+#: The seconds of a day plus its grace fit below this, so `board_score` orders ties exactly.
+_DAY_SPAN = 2**18
+
+
+def board_score(entry: DailyEntry) -> float:
+    """One number that orders daily entries (higher first): the score, then the earlier run.
+
+    Exact in a float64 (a sorted set's score) for scores below 2**34.
+    """
+    return float(entry.score * _DAY_SPAN + (_DAY_SPAN - 1 - min(int(entry.at), _DAY_SPAN - 1)))

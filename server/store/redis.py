@@ -1,0 +1,353 @@
+"""The shared store on Redis (redis-py's asyncio client): what several nodes need to agree on.
+
+    store = RedisStore.from_url("redis://127.0.0.1:6379/0")        # `floe serve --redis URL`
+
+Keys (every one under `prefix`, default "floe:"; the part in braces is the Redis Cluster hash tag,
+so nothing spans two slots):
+
+- `{match-id}:record`, `{match-id}:replay`: a finished match's record (JSON, written once: SET NX)
+  and its replay (msgpack); kept `archive_ttl` (30 days), the oldest beyond `archive_capacity`
+  (100,000) evicted;
+- `matches:recent` (list), `matches:archive` (sorted set by end time: the eviction order): the
+  newest `recent_limit` (1,000) ids, and every kept id;
+- `player:{guest}`: a player's record (JSON, server/store/players.py), updated with WATCH/MULTI on
+  that one key; kept `player_ttl` (365 days) after its last update, GAMES_KEPT games inside;
+- `leaderboard:ranked`, `leaderboard:provisional`: guest → rating (sorted sets), set after each
+  record update; the best `leaderboard_capacity` (10,000) of each;
+- `ranked:pending`: ranked matches whose result is still to apply (sorted set by when noted),
+  emptied as results apply (the lobby drops stale ones);
+- `daily:{day}:board` (sorted set), `daily:{day}:entries` (hash): a day's best run per guest,
+  updated together by one script (one slot: the day is their hash tag); kept `day_ttl` (31 days);
+- `bucket:{key}`, `claim:{key}`, `set:{key}`: the limit primitives, one script on one key each,
+  expiring when nothing in them is live any more.
+
+Times are the caller's wall-clock seconds (every node's clock), as the interface says; Redis' own
+expiry only collects what is no longer live. `round_trips` counts the requests sent (a pipeline or a
+script is one), for the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import WatchError
+
+from .base import MatchRecord, PlayerChange, StoreError
+from .players import DailyEntry, PlayerRecord, board_score
+
+DAY = 24 * 3600.0
+#: Attempts at one player record's read-modify-write before giving up as too contended (each round of
+#: racing writers lets at least one through, so this many writers at once all get through).
+MAX_UPDATE_ATTEMPTS = 32
+
+_TAKE_TOKEN = """
+local held = redis.call('HMGET', KEYS[1], 't', 's')
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens, stamp = tonumber(held[1]), tonumber(held[2])
+if tokens == nil then tokens, stamp = burst, now end
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / rate end
+redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 's', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return string.format('%.17g', wait)
+"""
+
+_CLAIM = """
+local held = redis.call('HMGET', KEYS[1], 'h', 'u')
+if held[1] and held[1] ~= ARGV[1] and tonumber(held[2]) > tonumber(ARGV[3]) then return held[1] end
+redis.call('HSET', KEYS[1], 'h', ARGV[1], 'u', string.format('%.17g', tonumber(ARGV[3]) + tonumber(ARGV[2])))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return ARGV[1]
+"""
+
+_RELEASE = """
+if redis.call('HGET', KEYS[1], 'h') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+_ADD_MEMBER = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+local present = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not present and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+return 1
+"""
+
+_PUT_DAILY = """
+local held = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if held and tonumber(held) >= tonumber(ARGV[3]) then return redis.call('HGET', KEYS[2], ARGV[1]) end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return ARGV[2]
+"""
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode("utf-8")
+
+
+def _ms(seconds: float) -> int:
+    return max(1, math.ceil(seconds * 1000))
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+class RedisStore:
+    """The Store interface on Redis (see the module docstring for the keys and their bounds)."""
+
+    #: Other processes use it too: they must share the token secret.
+    shared = True
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        prefix: str = "floe:",
+        *,
+        archive_ttl: float = 30 * DAY,
+        archive_capacity: int = 100_000,
+        recent_limit: int = 1000,
+        leaderboard_capacity: int = 10_000,
+        player_ttl: float = 365 * DAY,
+        day_ttl: float = 31 * DAY,
+    ) -> None:
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix may not hold braces (they are the keys' hash tags)")
+        for name, value in (("archive_capacity", archive_capacity), ("recent_limit", recent_limit),
+                            ("leaderboard_capacity", leaderboard_capacity)):
+            if value < 1:
+                raise ValueError(f"{name} must be positive")
+        self.redis = client
+        self.prefix = prefix
+        self.archive_ttl = archive_ttl
+        self.archive_capacity = archive_capacity
+        self.recent_limit = recent_limit
+        self.leaderboard_capacity = leaderboard_capacity
+        self.player_ttl = player_ttl
+        self.day_ttl = day_ttl
+        #: Requests sent to Redis (a pipeline, a transaction or a script counts once).
+        self.round_trips = 0
+        self._take_token = client.register_script(_TAKE_TOKEN)
+        self._claim = client.register_script(_CLAIM)
+        self._release = client.register_script(_RELEASE)
+        self._add_member = client.register_script(_ADD_MEMBER)
+        self._put_daily = client.register_script(_PUT_DAILY)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = "floe:", **bounds: Any) -> RedisStore:
+        """A store on the Redis at `url` (connections open on first use)."""
+        return cls(aioredis.Redis.from_url(url), prefix, **bounds)
+
+    # ---- keys ------------------------------------------------------------------------------------------
+
+    def _match_key(self, match_id: str, part: str) -> str:
+        return f"{self.prefix}{{{match_id}}}:{part}"
+
+    def _player_key(self, guest_id: str) -> str:
+        return f"{self.prefix}player:{{{guest_id}}}"
+
+    def _board_key(self, provisional: bool) -> str:
+        return f"{self.prefix}leaderboard:{'provisional' if provisional else 'ranked'}"
+
+    def _day_key(self, day: str, part: str) -> str:
+        return f"{self.prefix}daily:{{{day}}}:{part}"
+
+    def _limit_key(self, kind: str, key: str) -> str:
+        return f"{self.prefix}{kind}:{{{key}}}"
+
+    async def _call(self, command: str, *args: Any) -> Any:
+        """One command, one round trip."""
+        self.round_trips += 1
+        return await self.redis.execute_command(command, *args)  # type: ignore[no-untyped-call]
+
+    # ---- matches and replays ---------------------------------------------------------------------------
+
+    async def put_replay(self, replay_id: str, data: bytes) -> None:
+        key = self._match_key(replay_id, "replay")
+        await self._call("SET", key, bytes(data), "PX", _ms(self.archive_ttl))
+
+    async def get_replay(self, replay_id: str) -> bytes | None:
+        data = await self._call("GET", self._match_key(replay_id, "replay"))
+        return None if data is None else bytes(data)
+
+    async def put_match(self, record: MatchRecord) -> bool:
+        key = self._match_key(record.id, "record")
+        if not await self._call("SET", key, _json(record.plain()), "NX", "PX", _ms(self.archive_ttl)):
+            return False
+        recent, archive = f"{self.prefix}matches:recent", f"{self.prefix}matches:archive"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lpush(recent, record.id)
+            pipe.ltrim(recent, 0, self.recent_limit - 1)
+            pipe.zadd(archive, {record.id: record.ended})
+            pipe.zcard(archive)
+            self.round_trips += 1
+            *_, kept = await pipe.execute()
+        if kept > self.archive_capacity:
+            self.round_trips += 1
+            evicted: list[Any] = await self.redis.zpopmin(archive, kept - self.archive_capacity)
+            if evicted:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for member, _ in evicted:
+                        old = _text(member)
+                        pipe.delete(self._match_key(old, "record"))
+                        pipe.delete(self._match_key(old, "replay"))
+                    self.round_trips += 1
+                    await pipe.execute()
+        return True
+
+    async def get_match(self, match_id: str) -> MatchRecord | None:
+        data = await self._call("GET", self._match_key(match_id, "record"))
+        return None if data is None else MatchRecord.from_plain(json.loads(data))
+
+    async def recent_matches(self, limit: int) -> list[MatchRecord]:
+        if limit <= 0:
+            return []
+        ids = await self._call("LRANGE", f"{self.prefix}matches:recent", 0, limit - 1)
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in ids:
+                pipe.get(self._match_key(_text(match_id), "record"))
+            self.round_trips += 1
+            found = await pipe.execute()
+        return [MatchRecord.from_plain(json.loads(data)) for data in found if data is not None]
+
+    # ---- players -----------------------------------------------------------------------------------------
+
+    async def get_player(self, guest_id: str) -> PlayerRecord | None:
+        data = await self._call("GET", self._player_key(guest_id))
+        return None if data is None else PlayerRecord.from_plain(json.loads(data))
+
+    async def update_player(self, guest_id: str, change: PlayerChange) -> PlayerRecord | None:
+        key = self._player_key(guest_id)
+        for _ in range(MAX_UPDATE_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    self.round_trips += 2
+                    await pipe.watch(key)
+                    data = await pipe.get(key)
+                    held = None if data is None else PlayerRecord.from_plain(json.loads(data))
+                    new = change(held)
+                    if new is None:
+                        await pipe.unwatch()  # type: ignore[no-untyped-call]
+                        return held
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.set(key, _json(new.plain()), px=_ms(self.player_ttl))
+                    self.round_trips += 1
+                    await pipe.execute()
+                except WatchError:
+                    continue
+            await self._index(new)
+            return new
+        raise StoreError(f"the record of {guest_id!r} changed under {MAX_UPDATE_ATTEMPTS} attempts in a row")
+
+    async def _index(self, record: PlayerRecord) -> None:
+        """Put the player in its leaderboard at its rating (and out of the other), keeping the best."""
+        board = self._board_key(record.provisional)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(board, {record.id: record.glicko.rating})
+            pipe.zrem(self._board_key(not record.provisional), record.id)
+            pipe.zremrangebyrank(board, 0, -self.leaderboard_capacity - 1)
+            self.round_trips += 1
+            await pipe.execute()
+
+    async def _page(self, board: str, offset: int, limit: int) -> tuple[list[Any], int]:
+        """A page of a sorted set, highest first, and its size (one round trip)."""
+        offset, limit = max(0, offset), max(0, limit)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrevrange(board, offset, offset + limit - 1)
+            pipe.zcard(board)
+            self.round_trips += 1
+            answers: list[Any] = await pipe.execute()
+        members, total = answers
+        return (members if limit else []), int(total)
+
+    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
+        ids, total = await self._page(self._board_key(provisional), offset, limit)
+        if not ids:
+            return [], total
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for guest in ids:
+                pipe.get(self._player_key(_text(guest)))
+            self.round_trips += 1
+            found = await pipe.execute()
+        return [PlayerRecord.from_plain(json.loads(data)) for data in found if data is not None], total
+
+    # ---- ranked results still to apply -------------------------------------------------------------------
+
+    async def note_ranked(self, match_id: str, now: float) -> None:
+        await self._call("ZADD", f"{self.prefix}ranked:pending", "NX", now, match_id)
+
+    async def pending_ranked(self, limit: int) -> list[tuple[str, float]]:
+        if limit <= 0:
+            return []
+        self.round_trips += 1
+        found: list[Any] = await self.redis.zrange(
+            f"{self.prefix}ranked:pending", 0, limit - 1, withscores=True
+        )
+        return [(_text(member), float(score)) for member, score in found]
+
+    async def done_ranked(self, match_id: str) -> None:
+        await self._call("ZREM", f"{self.prefix}ranked:pending", match_id)
+
+    # ---- daily boards --------------------------------------------------------------------------------------
+
+    async def put_daily(self, day: str, entry: DailyEntry) -> DailyEntry:
+        keys = [self._day_key(day, "board"), self._day_key(day, "entries")]
+        self.round_trips += 1
+        best = await self._put_daily(
+            keys=keys, args=[entry.guest, _json(entry.plain()), board_score(entry), _ms(self.day_ttl)]
+        )
+        return DailyEntry.from_plain(json.loads(best))
+
+    async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
+        guests, total = await self._page(self._day_key(day, "board"), offset, limit)
+        if not guests:
+            return [], total
+        found = await self._call("HMGET", self._day_key(day, "entries"), *guests)
+        return [DailyEntry.from_plain(json.loads(data)) for data in found if data is not None], total
+
+    async def daily_entry(self, day: str, guest_id: str) -> DailyEntry | None:
+        data = await self._call("HGET", self._day_key(day, "entries"), guest_id)
+        return None if data is None else DailyEntry.from_plain(json.loads(data))
+
+    # ---- limits ------------------------------------------------------------------------------------------
+
+    async def take_token(self, key: str, rate: float, burst: float, now: float) -> float:
+        self.round_trips += 1
+        wait = await self._take_token(
+            keys=[self._limit_key("bucket", key)], args=[rate, burst, repr(now), _ms(burst / rate + 1)]
+        )
+        return float(wait)
+
+    async def claim(self, key: str, holder: str, ttl: float, now: float) -> str:
+        self.round_trips += 1
+        held = await self._claim(
+            keys=[self._limit_key("claim", key)], args=[holder, ttl, repr(now), _ms(ttl)]
+        )
+        return _text(held)
+
+    async def release(self, key: str, holder: str) -> None:
+        self.round_trips += 1
+        await self._release(keys=[self._limit_key("claim", key)], args=[holder])
+
+    async def add_member(self, key: str, member: str, limit: int, ttl: float, now: float) -> bool:
+        self.round_trips += 1
+        added = await self._add_member(
+            keys=[self._limit_key("set", key)], args=[member, limit, repr(now + ttl), repr(now), _ms(ttl)]
+        )
+        return bool(added)
+
+    async def remove_member(self, key: str, member: str) -> None:
+        await self._call("ZREM", self._limit_key("set", key), member)
+
+    async def close(self) -> None:
+        await self.redis.aclose()

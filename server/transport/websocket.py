@@ -1,0 +1,274 @@
+"""One websocket on floe's listener: websockets' sans-I/O `ServerProtocol` driven by an asyncio protocol.
+
+Once the listener (server/transport/listener.py) has read a request head for `/ws`, this protocol owns
+the socket, following websockets' guide "Integrate the Sans-I/O layer":
+
+- the handshake: the Origin check (`origin_allowed`; an origin not allowed gets HTTP 403 with a typed
+  error body), then websockets' `accept`, which refuses a bad upgrade with its own status. No
+  extension is offered, so permessage-deflate is never negotiated;
+- reading: each complete message goes to the connection's `Reader` by a plain call, text ones as str
+  (the session answers those with a typed error); a message past `ws_max_bytes` makes the protocol
+  fail the connection (close code 1009);
+- writing: this object is the connection's `DirectTransport`: a batch is framed and written to the
+  socket at once, and the socket's unsent bytes tell the connection when its client is too slow;
+- the hello deadline: a websocket that has not said `hello` within `hello_timeout` of its handshake
+  is closed (policy, with a fatal `hello-first` error), even while it answers pings;
+- closing: once a close has started (either side, or a failure), the peer has `ws_close_timeout` to
+  finish it before the socket is dropped; a keepalive ping every `ws_ping_interval` that gets no pong
+  within `ws_ping_timeout` fails the connection (1011).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+
+from protocol.codec import error_message
+from protocol.errors import CloseCode, ErrorCode
+
+from ..logs import log_event
+from ..match.dispatch import Dispatcher
+from ..match.hub import Hub
+from .connection import Connection
+from .refusal import refusal
+from .ws import Reader, origin_allowed
+
+log = logging.getLogger("floe.ws")
+#: websockets' own log lines (connection open, closed, rejected) for this listener's connections.
+PROTOCOL_LOG = logging.getLogger("floe.ws.protocol")
+
+OPEN = State.OPEN
+#: The close code of a connection whose keepalive ping went unanswered (1011, as uvicorn used).
+KEEPALIVE_FAILED = 1011
+BINARY, TEXT, CONTINUATION, PONG = Opcode.BINARY, Opcode.TEXT, Opcode.CONT, Opcode.PONG
+
+
+class WebSocketSession(asyncio.Protocol):
+    """A websocket from its handshake to its close, and the direct transport of its connection."""
+
+    def __init__(
+        self,
+        transport: asyncio.Transport,
+        peer: str,
+        hub: Hub,
+        dispatcher: Dispatcher,
+        forget: Callable[[asyncio.Transport], None],
+    ) -> None:
+        """`forget` tells the listener the socket is gone."""
+        self._transport = transport
+        self._hub = hub
+        self._dispatcher = dispatcher
+        self._forget = forget
+        self._config = hub.config
+        self._loop = asyncio.get_running_loop()
+        self.peer = peer
+        self.protocol = ServerProtocol(max_size=self._config.ws_max_bytes, logger=PROTOCOL_LOG)
+        #: The connection and its reader, once the handshake succeeded.
+        self.conn: Connection | None = None
+        self._reader: Reader | None = None
+        #: The frames of a fragmented message so far, and whether it is text.
+        self._fragments: list[bytes] = []
+        self._fragmented_text = False
+        #: Set once the socket is dropped or lost: nothing more is written to it.
+        self._gone = False
+        self._close_timer: asyncio.TimerHandle | None = None
+        self._keepalive: asyncio.TimerHandle | None = None
+        self._hello_timer: asyncio.TimerHandle | None = None
+        self._ping_payload: bytes | None = None
+
+    def start(self, received: bytes) -> None:
+        """Take the socket over with the bytes read so far: the request head and whatever followed it."""
+        self.data_received(received)
+
+    # ---- asyncio.Protocol ----------------------------------------------------------------------------
+
+    def data_received(self, data: bytes) -> None:
+        protocol = self.protocol
+        try:
+            protocol.receive_data(data)
+            for event in protocol.events_received():
+                if type(event) is Frame:
+                    # The hot path first: a whole binary message for the reader.
+                    if event.opcode is BINARY and event.fin and self._reader is not None:
+                        self._reader.receive(bytes(event.data))
+                    else:
+                        self._frame(event)
+                elif isinstance(event, Request):
+                    self._handshake(event)
+            writes = protocol.data_to_send()
+            if writes:
+                self._write_all(writes)
+        except Exception:  # noqa: BLE001 - a broken connection must never take the process down
+            log_event(log, logging.ERROR, "ws.failed", exc_info=True, peer=self.peer)
+            self._drop()
+
+    def eof_received(self) -> None:
+        # The peer closed its side: nothing it sent can be answered any more; the transport closes.
+        self.protocol.receive_eof()
+        self.protocol.data_to_send()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._gone = True
+        self.protocol.receive_eof()  # idempotent: the protocol's state becomes CLOSED
+        for timer in (self._close_timer, self._keepalive, self._hello_timer):
+            if timer is not None:
+                timer.cancel()
+        self._forget(self._transport)
+        if self.conn is not None and self._reader is not None:
+            self._hub.connections -= 1
+            self._reader.closed()
+            self.conn.close()
+
+    # ---- DirectTransport (server/transport/connection.py) --------------------------------------------
+
+    def write(self, data: bytes) -> bool:
+        """Send one binary message now; False when the socket can no longer send."""
+        protocol = self.protocol
+        if self._gone or protocol.state is not OPEN:
+            return False
+        protocol.send_binary(data)
+        for chunk in protocol.data_to_send():
+            self._transport.write(chunk)
+        return True
+
+    def buffered(self) -> int:
+        """Bytes written to the socket and not yet taken by the peer."""
+        return self._transport.get_write_buffer_size()
+
+    def close(self, code: int) -> None:
+        """Start the closing handshake; the socket is dropped if the peer does not finish it in time."""
+        if self._gone or self.protocol.state is not OPEN:
+            return
+        self.protocol.send_close(code)
+        self._write_all(self.protocol.data_to_send())
+
+    # ---- the listener's shutdown ---------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """The server is stopping: close (going away), or drop a socket whose handshake never finished."""
+        if self.conn is not None:
+            self.conn.close(CloseCode.GOING_AWAY)  # its last batch, then close() above
+        else:
+            self._drop()
+
+    # ---- inside ----------------------------------------------------------------------------------------
+
+    def _handshake(self, request: Request) -> None:
+        protocol = self.protocol
+        origins = request.headers.get_all("Origin")
+        origin = origins[0] if origins else None
+        if len(origins) <= 1 and not origin_allowed(origin, self._config.allowed_origins):
+            log_event(log, logging.WARNING, "ws.origin-refused", origin=origin, peer=self.peer)
+            response = refusal(403, ErrorCode.ORIGIN, f"origin {origin!r} is not allowed")
+        else:  # accept() refuses several Origin headers and bad upgrades with its own status
+            response = protocol.accept(request)
+        protocol.send_response(response)
+        if response.status_code == 101:
+            self._open()
+
+    def _open(self) -> None:
+        config, hub = self._config, self._hub
+        conn = Connection(self, config.send_queue, self.peer, max_buffered=config.send_buffer_bytes)
+        self.conn = conn
+        self._reader = Reader(conn, hub, self._dispatcher, self._loop)
+        hub.connections += 1
+        hub.websockets_served += 1
+        self._schedule_ping()
+        self._hello_timer = self._loop.call_later(config.hello_timeout, self._hello_due)
+
+    def _hello_due(self) -> None:
+        """The hello deadline: a connection that has not greeted is closed."""
+        self._hello_timer = None
+        reader, conn = self._reader, self.conn
+        if reader is None or conn is None or reader.session.protocol.greeted:
+            return
+        seconds = self._config.hello_timeout
+        log_event(log, logging.INFO, "ws.no-hello", peer=self.peer, seconds=seconds)
+        late = error_message(ErrorCode.HELLO_FIRST, f"no hello within {seconds:g} s", fatal=True)
+        conn.close(CloseCode.POLICY, late)
+
+    def _frame(self, frame: Frame) -> None:
+        """Every frame but a whole binary message: text, fragments, pongs (websockets answers pings
+        and close frames itself; their answers are in `data_to_send`)."""
+        opcode = frame.opcode
+        if opcode is BINARY or opcode is TEXT:
+            if frame.fin:
+                self._deliver(bytes(frame.data), opcode is TEXT)
+            else:
+                self._fragments = [bytes(frame.data)]
+                self._fragmented_text = opcode is TEXT
+        elif opcode is CONTINUATION:
+            self._fragments.append(bytes(frame.data))
+            if frame.fin:
+                data = b"".join(self._fragments)
+                self._fragments = []
+                self._deliver(data, self._fragmented_text)
+        elif opcode is PONG:
+            self._pong(bytes(frame.data))
+
+    def _deliver(self, data: bytes, text: bool) -> None:
+        if self._reader is not None:
+            self._reader.receive(data.decode("utf-8", errors="replace") if text else data)
+
+    def _write_all(self, writes: list[bytes]) -> None:
+        """Write what the protocol produced; an empty chunk is its end of stream (a half-close)."""
+        transport = self._transport
+        if self._gone:
+            return
+        for data in writes:
+            if data:
+                transport.write(data)
+            elif transport.can_write_eof():
+                # The peer closes its side in answer; uvloop raises RuntimeError on a closing socket.
+                with contextlib.suppress(OSError, RuntimeError):
+                    transport.write_eof()
+            else:
+                transport.close()
+        if self._close_timer is None and self.protocol.close_expected():
+            self._close_timer = self._loop.call_later(self._config.ws_close_timeout, self._close_timed_out)
+
+    def _close_timed_out(self) -> None:
+        self._close_timer = None
+        log_event(log, logging.INFO, "ws.close-timeout", peer=self.peer)
+        self._drop()
+
+    def _drop(self) -> None:
+        """Drop the socket now (unsent bytes included): a peer past its time, or a broken connection."""
+        self._gone = True
+        self._transport.abort()
+
+    def _schedule_ping(self) -> None:
+        interval = self._config.ws_ping_interval
+        if interval is not None:
+            self._keepalive = self._loop.call_later(interval, self._ping)
+
+    def _ping(self) -> None:
+        if self._gone or self.protocol.state is not OPEN:
+            self._keepalive = None
+            return
+        self._ping_payload = os.urandom(4)
+        self.protocol.send_ping(self._ping_payload)
+        self._write_all(self.protocol.data_to_send())
+        self._keepalive = self._loop.call_later(self._config.ws_ping_timeout, self._ping_missed)
+
+    def _pong(self, payload: bytes) -> None:
+        if self._ping_payload is None or payload != self._ping_payload:
+            return  # unsolicited, or an answer to an older ping
+        self._ping_payload = None
+        if self._keepalive is not None:
+            self._keepalive.cancel()
+        self._schedule_ping()
+
+    def _ping_missed(self) -> None:
+        self._keepalive = None
+        log_event(log, logging.WARNING, "ws.ping-timeout", peer=self.peer)
+        self.protocol.fail(KEEPALIVE_FAILED, "keepalive ping timeout")
+        self._write_all(self.protocol.data_to_send())
