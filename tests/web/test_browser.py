@@ -270,3 +270,22 @@ async def test_a_dropped_connection_shows_a_banner_and_resumes(browser: BrowserF
     checks = await page.evaluate("() => window.__floe.stream().checks")
     assert all(check["differences"] == [] for check in checks)
     assert await page.evaluate("() => window.__floe.stream().resyncs") == 0
+
+
+async def test_two_browsers_queue_for_a_ranked_match_and_play_it(browser: BrowserFactory) -> None:
+    """Two guests press "Find a ranked match" in the lobby; the queue pairs them, both pages go to the
+    match and it starts; the lobby shows the leaderboard and the daily challenge."""
+    pages = []
+    for name in ("rae", "sam"):
+        page = await (await browser()).page("/")
+        await page.fill("#name", name)
+        assert await page.locator("#leaderboard").count() == 1 and await page.locator("#daily").count() == 1
+        await page.click("#queue")
+        pages.append(page)
+    await shot(pages[0], "ranked-lobby")
+    for page in pages:
+        await until(page, PLAYING, 30, "the ranked match to start")
+    seats = await pages[0].evaluate("() => window.__floe.stream().joined.seats")
+    assert sorted(seats) == ["rae", "sam"]
+    assert "ranked=1" in pages[0].url
+    await shot(pages[1], "ranked-match")

@@ -203,8 +203,8 @@ function dailySection(): HTMLElement {
     }
   });
   ranked.daily().then(async (daily) => {
-    about.textContent = `Today (${daily.day}): one Pengo board from seed ${daily.seed}, ${daily.submissions} runs so far. `
-      + "Play it with `floe daily play` and submit the replay here.";
+    about.textContent = `Today (${daily.day}): one Pengo board from seed ${daily.seed}; up to ${daily.submissions} `
+      + "runs each. Play it with `floe daily play` and submit the replay here.";
     const { entries } = await ranked.dailyBoard(daily.day, 10);
     board.replaceChildren(...(entries.length ? entries.map((entry) =>
       el("li", {}, `${entry.name} ${entry.score}`, " ", el("a", { href: `#/replay/${entry.replay}` }, "replay")))
