@@ -43,16 +43,27 @@ export interface PlainSeat {
 const STEP_SPAN = 9;
 const MAX_STEP = 4;
 
-function cloneSeat(seat: SeatModel): SeatModel {
+/** A seat from its figures (copied: a model never shares a record or a summary with another). */
+function seatModel(
+  from: { name: string; cols: number; rows: number; summary: unknown[] },
+  records: Iterable<number[]>,
+  blocks: Map<number, Block>,
+  carve: number[],
+): SeatModel {
   return {
-    name: seat.name,
-    cols: seat.cols,
-    rows: seat.rows,
-    summary: seat.summary.slice(),
-    records: new Map([...seat.records].map(([key, record]) => [key, record.slice()])),
-    blocks: new Map([...seat.blocks].map(([id, block]) => [id, { ...block }])),
-    carve: seat.carve,
+    name: from.name,
+    cols: from.cols,
+    rows: from.rows,
+    summary: from.summary.slice(),
+    records: new Map([...records].map((record) => [record[0]!, record.slice()])),
+    blocks,
+    carve,
   };
+}
+
+function cloneSeat(seat: SeatModel): SeatModel {
+  const blocks = new Map([...seat.blocks].map(([id, block]) => [id, { ...block }]));
+  return seatModel(seat, seat.records.values(), blocks, seat.carve);
 }
 
 /** Numbers and nested arrays compared by value. */
@@ -91,15 +102,7 @@ export class MatchModel {
   }
 
   private seatFromView(view: SeatView): SeatModel {
-    return {
-      name: view.name,
-      cols: view.cols,
-      rows: view.rows,
-      summary: view.summary.slice(),
-      records: new Map(view.records.map((record) => [record[0]!, record.slice()])),
-      blocks: this.blocksFrom(view.blocks, view.records),
-      carve: [],
-    };
+    return seatModel(view, view.records, this.blocksFrom(view.blocks, view.records), []);
   }
 
   private blocksFrom(flat: (number | string)[], records: Iterable<number[]>): Map<number, Block> {
