@@ -65,7 +65,7 @@ def encode(before: list[Any], after: list[Any]) -> list[Any]:
         moves: list[int] = []
         whole: list[Any] = []
         gone: list[int] = []
-        if records != old_records:
+        if records is not old_records and records != old_records:
             if len(records) == len(old_records):
                 for previous, record in zip(old_records, records):  # noqa: B905 - equal lengths
                     if previous == record:
@@ -73,15 +73,19 @@ def encode(before: list[Any], after: list[Any]) -> list[Any]:
                     if previous[0] != record[0]:
                         moves, whole, gone = _by_key(old_records, records)
                         break
-                    dx = record[1] - previous[1]
-                    dy = record[2] - previous[2]
-                    if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP and (
-                        len(record) == 3 or previous[3:] == record[3:]
-                    ):
-                        moves.append(record[0])
-                        moves.append((dx + MAX_STEP) * _SPAN + dy + MAX_STEP)
-                    else:
-                        whole.append(record)
+                    px, py = record[1], record[2]
+                    dx, dy = px - previous[1], py - previous[2]
+                    if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP:
+                        # Only the position moved? Compare with the position put back (cheaper than
+                        # slicing both tails), then restore it.
+                        record[1], record[2] = previous[1], previous[2]
+                        moved_only = record == previous
+                        record[1], record[2] = px, py
+                        if moved_only:
+                            moves.append(record[0])
+                            moves.append((dx + MAX_STEP) * _SPAN + dy + MAX_STEP)
+                            continue
+                    whole.append(record)
             else:
                 moves, whole, gone = _by_key(old_records, records)
         if notes:

@@ -117,6 +117,7 @@ class SoloMatch:
         self.notes: list[Any] = [()]
         self.summaries: list[tuple[tuple[bool, int, int], list[Any]] | None] = [None]
         self.summary_stale = [True]
+        self.still_records: list[tuple[tuple[int, str, bool], list[list[Any]]] | None] = [None]
         self.frame = 0
         self.result: MatchResult | None = None
         self.log_hash = GENESIS_HASH
@@ -206,7 +207,7 @@ class SoloMatch:
         self.seat.restore(snap["seat"])
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
         self.log_hash = snap["log_hash"]
-        self.notes, self.summary_stale = [()], [True]
+        self.notes, self.summary_stale, self.still_records = [()], [True], [None]
 
     def checksum(self, snapshot: dict[str, Any]) -> str:
         """The canonical SHA-256 of a snapshot."""

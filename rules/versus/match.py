@@ -141,6 +141,8 @@ class VersusMatch:
         #: it since (its status changed, a record named the seat, its gems were counted).
         self.summaries: list[tuple[tuple[bool, int, int], list[Any]] | None] = [None for _ in names]
         self.summary_stale = [True for _ in names]
+        #: Per seat, the records shown while its board's clock stood still (view.py's memo, not state).
+        self.still_records: list[tuple[tuple[int, str, bool], list[list[Any]]] | None] = [None for _ in names]
 
     @property
     def seats(self) -> int:
@@ -368,6 +370,7 @@ class VersusMatch:
         self.log_hash = snap["log_hash"]
         self.notes, self._noted = self._no_notes, False
         self.summary_stale = [True for _ in self.names]
+        self.still_records = [None for _ in self.names]
 
     # ---- the seam (rules/ruleset.py's Match) -------------------------------------------------------
 

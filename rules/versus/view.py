@@ -251,46 +251,47 @@ def _frame_of(frame: int, due: int, now: int) -> int:
     return frame + -(-(due - now) // PASSES_PER_FRAME) - 1
 
 
-#: Enemy numbers by id ("sno-bee-7" → 7), each id parsed once (a pure memo: ids are few and repeat).
-_NUMBERS: dict[str, int] = {}
+#: An enemy's number and kind code by its id ("sno-bee-7" → (7, the code of "sno-bee"); an id names its
+#: kind), each id parsed once: a pure memo, ids are few and repeat.
+_TAGS: dict[str, tuple[int, int | str]] = {}
 #: Ids the memo holds at most before it starts again.
-_NUMBERS_BOUND = 4096
+_TAGS_BOUND = 4096
 
 
-def _number(enemy_id: str) -> int:
-    number = _NUMBERS.get(enemy_id)
-    if number is None:
-        if len(_NUMBERS) >= _NUMBERS_BOUND:
-            _NUMBERS.clear()
-        number = _NUMBERS[enemy_id] = enemy_number(enemy_id)
-    return number
+def _tag(enemy_id: str, kind: str) -> tuple[int, int | str]:
+    if len(_TAGS) >= _TAGS_BOUND:
+        _TAGS.clear()
+    tag = _TAGS[enemy_id] = (enemy_number(enemy_id), _W.get(kind, kind))
+    return tag
 
 
-def seat_records(game: KickGame, frame: int) -> list[list[Any]]:
+def seat_records(game: KickGame, frame: int, running: bool = True) -> list[list[Any]]:
     """One seat's moving things: Pengo, the enemies on the board, the sliding blocks (run every frame
-    of every seat: the lookups are bound once)."""
+    of every seat: the lookups are bound once). `running`: the board is in play (its clock runs); when
+    it is not, nothing moves and no stun counts down, so every `until` is 0."""
     player = game.player
     action = _DYING if player.dead or player.state == P_DYING else _ACTION[player.state]
     records: list[list[Any]] = [[PLAYER_KEY, player.px, player.py, _FACING[player.facing], action]]
     now = game.now
-    numbers = _NUMBERS
+    tags = _TAGS
+    facings = _FACING
+    phases = _PHASE
+    hidden = _HIDDEN
+    append = records.append
     for enemy in game.slots:
         state = enemy.state
-        if state in _HIDDEN:
+        if state in hidden:
             continue
         until = 0
         if state == MOVING:
             phase = _FLEEING if enemy.mode >= _FLEE_MODE and enemy.brain == "sno-bee" else (
                 _CHEWING if enemy.chewing else _MOVING_CODE)
         else:
-            phase = _PHASE[state]
-            if state in _TIMED and enemy.due != NEVER:
+            phase = phases[state]
+            if running and state in _TIMED and enemy.due != NEVER:
                 until = _frame_of(frame, enemy.due, now)
-        number = numbers.get(enemy.id)
-        if number is None:
-            number = _number(enemy.id)
-        records.append([ENEMY_KEY + enemy.slot, enemy.px, enemy.py, number, _W.get(enemy.kind, enemy.kind),
-                        phase, _FACING[enemy.dir], until])
+        tag = tags.get(enemy.id) or _tag(enemy.id, enemy.kind)
+        append([ENEMY_KEY + enemy.slot, enemy.px, enemy.py, tag[0], tag[1], phase, facings[enemy.dir], until])
     sliding = game.board.sliding_blocks
     if sliding:
         records += [[BLOCK_KEY + block.id, block.px, block.py] for block in sliding]
@@ -351,6 +352,7 @@ class Shows(Protocol):
     notes: list[Any]
     summaries: list[tuple[tuple[bool, int, int], list[Any]] | None]
     summary_stale: list[bool]
+    still_records: list[tuple[tuple[int, str, bool], list[list[Any]]] | None]
 
     @property
     def seat_states(self) -> Sequence[SeatState]:
@@ -370,10 +372,23 @@ def frame_actors(match: Shows) -> list[Any]:
     notes = match.notes
     shown = match.summaries
     stale = match.summary_stale
+    still = match.still_records
     out = []
     for seat in match.seat_states:
         index = seat.index
         game = seat.game
+        # A board whose clock did not move (READY, a death, the clear, a seat out) moved nothing: the
+        # records shown before are shown again, the very list (the stream's comparison is one test).
+        if seat.alive and game.status == "playing":
+            records = seat_records(game, frame, True)
+        else:
+            moment = (game.now, game.status, seat.alive)
+            kept = still[index]
+            if kept is not None and kept[0] == moment:
+                records = kept[1]
+            else:
+                records = seat_records(game, frame, False)
+                still[index] = (moment, records)
         # What may change with no record: the flash (it starts and ends on its own) and the enemies and
         # eggs left (an enemy counts out when it starts to go, before its record).
         quick = (game.clock < game.flash_until, game.remaining_count, game.eggs_left)
@@ -384,7 +399,7 @@ def frame_actors(match: Shows) -> list[Any]:
             stale[index] = False
         else:
             summary = memo[1]
-        out.append([summary, seat_records(game, frame), notes[index]])
+        out.append([summary, records, notes[index]])
     return out
 
 
@@ -396,7 +411,7 @@ def seat_keyframe(seat: SeatState, name: str, frame: int) -> dict[str, Any]:
         "cols": game.board.cols,
         "rows": game.board.rows,
         "summary": seat_summary(seat, frame),
-        "records": seat_records(game, frame),
+        "records": seat_records(game, frame, seat.alive and game.status == "playing"),
         "blocks": board_blocks(game),
     }
 

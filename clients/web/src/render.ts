@@ -135,7 +135,8 @@ export class Renderer {
     ctx.textAlign = "right";
     ctx.fillText(String(this.num(seat, "score")).padStart(6, "0"), left + seat.cols * CELL + 2 * BORDER, 9);
     ctx.textAlign = "left";
-    const lives = this.num(seat, "lives");
+    // A death shows at once: the rules take the life when the dying ends (status_end), the icons now.
+    const lives = this.num(seat, "lives") - (status === "dying" ? 1 : 0);
     for (let life = 0; life < Math.min(lives, 6); life += 1) this.pengoIcon(left + life * 9 + 4, 15);
     ctx.fillStyle = COLOURS.dim;
     ctx.fillText(`ACT ${this.num(seat, "act")}`, left + 60, 18);
