@@ -148,8 +148,15 @@ class Match(Protocol[V_co]):
 
         `summary` is a list of plain values compared by index frame to frame, `records` one list of
         integers `[key, px, py, …]` per thing that moves (keys unique in the seat), `notes` plain values
-        this step alone shows. The stream sends what changed (protocol/delta.py).
+        this step alone shows. The stream sends what changed (`changes`).
         """
+        ...
+
+    def changes(self) -> list[Any]:
+        """What each seat shows after the frame just stepped, as the change from what it showed after
+        the frame before (protocol/delta.py's form: `protocol.delta.apply` on the `actors()` of then
+        gives the `actors()` of now); the base is the last call's, or the state at construction or at
+        the last `restore`. The stream's per-frame actors."""
         ...
 
     def keyframe_view(self) -> dict[str, Any]:

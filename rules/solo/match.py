@@ -27,7 +27,16 @@ from rules.versus.inputs import IllegalInputError, decode_input, is_valid_input
 from rules.versus.log import chain_plain
 from rules.versus.seat import SeatState
 from rules.versus.tables import FRAME_HZ
-from rules.versus.view import SeatView, board_note, frame_actors, seat_keyframe, stream_tables
+from rules.versus.view import (
+    SeatShown,
+    SeatView,
+    board_note,
+    frame_actors,
+    frame_changes,
+    remember_shown,
+    seat_keyframe,
+    stream_tables,
+)
 from rules.versus.wire import BOARD_EVENT_KINDS, plain_wire
 
 __all__ = ["GENESIS_HASH", "SOLO_TIME_LIMIT", "RunEnd", "SoloConfig", "SoloEnd", "SoloMatch"]
@@ -117,10 +126,12 @@ class SoloMatch:
         self.notes: list[Any] = [()]
         self.summaries: list[tuple[tuple[bool, int, int], list[Any]] | None] = [None]
         self.summary_stale = [True]
-        self.still_records: list[tuple[tuple[int, str, bool], list[list[Any]]] | None] = [None]
         self.frame = 0
+        self.shown_actors: list[SeatShown] = []
+        self.shown_summaries: list[list[Any]] = []
         self.result: MatchResult | None = None
         self.log_hash = GENESIS_HASH
+        remember_shown(self)
 
     @property
     def seats(self) -> int:
@@ -207,7 +218,8 @@ class SoloMatch:
         self.seat.restore(snap["seat"])
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
         self.log_hash = snap["log_hash"]
-        self.notes, self.summary_stale, self.still_records = [()], [True], [None]
+        self.notes = [()]
+        remember_shown(self)
 
     def checksum(self, snapshot: dict[str, Any]) -> str:
         """The canonical SHA-256 of a snapshot."""
@@ -216,6 +228,10 @@ class SoloMatch:
     def actors(self) -> list[Any]:
         """The one seat's `[summary, records, notes]`, as a list of seats (rules/versus/view.py's layout)."""
         return frame_actors(self)
+
+    def changes(self) -> list[Any]:
+        """The one seat's change since the last call or restore (rules/versus/view.py's `frame_changes`)."""
+        return frame_changes(self)
 
     def keyframe_view(self) -> dict[str, Any]:
         """The whole visible state, laid out as a versus keyframe of one seat."""

@@ -54,7 +54,17 @@ from .log import GENESIS_HASH, chain_hash
 from .placement import place_landing
 from .seat import SeatState
 from .tables import GARBAGE_SALT, MAX_SEATS, MIN_SEATS, VERSUS_RULES, VersusRules
-from .view import LANDED_NOTE, OFFSET_NOTE, SeatView, board_note, frame_actors, keyframe_view
+from .view import (
+    LANDED_NOTE,
+    OFFSET_NOTE,
+    SeatShown,
+    SeatView,
+    board_note,
+    frame_actors,
+    frame_changes,
+    keyframe_view,
+    remember_shown,
+)
 from .wire import records_wire
 
 __all__ = [
@@ -141,8 +151,10 @@ class VersusMatch:
         #: it since (its status changed, a record named the seat, its gems were counted).
         self.summaries: list[tuple[tuple[bool, int, int], list[Any]] | None] = [None for _ in names]
         self.summary_stale = [True for _ in names]
-        #: Per seat, the records shown while its board's clock stood still (view.py's memo, not state).
-        self.still_records: list[tuple[tuple[int, str, bool], list[list[Any]]] | None] = [None for _ in names]
+        #: What each seat showed after the last frame (view.py's `frame_changes` base; not state).
+        self.shown_actors: list[SeatShown] = []
+        self.shown_summaries: list[list[Any]] = []
+        remember_shown(self)
 
     @property
     def seats(self) -> int:
@@ -369,8 +381,7 @@ class VersusMatch:
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
         self.log_hash = snap["log_hash"]
         self.notes, self._noted = self._no_notes, False
-        self.summary_stale = [True for _ in self.names]
-        self.still_records = [None for _ in self.names]
+        remember_shown(self)
 
     # ---- the seam (rules/ruleset.py's Match) -------------------------------------------------------
 
@@ -387,8 +398,12 @@ class VersusMatch:
         return state_checksum(snapshot)
 
     def actors(self) -> list[Any]:
-        """Every seat's moving things (rules/versus/view.py)."""
+        """What every seat shows, whole (rules/versus/view.py)."""
         return frame_actors(self)
+
+    def changes(self) -> list[Any]:
+        """What every seat shows, as the change since the last call or restore (rules/versus/view.py)."""
+        return frame_changes(self)
 
     def keyframe_view(self) -> dict[str, Any]:
         """The whole visible state (rules/versus/view.py)."""

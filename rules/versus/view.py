@@ -19,6 +19,7 @@ state becomes an action (walk, push, break, shake, dying).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from rules.kick.actors import (
@@ -216,6 +217,9 @@ SUMMARY_FIELDS: tuple[str, ...] = (
 IN_PLAY, OUT_OF_LIVES, FORFEITED = 0, 1, 2
 #: Record keys: Pengo is 0, the enemy in slot s is ENEMY_KEY + s, a sliding block b is BLOCK_KEY + b.
 PLAYER_KEY, ENEMY_KEY, BLOCK_KEY = 0, 1, 16
+#: A move of at most MAX_STEP pixels per axis travels as one small integer (protocol/delta.py's `moves`).
+MAX_STEP = 4
+STEP_SPAN = 2 * MAX_STEP + 1
 #: Each record's fields, in order.
 RECORD_FIELDS: dict[str, tuple[str, ...]] = {
     "player": ("key", "px", "py", "facing", "action"),
@@ -266,35 +270,15 @@ def _tag(enemy_id: str, kind: str) -> tuple[int, int | str]:
 
 
 def seat_records(game: KickGame, frame: int, running: bool = True) -> list[list[Any]]:
-    """One seat's moving things: Pengo, the enemies on the board, the sliding blocks (run every frame
-    of every seat: the lookups are bound once). `running`: the board is in play (its clock runs); when
-    it is not, nothing moves and no stun counts down, so every `until` is 0."""
-    player = game.player
-    action = _DYING if player.dead or player.state == P_DYING else _ACTION[player.state]
-    records: list[list[Any]] = [[PLAYER_KEY, player.px, player.py, _FACING[player.facing], action]]
+    """One seat's moving things, whole: Pengo, the enemies on the board, the sliding blocks. `running`:
+    the board is in play (its clock runs); when it is not, nothing moves and no stun counts down, so
+    every `until` is 0."""
     now = game.now
-    tags = _TAGS
-    facings = _FACING
-    phases = _PHASE
-    hidden = _HIDDEN
-    append = records.append
-    for enemy in game.slots:
-        state = enemy.state
-        if state in hidden:
-            continue
-        until = 0
-        if state == MOVING:
-            phase = _FLEEING if enemy.mode >= _FLEE_MODE and enemy.brain == "sno-bee" else (
-                _CHEWING if enemy.chewing else _MOVING_CODE)
-        else:
-            phase = phases[state]
-            if running and state in _TIMED and enemy.due != NEVER:
-                until = _frame_of(frame, enemy.due, now)
-        tag = tags.get(enemy.id) or _tag(enemy.id, enemy.kind)
-        append([ENEMY_KEY + enemy.slot, enemy.px, enemy.py, tag[0], tag[1], phase, facings[enemy.dir], until])
-    sliding = game.board.sliding_blocks
-    if sliding:
-        records += [[BLOCK_KEY + block.id, block.px, block.py] for block in sliding]
+    records: list[list[Any]] = [_player_record(game)]
+    records += [
+        _enemy_record(enemy, frame, now, running) for enemy in game.slots if enemy.state not in _HIDDEN
+    ]
+    records += [[BLOCK_KEY + block.id, block.px, block.py] for block in game.board.sliding_blocks]
     return records
 
 
@@ -352,7 +336,8 @@ class Shows(Protocol):
     notes: list[Any]
     summaries: list[tuple[tuple[bool, int, int], list[Any]] | None]
     summary_stale: list[bool]
-    still_records: list[tuple[tuple[int, str, bool], list[list[Any]]] | None]
+    shown_actors: list[SeatShown]
+    shown_summaries: list[list[Any]]
 
     @property
     def seat_states(self) -> Sequence[SeatState]:
@@ -361,7 +346,137 @@ class Shows(Protocol):
 
 
 def frame_actors(match: Shows) -> list[Any]:
-    """Every seat's `[summary, records, notes]` after the frame just stepped, in seat order.
+    """Every seat's `[summary, records, notes]` after the frame just stepped, in seat order (whole: a
+    base for `protocol.delta`, tests, a toy client; the stream sends `frame_changes`)."""
+    frame = match.frame
+    summaries = frame_summaries(match)
+    return [
+        [summaries[seat.index], seat_records(seat.game, frame, seat.alive and seat.game.status == "playing"),
+         match.notes[seat.index]]
+        for seat in match.seat_states
+    ]
+
+
+_PLAYER_LOOK = attrgetter("facing", "state", "dead")
+_ENEMY_LOOK = attrgetter("state", "dir", "mode", "chewing", "id", "due", "kind", "brain")
+_AT = attrgetter("px", "py")
+
+
+def _player_record(game: KickGame) -> list[Any]:
+    player = game.player
+    action = _DYING if player.dead or player.state == P_DYING else _ACTION[player.state]
+    return [PLAYER_KEY, player.px, player.py, _FACING[player.facing], action]
+
+
+def _enemy_record(enemy: Any, frame: int, now: int, running: bool) -> list[Any]:
+    state = enemy.state
+    until = 0
+    if state == MOVING:
+        phase = _FLEEING if enemy.mode >= _FLEE_MODE and enemy.brain == "sno-bee" else (
+            _CHEWING if enemy.chewing else _MOVING_CODE)
+    else:
+        phase = _PHASE[state]
+        if running and state in _TIMED and enemy.due != NEVER:
+            until = _frame_of(frame, enemy.due, now)
+    tag = _TAGS.get(enemy.id) or _tag(enemy.id, enemy.kind)
+    return [ENEMY_KEY + enemy.slot, enemy.px, enemy.py, tag[0], tag[1], phase, _FACING[enemy.dir], until]
+
+
+class SeatShown:
+    """What one seat showed after the last frame, as the raw fields its records come from (not state:
+    `frame_changes` compares the next frame's with it)."""
+
+    __slots__ = ("running", "player_look", "player_at", "enemy_looks", "enemy_at", "blocks")
+
+    def __init__(self, game: KickGame, running: bool) -> None:
+        self.running = running
+        self.player_look = _PLAYER_LOOK(game.player)
+        self.player_at = _AT(game.player)
+        hidden = _HIDDEN
+        self.enemy_looks = [None if e.state in hidden else _ENEMY_LOOK(e) for e in game.slots]
+        self.enemy_at = [_AT(e) for e in game.slots]
+        self.blocks = {block.id: _AT(block) for block in game.board.sliding_blocks}
+
+
+def _seat_changes(
+    game: KickGame, shown: SeatShown, frame: int, running: bool
+) -> tuple[list[int], list[Any], list[int]]:
+    """One seat's moves, whole records and gone keys since `shown` (which it updates). Run for every
+    seat on every frame: the small-move test is written out where it is used."""
+    moves: list[int] = []
+    whole: list[Any] = []
+    gone: list[int] = []
+    same_clock = running == shown.running
+    shown.running = running
+    player = game.player
+    look, at = _PLAYER_LOOK(player), _AT(player)
+    if look != shown.player_look:
+        whole.append(_player_record(game))
+    elif at != shown.player_at:
+        dx, dy = at[0] - shown.player_at[0], at[1] - shown.player_at[1]
+        if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP:
+            moves += (PLAYER_KEY, (dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
+        else:
+            whole.append(_player_record(game))
+    shown.player_look, shown.player_at = look, at
+    looks, ats = shown.enemy_looks, shown.enemy_at
+    hidden = _HIDDEN
+    index = -1
+    for enemy in game.slots:
+        index += 1
+        before = looks[index]
+        if enemy.state in hidden:
+            if before is not None:
+                gone.append(ENEMY_KEY + enemy.slot)
+                looks[index] = None
+            continue
+        look, at = _ENEMY_LOOK(enemy), _AT(enemy)
+        if look == before and same_clock:
+            was = ats[index]
+            if at == was:
+                continue
+            dx, dy = at[0] - was[0], at[1] - was[1]
+            ats[index] = at
+            if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP:
+                moves += (ENEMY_KEY + enemy.slot, (dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
+                continue
+        else:
+            looks[index], ats[index] = look, at
+        whole.append(_enemy_record(enemy, frame, game.now, running))
+    sliding = game.board.sliding_blocks
+    if sliding or shown.blocks:
+        old = shown.blocks
+        new: dict[int, tuple[Any, Any]] = {}
+        for block in sliding:
+            at = new[block.id] = _AT(block)
+            key = BLOCK_KEY + block.id
+            moving: tuple[Any, Any] | None = old.pop(block.id) if block.id in old else None
+            if moving == at:
+                continue
+            if moving is not None:
+                was = moving
+                dx, dy = at[0] - was[0], at[1] - was[1]
+                if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP:
+                    moves += (key, (dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
+                    continue
+            whole.append([key, at[0], at[1]])
+        gone += (BLOCK_KEY + block_id for block_id in old)
+        shown.blocks = new
+    return moves, whole, gone
+
+
+def remember_shown(match: Shows) -> None:
+    """Take what every seat shows now as the base of the next `frame_changes` (a new match, a restore)."""
+    match.shown_actors = [
+        SeatShown(seat.game, seat.alive and seat.game.status == "playing") for seat in match.seat_states
+    ]
+    match.summaries = [None for _ in match.seat_states]
+    match.summary_stale = [True for _ in match.seat_states]
+    match.shown_summaries = frame_summaries(match)
+
+
+def frame_summaries(match: Shows) -> list[list[Any]]:
+    """Every seat's summary after the frame just stepped.
 
     A summary is built again only when the step may have changed it (`match.summary_stale`: the
     seat's status changed, a record named it, its gems were counted) or the egg flash or the count of
@@ -369,28 +484,12 @@ def frame_actors(match: Shows) -> list[Any]:
     very list shown before, and the stream compares it with one identity test. Its frames (a
     status's end) do not move while the clock runs towards them, so an unchanged summary stays exact."""
     frame = match.frame
-    notes = match.notes
     shown = match.summaries
     stale = match.summary_stale
-    still = match.still_records
     out = []
     for seat in match.seat_states:
         index = seat.index
         game = seat.game
-        # A board whose clock did not move (READY, a death, the clear, a seat out) moved nothing: the
-        # records shown before are shown again, the very list (the stream's comparison is one test).
-        if seat.alive and game.status == "playing":
-            records = seat_records(game, frame, True)
-        else:
-            moment = (game.now, game.status, seat.alive)
-            kept = still[index]
-            if kept is not None and kept[0] == moment:
-                records = kept[1]
-            else:
-                records = seat_records(game, frame, False)
-                still[index] = (moment, records)
-        # What may change with no record: the flash (it starts and ends on its own) and the enemies and
-        # eggs left (an enemy counts out when it starts to go, before its record).
         quick = (game.clock < game.flash_until, game.remaining_count, game.eggs_left)
         memo = shown[index]
         if stale[index] or memo is None or memo[0] != quick:
@@ -399,7 +498,47 @@ def frame_actors(match: Shows) -> list[Any]:
             stale[index] = False
         else:
             summary = memo[1]
-        out.append([summary, records, notes[index]])
+        out.append(summary)
+    return out
+
+
+def frame_changes(match: Shows) -> list[Any]:
+    """What every seat shows after the frame just stepped, as the change from what it showed after the
+    frame before (protocol/delta.py's form, which `protocol.delta.apply` rebuilds): the stream's
+    per-frame actors.
+
+    No record is built to be compared: each actor's raw fields are read in one call (`attrgetter`)
+    and compared with the ones shown before (`SeatShown`); only a record whose look changed (a turn,
+    a new phase) is built and sent whole, and a move is two small integers. The base is what
+    `remember_shown` took (a new match, a restore) or the last call's frame."""
+    frame = match.frame
+    before = match.shown_summaries
+    summaries = frame_summaries(match)
+    match.shown_summaries = summaries
+    notes = match.notes
+    shown = match.shown_actors
+    out: list[Any] = []
+    for seat in match.seat_states:
+        index = seat.index
+        game = seat.game
+        changes: list[Any] = []
+        summary, previous = summaries[index], before[index]
+        if summary is not previous and summary != previous:
+            for field, value in enumerate(summary):
+                if previous[field] != value:
+                    changes += (field, value)
+        moves, whole, gone = _seat_changes(game, shown[index], frame, seat.alive and game.status == "playing")
+        seat_notes = notes[index]
+        if seat_notes:
+            out.append([changes, moves, whole, gone, seat_notes])
+        elif gone:
+            out.append([changes, moves, whole, gone])
+        elif whole:
+            out.append([changes, moves, whole])
+        elif moves:
+            out.append([changes, moves])
+        else:
+            out.append([changes] if changes else [])
     return out
 
 

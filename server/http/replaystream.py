@@ -17,7 +17,6 @@ from collections import OrderedDict
 from typing import Any
 
 from protocol.codec import encode, encode_frame, encode_keyframe, encode_plain, pack_frame_body
-from protocol.delta import encode as encode_actors
 from protocol.messages import Joined, MatchState, Over
 from protocol.replay_codec import ReplayDecodeError, decode_replay
 from rules.registry import lookup
@@ -78,8 +77,7 @@ def replay_stream_bytes(data: bytes, replay_id: str, max_frames: int, keyframe_e
 
 
 def _body(record: FrameRecord) -> bytes:
-    actors = encode_actors(record.base, record.actors)
-    return pack_frame_body(record.frame, record.events, actors, list(record.inputs))
+    return pack_frame_body(record.frame, record.events, record.actors, list(record.inputs))
 
 
 class ReplayStreams:

@@ -28,7 +28,6 @@ from protocol.codec import (
     error_message,
     pack_frame_body,
 )
-from protocol.delta import encode as encode_actors
 from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
@@ -342,8 +341,7 @@ class LiveMatch:
         cached = self._bodies.get(record.frame)
         if cached is not None and cached[0] is record:
             return cached[1]
-        actors = encode_actors(record.base, record.actors)
-        body = pack_frame_body(record.frame, record.events, actors, list(record.inputs))
+        body = pack_frame_body(record.frame, record.events, record.actors, list(record.inputs))
         self._bodies[record.frame] = (record, body)
         return body
 

@@ -85,14 +85,12 @@ class RunnerSettings:
 @dataclass(frozen=True, slots=True)
 class FrameRecord:
     """One simulated frame as the stream shows it: its events (the ruleset's wire form), what the
-    seats show after it (`Match.actors`), its inputs, and what they showed before it (`base`: the
-    stream sends the change, protocol/delta.py)."""
+    seats show after it as the change from the frame before (`Match.changes`), and its inputs."""
 
     frame: int
     events: list[Any]
     actors: list[Any]
     inputs: tuple[int, ...]
-    base: list[Any] = field(default_factory=list, compare=False, repr=False)
 
     def body(self) -> dict[str, Any]:
         """The wire body shared by `frame` and `resync` messages."""
@@ -195,8 +193,6 @@ class MatchRunner:
         #: scan them (pauses of tens of milliseconds under load); bytes are not scanned.
         self._snapshots: dict[int, bytes] = {}
         self._frames: dict[int, FrameRecord] = {}
-        #: What the seats show now (after the last frame stepped): the next record's base.
-        self._shown: list[Any] = match.actors()
         self._keyframes: dict[int, _Pending] = {}
         self._keyframed = -1
         #: Records below this frame were pruned; the input timelines below the second.
@@ -328,9 +324,7 @@ class MatchRunner:
         ):
             self._take_snapshot(frame)
         records = match.step(inputs)
-        actors = match.actors()
-        record = FrameRecord(frame, match.records_wire(records), actors, inputs, self._shown)
-        self._shown = actors
+        record = FrameRecord(frame, match.records_wire(records), match.changes(), inputs)
         self._frames[frame] = record
         return record
 
@@ -362,7 +356,6 @@ class MatchRunner:
         start = self._snapshot_frames[index - 1]
         present = self.match.frame
         self.match.restore(marshal.loads(self._snapshots[start]))
-        self._shown = self.match.actors()
         for frame in self._snapshot_frames[index:]:
             del self._snapshots[frame]
         del self._snapshot_frames[index:]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from protocol.delta import encode
 from rules.errors import IllegalInputError
 from rules.plain import check_int, check_map, exact_keys
 from rules.result import MatchResult
@@ -64,6 +65,7 @@ class RaceMatch:
         self.move_lists: list[list[list[int]]] = [[] for _ in seats]
         self.result: MatchResult | None = None
         self.log_hash = GENESIS
+        self._shown = self.actors()
 
     @property
     def seats(self) -> int:
@@ -166,6 +168,7 @@ class RaceMatch:
         result = snapshot["result"]
         self.result = None if result is None else MatchResult.from_plain(result)
         self.log_hash = snapshot["log_hash"]
+        self._shown = self.actors()
 
     def checksum(self, snapshot: dict[str, Any]) -> str:
         """The canonical digest."""
@@ -178,6 +181,13 @@ class RaceMatch:
     def actors(self) -> list[Any]:
         """Per seat `[summary, records, notes]`: whether it is out, and its token at its position."""
         return [[[self.out[seat]], [[0, position, 0]], []] for seat, position in enumerate(self.positions)]
+
+    def changes(self) -> list[Any]:
+        """The change since the last call or restore (protocol/delta.py's form, made by its encoder)."""
+        now = self.actors()
+        change = encode(self._shown, now)
+        self._shown = now
+        return change
 
     def keyframe_view(self) -> dict[str, Any]:
         """The names, positions and who is out."""

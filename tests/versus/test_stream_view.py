@@ -80,7 +80,8 @@ def test_wire_events_read_back_as_the_log() -> None:
 
 
 def test_deltas_rebuild_every_frame() -> None:
-    """Applying each frame's delta to the frame before gives exactly what the seats show."""
+    """Applying each frame's delta to the frame before gives exactly what the seats show, for the
+    reference encoder and for the match's own `changes`, through restores (rollbacks) too."""
     for seed, bots, frames in MATCHES:
         shown = VersusMatch(seed=seed, seats=len(bots)).actors()
         for _, _, actors in played(seed, bots, frames):
@@ -89,6 +90,23 @@ def test_deltas_rebuild_every_frame() -> None:
                 assert seat[0] == list(truth[0]) and sorted(seat[1]) == sorted(truth[1])
                 assert seat[2] == list(truth[2])
             shown = actors
+        match = VersusMatch(seed=seed, seats=len(bots))
+        players = [make_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(bots)]
+        before = match.actors()
+        snapshot, rewound = match.snapshot(), False
+        while match.result is None and match.frame < frames:
+            if match.frame == frames // 2 and not rewound:
+                match.restore(snapshot)  # the changes after a restore start from the restored state
+                before, rewound = match.actors(), True
+            inputs = [bot.decide(match.seat_view(seat), match.frame) for seat, bot in enumerate(players)]
+            match.step(inputs)
+            rebuilt = apply(before, match.changes())
+            before = match.actors()
+            for seat, truth in zip(rebuilt, before, strict=True):
+                assert seat[0] == list(truth[0]) and sorted(seat[1]) == sorted(truth[1]), match.frame
+                assert seat[2] == list(truth[2])
+            if match.frame == frames // 4:
+                snapshot = match.snapshot()
 
 
 def summaries(seed: int, bots: tuple[str, ...], frames: int, seat: int) -> list[list[Any]]:
