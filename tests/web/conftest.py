@@ -42,7 +42,7 @@ UNIT = float(os.environ.get("FLOE_TEST_UNIT", "1.0"))
 #: Every page of a test comes from one address: the lobby's per-address rates raised for it.
 TEST_LIMITS = LimitSettings(guest_burst_per_address=100, match_burst_per_address=100)
 #: Seconds a test's match lasts (short: the suite plays them in real time).
-MATCH_SECONDS = 30
+MATCH_SECONDS = 40
 
 
 @dataclass
@@ -96,6 +96,29 @@ def web_root() -> Path:
 
 BrowserFactory = Callable[[], Awaitable[Browser]]
 
+#: Every test match is dealt from this seed: a board where Pengo starts with room to walk and ice to kick.
+BOARD_SEED = 7
+
+
+class FixedSeed:
+    """The server's id source with one seed for every match (the tests' boards are known)."""
+
+    def __init__(self, ids: Any, seed: int) -> None:
+        self._ids = ids
+        self._seed = seed
+
+    def match_id(self) -> str:
+        return str(self._ids.match_id())
+
+    def seed(self) -> int:
+        return self._seed
+
+    def guest_id(self) -> str:
+        return str(self._ids.guest_id())
+
+    def invite(self) -> str:
+        return str(self._ids.invite())
+
 
 @pytest_asyncio.fixture
 async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
@@ -105,7 +128,9 @@ async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
                      ).with_time_limit(MATCH_SECONDS)
     opened: list[Browser] = []
     profiles: list[str] = []
-    async with running_server(create_app(config)) as server, async_playwright() as playwright:
+    app = create_app(config)
+    app.state.hub.ids = FixedSeed(app.state.hub.ids, BOARD_SEED)
+    async with running_server(app) as server, async_playwright() as playwright:
 
         async def make() -> Browser:
             profile = tempfile.mkdtemp(prefix="floe-chromium-")

@@ -53,26 +53,29 @@ def view_plain(view: dict[str, Any]) -> list[dict[str, Any]]:
     return seats
 
 
-async def start_bot_match(page: Page, name: str) -> str:
-    """From the lobby: a name, then a match against the competent bot, until play begins; its id."""
+async def start_bot_match(page: Page, name: str, bot: str = "competent") -> str:
+    """From the lobby: a name, then a match against a bot, until play begins; its id."""
     await page.fill("#name", name)
-    await page.click("#play-competent")
+    await page.click(f"#play-{bot}")
     await until(page, PLAYING, 20, "play to begin")
     return str(await page.evaluate("() => window.__floe.stream().joined.match"))
 
 
 async def walk(page: Page) -> None:
-    """Hold each arrow in turn until Pengo has moved (a cell may be blocked on one side)."""
-    start = await page.evaluate(PLAYER)
-    for key in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"):
-        await page.keyboard.down(key)
-        try:
-            await until(page, MOVED, 1.5, f"Pengo to move with {key}", start)
-            return
-        except AssertionError:
-            continue
-        finally:
-            await page.keyboard.up(key)
+    """Hold each arrow in turn until Pengo has moved, once his board is in play (not READY, not dying);
+    walled in on every side, he kicks (space) the block he faces out of the way and tries again."""
+    for _ in range(4):
+        await until(page, PLAYING, 10, "the board in play")
+        start = await page.evaluate(PLAYER)
+        for key in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"):
+            await page.keyboard.down(key)
+            try:
+                await until(page, MOVED, 1.5, f"Pengo to move with {key}", start)
+                return
+            except AssertionError:
+                await page.keyboard.press("Space")
+            finally:
+                await page.keyboard.up(key)
     raise AssertionError("Pengo moved with no arrow key")
 
 
@@ -93,6 +96,10 @@ BREAKABLE = """() => {
   }
   return null;
 }"""
+CENTRED = """() => {
+  const s = window.__floe.stream(); const pengo = s.model.seats[s.joined.seat].records.get(0);
+  return pengo[1] % 16 === 0 && pengo[2] % 16 === 0;
+}"""
 FACING = """(direction) => {
   const s = window.__floe.stream(); const pengo = s.model.seats[s.joined.seat].records.get(0);
   return s.vocabulary.word(pengo[3]) === direction;
@@ -103,7 +110,9 @@ KEY = {"left": "ArrowLeft", "right": "ArrowRight", "up": "ArrowUp", "down": "Arr
 async def score(page: Page) -> None:
     """Face an ice block that has something behind it and kick (space): it shatters and scores; walk on
     (arrows) while no such block is next to Pengo."""
-    for _ in range(30):
+    for _ in range(40):
+        await until(page, PLAYING, 10, "the board in play")  # a death's READY takes no keys
+        await until(page, CENTRED, 2, "Pengo to stand on a cell")  # he walks on to the next centre
         direction = await page.evaluate(BREAKABLE)
         if direction is None:
             await walk(page)
@@ -121,19 +130,20 @@ async def score(page: Page) -> None:
             return
         except AssertionError:
             continue
-    raise AssertionError("no kick scored")
+    seen = await page.evaluate("() => Object.fromEntries(window.__floe.stream().seen)")
+    raise AssertionError(f"no kick scored; the events seen: {seen}")
 
 
 async def test_a_bot_match_played_with_keys_watched_and_replayed(browser: BrowserFactory) -> None:
-    """The lobby starts a bot match; the arrows move Pengo and kicks score; a spectator's page builds
-    the same boards as the player's and as every server keyframe; the result offers the replay, whose
-    scrubbed frame shows the board the server's simulation has at that frame."""
+    """The lobby starts a match against the lazy bot; the arrows move Pengo and kicks score; a
+    spectator's page builds the same boards as the player's and as every server keyframe; the result
+    offers the replay, whose scrubbed frame shows the board the server's simulation has at that frame."""
     player_browser = await browser()
     page = await player_browser.page("/")
     for selector in ("#name", "#play-competent", "#play-lazy", "#create-room", "#live", "#replays"):
         assert await page.locator(selector).count() == 1, selector
     await shot(page, "lobby")
-    match_id = await start_bot_match(page, "ann")
+    match_id = await start_bot_match(page, "ann", "lazy")  # the lazy bot attacks less: the kicks have room
     await walk(page)
     await score(page)
     await shot(page, "match-player")
