@@ -18,6 +18,9 @@ BRAIN_NAMES: tuple[KickBrain, ...] = ("sno-bee", "patrol", "chase", "pusher")
 KickDifficultyName = Literal["easy", "normal", "arcade"]
 Timing = Literal["arcade", "seconds"]
 Deal = Literal["stream", "per-level"]
+#: How the Sno-Bee decides: "first-port" keeps the first port's readings (pengo-versus 1 replays),
+#: "arcade" follows the listing ($33D8-$3949) where SNOBEE-FACTS.md found them apart.
+Fidelity = Literal["first-port", "arcade"]
 
 
 class ConfigError(ValueError):
@@ -256,6 +259,9 @@ class KickConfig:
     #: "stream": every level draws on from the one stream, as the arcade does; "per-level": each level
     #: restarts the stream from a seed derived from `seed` and the level (versus: a shared deal).
     deal: Deal = "stream"
+    #: "first-port": the Sno-Bee decides as the first port did (pengo-versus 1 stays verifiable);
+    #: "arcade": as the listing's decision routine ($33D8) does (rules/kick/README.md lists both).
+    fidelity: Fidelity = "first-port"
     #: Ruleset name, for replays and the compendium.
     name: str = "custom"
 
@@ -400,6 +406,8 @@ def normalize_config(config: KickConfig) -> KickConfig:
         check_integer("line.length", config.line.length, 2, 1000)
     if config.deal not in ("stream", "per-level"):
         raise _fail("deal", f"must be 'stream' or 'per-level', got {config.deal!r}")
+    if config.fidelity not in ("first-port", "arcade"):
+        raise _fail("fidelity", f"must be 'first-port' or 'arcade', got {config.fidelity!r}")
     if config.timing not in ("arcade", "seconds"):
         raise _fail("timing", f"must be 'arcade' or 'seconds', got {config.timing!r}")
     return config
