@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.kick.config import KickConfig, KickDifficultyName
+from rules.kick.config import Fidelity, KickConfig, KickDifficultyName
 from rules.kick.deal import mix_seed
 from rules.kick.game import KickGame
 from rules.kick.presets import PengoOptions, pengo_preset
@@ -48,12 +48,21 @@ from .events import (
     record_plain,
 )
 from .gems import COUNTER_GEM, ICE, count_gems
+from .hurry import calm, hurry
 from .inputs import IllegalInputError, SeatInput, decode_input, is_valid_input
 from .landing import landing_units
 from .log import GENESIS_HASH, chain_hash
 from .placement import place_landing
 from .seat import SeatState
-from .tables import GARBAGE_SALT, MAX_SEATS, MIN_SEATS, VERSUS_RULES, VersusRules
+from .tables import (
+    FIDELITY,
+    GARBAGE_SALT,
+    MAX_SEATS,
+    MIN_SEATS,
+    RULES_BY_VERSION,
+    VERSUS_RULES_V1,
+    VersusRules,
+)
 from .view import (
     LANDED_NOTE,
     OFFSET_NOTE,
@@ -73,6 +82,7 @@ __all__ = [
     "MatchOverError",
     "VersusConfig",
     "VersusMatch",
+    "versus_config",
 ]
 
 #: Every well-formed byte decoded once: step() looks a plain int up here and leaves anything else
@@ -96,10 +106,17 @@ class MatchOverError(RuntimeError):
 
 @dataclass(frozen=True)
 class VersusConfig:
-    """What a match is played with: the versus rules and the board preset's options."""
+    """What a match is played with: the versus rules and the board preset's options.
 
-    rules: VersusRules = field(default_factory=lambda: VERSUS_RULES)
+    The defaults are pengo-versus 1's (every replay recorded before the bump was played by them);
+    `versus_config(version)` is a version's default config, and new matches take the current
+    version's (`rules.versus.ruleset.PENGO_VERSUS.default_config()`).
+    """
+
+    rules: VersusRules = field(default_factory=lambda: VERSUS_RULES_V1)
     difficulty: KickDifficultyName = "arcade"
+    #: The Sno-Bee decision of every board (rules/kick/config.py `KickConfig.fidelity`).
+    fidelity: Fidelity = "first-port"
 
     def board_config(self, seed: int) -> KickConfig:
         """Every seat's board: Pengo with a per-level shared deal and the counter-gem material."""
@@ -109,8 +126,18 @@ class VersusConfig:
             )
         )
         return replace(
-            base, seed=seed, deal="per-level", materials=(*base.materials, COUNTER_GEM), name="pengo-versus"
+            base,
+            seed=seed,
+            deal="per-level",
+            materials=(*base.materials, COUNTER_GEM),
+            name="pengo-versus",
+            fidelity=self.fidelity,
         )
+
+
+def versus_config(version: int) -> VersusConfig:
+    """The default config of a pengo-versus version (rules/versus/tables.py RULES_BY_VERSION, FIDELITY)."""
+    return VersusConfig(rules=RULES_BY_VERSION[version], fidelity=FIDELITY[version])
 
 
 class VersusMatch:
@@ -236,6 +263,7 @@ class VersusMatch:
                     self._attack(seat, units, reasons, frame, records)
             if game.level != seat.board_level:
                 seat.board_level = game.level
+                seat.round_slots = len(game.slots)
                 if seat.gems:
                     seat.gems = ()
         for seat in seat_states:
@@ -244,6 +272,8 @@ class VersusMatch:
                 # A due packet waits while the board is not in play (READY, a death, the clear).
                 if pending and pending[0].lands_at <= frame and seat.game.status == "playing":
                     self._land(seat, frame, records)
+                if seat.hurry_until >= 0:
+                    self._hurry(seat, frame)
                 if seat.gems_due <= frame:
                     self.summary_stale[seat.index] = True
                     self._count_gems(seat, frame, records)
@@ -301,7 +331,10 @@ class VersusMatch:
         before = seat.pending
         units, seat.pending = landing_units(seat.pending, frame, table)
         if units:
-            placed = place_landing(seat.game, seat.index, units, seat.garbage, frame, table)
+            max_slots = seat.round_slots + table.extra_slots
+            placed = place_landing(seat.game, seat.index, units, seat.garbage, frame, table, max_slots)
+            if table.landing_hurry_frames:
+                seat.hurry_until = frame + table.landing_hurry_frames
             seat.garbage = placed.stream
             if placed.gems:
                 seat.gems = (*seat.gems, *placed.gems)
@@ -310,6 +343,16 @@ class VersusMatch:
             landed = placed.record
             ids = [board.grid[cell.y * board.cols + cell.x] for cell in (*landed.blocks, *landed.gems)]
             self._note(seat.index, [LANDED_NOTE, _taken(before, seat.pending), ids])
+
+    def _hurry(self, seat: SeatState, frame: int) -> None:
+        """A landing's hurry: on every frame of it (a Sno-Bee hatched meanwhile hurries too), then calm."""
+        minutes = self.rules.attack.landing_hurry_minutes
+        if frame < seat.hurry_until:
+            hurry(seat.game, minutes)
+        else:
+            calm(seat.game, minutes)
+            seat.hurry_until = -1
+            self.summary_stale[seat.index] = True
 
     def _stale_after(self, records: list[Record]) -> None:
         """Every seat a record names may show a new summary (score, lives, eggs, pending, gems, out)."""
