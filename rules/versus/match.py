@@ -244,6 +244,9 @@ class VersusMatch:
             game.control(seat_input.direction)
             if seat_input.kick:
                 game.kick()
+        # Version 2 sends every seat's attack of the frame after all of them were offset (see _send).
+        simultaneous = self.rules.attack.exchange == "simultaneous"
+        sends: list[tuple[SeatState, int]] = []
         for seat in seat_states:
             if not seat.alive:
                 continue
@@ -260,12 +263,19 @@ class VersusMatch:
                 records.extend(BoardRecord(index, event) for event in events)
                 units, reasons = attack_units(events, self.rules.attack)
                 if units:
-                    self._attack(seat, units, reasons, frame, records)
+                    left = self._attack(seat, units, reasons, frame, records)
+                    if left:
+                        if simultaneous:
+                            sends.append((seat, left))
+                        else:
+                            self._send(seat, left, frame, records)
             if game.level != seat.board_level:
                 seat.board_level = game.level
                 seat.round_slots = len(game.slots)
                 if seat.gems:
                     seat.gems = ()
+        for seat, units in sends:
+            self._send(seat, units, frame, records)
         for seat in seat_states:
             if seat.alive:
                 pending = seat.pending
@@ -299,8 +309,9 @@ class VersusMatch:
 
     def _attack(
         self, seat: SeatState, units: int, reasons: tuple[str, ...], frame: int, records: list[Record]
-    ) -> None:
-        """Send the units a seat earned this frame: chain, margin, offset, then a packet to the target."""
+    ) -> int:
+        """The units a seat earned this frame, boosted (chain, margin) and offset against its own pending
+        attacks: the units left to send."""
         table = self.rules.attack
         index = seat.index
         units, chained, in_margin = boost(units, seat.last_attack, frame, table)
@@ -313,8 +324,16 @@ class VersusMatch:
                 records.append(Offset(index, cancelled))
                 self._note(index, [OFFSET_NOTE, _taken(before, seat.pending)])
                 units -= cancelled
-                if not units:
-                    return
+        return units
+
+    def _send(self, seat: SeatState, units: int, frame: int, records: list[Record]) -> None:
+        """Send a packet of `units` from a seat to its target, landing `fuse_frames` later.
+
+        In seat order (version 1) each seat sends as soon as its board has stepped, so a seat later in
+        the order may offset a packet sent on the same frame and an earlier one may not; with the
+        simultaneous exchange (version 2) every seat's units are offset first and sent after."""
+        table = self.rules.attack
+        index = seat.index
         seat_states = self.seat_states
         receiver = target(index, [s.alive for s in seat_states], [s.game.score for s in seat_states])
         if receiver is None:

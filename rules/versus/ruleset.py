@@ -45,6 +45,7 @@ V2_FIELDS: frozenset[str] = frozenset({
     "rules.attack.extra_slots",
     "rules.attack.landing_hurry_frames",
     "rules.attack.landing_hurry_minutes",
+    "rules.attack.exchange",
 })
 #: Each version's fields left out of its plain form.
 _OMITTED: dict[int, frozenset[str]] = {1: V2_FIELDS, 2: frozenset()}
@@ -52,6 +53,7 @@ _OMITTED: dict[int, frozenset[str]] = {1: V2_FIELDS, 2: frozenset()}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "fidelity": ("first-port", "arcade"),
     "rules.attack.nuisance_eggs": ("hidden", "hatching"),
+    "rules.attack.exchange": ("in-seat-order", "simultaneous"),
 }
 
 #: Upper bound of every integer in a config (numbers beyond it are never meaningful rules).

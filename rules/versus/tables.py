@@ -60,6 +60,10 @@ class AttackTable:
     landing_hurry_frames: int = 0
     #: The hurry a landing brings: the period of a life this many minutes old ($344B: P − 1 − minutes).
     landing_hurry_minutes: int = 1
+    #: When a frame's attacks are sent: "in-seat-order" (version 1: each seat's as its board steps, so
+    #: a later seat can offset an earlier seat's attack of the same frame) or "simultaneous" (every
+    #: seat's units offset against what was pending before the frame, then all are sent).
+    exchange: str = "in-seat-order"
     #: Counter gems: units − gem_offset gems, each counting down from gem_count, one step per gem_step_frames.
     gem_offset: int = 3
     gem_count: int = 5
@@ -139,6 +143,9 @@ VERSUS_RULES_V2 = VersusRules(
         landing_hurry_frames=5 * FRAME_HZ,
         #: As a life's first hurried minute ($344B: two periods faster than the level's base).
         landing_hurry_minutes=1,
+        #: No seat may cancel an attack sent on the frame it attacks: in seat order seat 1 could
+        #: offset seat 0's, never the reverse, a tilt the mirror showed (seat 1 won ≈ 55 %).
+        exchange="simultaneous",
         gem_offset=3,
         gem_count=5,
         gem_step_frames=120,
