@@ -352,8 +352,10 @@ class VersusMatch:
         if units:
             max_slots = seat.round_slots + table.extra_slots
             placed = place_landing(seat.game, seat.index, units, seat.garbage, frame, table, max_slots)
-            if table.landing_hurry_frames:
-                seat.hurry_until = frame + table.landing_hurry_frames
+            hurry_frames = table.landing_hurry_frames + units * table.landing_hurry_unit_frames
+            if hurry_frames:
+                seat.hurry_until = min(max(seat.hurry_until, frame) + hurry_frames,
+                                       frame + table.landing_hurry_max_frames)
             seat.garbage = placed.stream
             if placed.gems:
                 seat.gems = (*seat.gems, *placed.gems)

@@ -45,6 +45,8 @@ V2_FIELDS: frozenset[str] = frozenset({
     "rules.attack.extra_slots",
     "rules.attack.landing_hurry_frames",
     "rules.attack.landing_hurry_minutes",
+    "rules.attack.landing_hurry_unit_frames",
+    "rules.attack.landing_hurry_max_frames",
     "rules.attack.exchange",
 })
 #: Each version's fields left out of its plain form.

@@ -56,8 +56,11 @@ class AttackTable:
     nuisance_eggs: str = "hidden"
     #: Sno-Bee slots a board may gain in a round so that a landed egg hatches at once (0: none).
     extra_slots: int = 0
-    #: A landing hurries the receiver's Sno-Bees for this many frames (0: never).
+    #: A landing hurries the receiver's Sno-Bees for this many frames plus landing_hurry_unit_frames a
+    #: unit landed, added to a hurry still running, up to landing_hurry_max_frames ahead (0: never).
     landing_hurry_frames: int = 0
+    landing_hurry_unit_frames: int = 0
+    landing_hurry_max_frames: int = 0
     #: The hurry a landing brings: the period of a life this many minutes old ($344B: P − 1 − minutes).
     landing_hurry_minutes: int = 1
     #: When a frame's attacks are sent: "in-seat-order" (version 1: each seat's as its board steps, so
@@ -141,6 +144,8 @@ VERSUS_RULES_V2 = VersusRules(
         extra_slots=2,
         #: Every landing hurries the receiver's Sno-Bees for 5 s: the landing is a moment of danger.
         landing_hurry_frames=5 * FRAME_HZ,
+        landing_hurry_unit_frames=0,
+        landing_hurry_max_frames=5 * FRAME_HZ,
         #: As a life's first hurried minute ($344B: two periods faster than the level's base).
         landing_hurry_minutes=1,
         #: No seat may cancel an attack sent on the frame it attacks: in seat order seat 1 could
