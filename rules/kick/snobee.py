@@ -342,7 +342,7 @@ def _flee_border(host: BrainHost, e: Enemy) -> bool:
     direction = FLEE_BORDER_DIR[e.mode]
     arcade = host.arcade_fidelity
     if not arcade:
-        e.dir = direction  # the arcade keeps the facing it has ($34DA reads +4)
+        e.dir = direction  # the first port's; the arcade keeps its facing ($34DA reads +4)
     board = host.board
     right_px = (board.cols - 1) * CELL_PX
     bottom_px = (board.rows - 1) * CELL_PX
