@@ -38,6 +38,10 @@ class Position(Protocol):
 class BrainHost(Protocol):
     """What a brain may read and do while it decides for one enemy."""
 
+    #: The Sno-Bee decides as the listing reads ($33D8) instead of as the first port did
+    #: (`KickConfig.fidelity == "arcade"`); fixed for the session.
+    arcade_fidelity: bool
+
     @property
     def rng(self) -> KickRandom:
         """The session's one stream."""

@@ -106,6 +106,7 @@ class EnemyRules:
         self._kinds = game.kinds
         self._materials = game.materials
         self._arcade = game.arcade
+        self.arcade_fidelity = self._config.fidelity == "arcade"
         #: Set by a brain's `pause_after_step`; the scheduler pauses the slot after its step.
         self.pause_requested = False
 
@@ -162,7 +163,8 @@ class EnemyRules:
         """The high byte of the vblank counter $8823 since it was last zeroed."""
         game = self._game
         vblanks = game.clock // VBLANK_PASSES
-        return (game.last_base + vblanks - game.last_t0) >> 8
+        high = (game.last_base + vblanks - game.last_t0) >> 8
+        return high & 0xFF if self.arcade_fidelity else high  # $8823 is one byte: it wraps
 
     def can_chew(self, e: Enemy, block: Block) -> bool:
         """May this enemy break this block (egg blocks and specials are turned away from)."""
@@ -174,7 +176,21 @@ class EnemyRules:
 
     def kick(self, e: Enemy, x: int, y: int, direction: Direction) -> bool:
         """Kick the block at (x, y); True when it slides."""
-        return self._game.board.push(x, y, direction, e.id).kind == "slide"
+        slides = self._game.board.push(x, y, direction, e.id).kind == "slide"
+        if slides:
+            self.slide_started(direction)
+        return slides
+
+    def slide_started(self, direction: Direction) -> None:
+        """A block starts to slide: the arcade's one moving-block record takes its facing ($4235).
+
+        A dodging Sno-Bee reads that record at every decision ($3524), not the direction of the
+        block that threatened it; the first port keeps the latter.
+        """
+        if self.arcade_fidelity:
+            for e in self._game.slots:
+                if e.mode == 0:
+                    e.dodge_dir = direction
 
     def flee(self, e: Enemy) -> None:
         """Flee start ($340A)."""

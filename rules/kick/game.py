@@ -482,6 +482,8 @@ class KickGame:
             host.pause_requested = False
             steps = BRAINS[e.brain](host, e)
             if e.state != MOVING:
+                if steps:  # $34F3 returns into the step: a Sno-Bee that starts to vanish steps once more
+                    self._step_enemy(e)
                 return
             if steps:
                 self._step_enemy(e)

@@ -153,6 +153,7 @@ class PlayerRules:
         result = board.push(nx, ny, facing, "player")
         self._events.append(Kick(at, facing, result.kind))
         if result.kind == "slide":
+            self._enemies.slide_started(facing)
             game.hits[block.id] = 0
             player.state = P_PUSH
             pose = wraps_due(now, PUSH_POSE_WRAPS)

@@ -5,6 +5,8 @@ returns whether the Sno-Bee steps after deciding. Every random draw comes from t
 KickRandom stream (`host.rng`), in the listing's order (PENGO-RULES §4 and §6).
 Deviation (documented): a hatchling starts from its level's base period instead of the stale one the
 previous occupant of its slot left ($34FB), and every retry loop is bounded (the arcade can hang).
+Under `fidelity="arcade"` (`host.arcade_fidelity`) the readings of SNOBEE-FACTS.md apply where the
+first port differed; `rules/kick/README.md` lists each one with its address.
 """
 
 from __future__ import annotations
@@ -47,7 +49,10 @@ def decide(host: BrainHost, e: Enemy) -> bool:
             flee = True
     if flee:
         if e.mode < 9:
-            e.set_base(*pace.flee_period)
+            if host.arcade_fidelity:
+                e.base_period, e.base_den = pace.flee_period  # $340A writes +1C alone
+            else:
+                e.set_base(*pace.flee_period)
             e.mode = (host.rng.byte() & 3) + 9
             host.flee(e)
     else:
@@ -139,6 +144,10 @@ def _threat(host: BrainHost, e: Enemy) -> Direction | None:
             or (d == "left" and block.py == e.py and block.px >= e.px)
             or (d == "right" and block.py == e.py and block.px <= e.px)
         ):
+            if host.arcade_fidelity and (
+                (d == "down" and block.py == e.py) or (d == "right" and block.px == e.px)
+            ):
+                continue  # $35E5, $3605: `ret nc`, strictly behind for down and right
             return d
     return None
 
@@ -166,7 +175,7 @@ def _dodge(host: BrainHost, e: Enemy) -> bool:
         e.dir = ahead
         return True
     _restore_mode(host, e)
-    if last in exits:
+    if last in exits or host.arcade_fidelity:  # $354B/$356F/$3585/$359B: the last choice is not tested
         e.dir = last
         return True
     return False
@@ -214,7 +223,7 @@ def _roam(host: BrainHost, e: Enemy) -> bool:
         player = host.player
         dx, dy = player.px - e.px, player.py - e.py
         if abs(dy) >= abs(dx):
-            e.dir = "down" if dy >= 0 else "up"
+            e.dir = "down" if dy > 0 or (dy == 0 and not host.arcade_fidelity) else "up"  # $3772
         else:
             e.dir = "right" if dx > 0 else "left"
     return True
@@ -231,8 +240,11 @@ def _dead_end(host: BrainHost, e: Enemy) -> None:
         e.dead_end_b = here
     elif visit == 2:
         if here != e.dead_end_a:
-            e.dead_end_count = 0
-            e.dead_end_a = here
+            if host.arcade_fidelity:
+                e.dead_end_count = 0xFF  # $36B9: A is kept; the next dead end records a new one
+            else:
+                e.dead_end_count = 0
+                e.dead_end_a = here
     elif visit == 3:
         if here == e.dead_end_b:
             e.mode = 2
@@ -258,7 +270,10 @@ def _eat(host: BrainHost, e: Enemy) -> bool:
         dy = rng.byte() & 0x10
         dx = rng.byte() & 0x10
         target_y = player.py + dy
-        if target_y > (host.board.rows - 1) * CELL_PX:
+        if host.arcade_fidelity:
+            if target_y >= host.board.rows * CELL_PX:
+                target_y = -CELL_PX  # $387E: the 8-bit add wraps only from $F0 + $10
+        elif target_y > (host.board.rows - 1) * CELL_PX:
             target_y = -CELL_PX  # the arcade's y wraps to 0 past $F0 (a bug, $3879)
         target_x = player.px + dx
         ddx, ddy = target_x - e.px, target_y - e.py
@@ -279,7 +294,10 @@ def _ahead(host: BrainHost, e: Enemy) -> bool:
     e.set_period(e.base_period, e.base_den)
     e.chewing = False
     board = host.board
-    for _ in range(AHEAD_RETRIES):
+    arcade = host.arcade_fidelity
+    for retry in range(AHEAD_RETRIES):
+        if retry and arcade:
+            e.set_period(e.base_period, e.base_den)  # $38CE falls into $38D6, which resets +6
         step = STEP[e.dir]
         nx, ny = e.px // CELL_PX + step.x, e.py // CELL_PX + step.y
         if not board.inside(nx, ny):
@@ -307,9 +325,13 @@ def _flee_start(host: BrainHost, e: Enemy) -> bool:
     bottom_px = (host.board.rows - 1) * CELL_PX
     if e.py in (0, bottom_px):
         e.mode = 15 + (rng.byte() & 1)
+        if host.arcade_fidelity:
+            e.dir = FLEE_BORDER_DIR[e.mode]  # $34C6
         return False
     if e.px in (0, right_px):
         e.mode = 13 + (rng.byte() & 1)
+        if host.arcade_fidelity:
+            e.dir = FLEE_BORDER_DIR[e.mode]  # $34B5
         return False
     e.dir = DIRECTIONS[e.mode - 9]
     return _ahead(host, e)
@@ -318,20 +340,27 @@ def _flee_start(host: BrainHost, e: Enemy) -> bool:
 def _flee_border(host: BrainHost, e: Enemy) -> bool:
     """Modes 13–16: run along the border to a corner and vanish ($34F3)."""
     direction = FLEE_BORDER_DIR[e.mode]
-    e.dir = direction
-    right_px = (host.board.cols - 1) * CELL_PX
-    bottom_px = (host.board.rows - 1) * CELL_PX
+    arcade = host.arcade_fidelity
+    if not arcade:
+        e.dir = direction  # the first port's; the arcade keeps its facing ($34DA reads +4)
+    board = host.board
+    right_px = (board.cols - 1) * CELL_PX
+    bottom_px = (board.rows - 1) * CELL_PX
     reached = (
         (direction == "up" and e.py == 0)
         or (direction == "down" and e.py == bottom_px)
         or (direction == "left" and e.px == 0)
         or (direction == "right" and e.px == right_px)
     )
-    step = STEP[direction]
-    ahead = host.board.block_at(e.px // CELL_PX + step.x, e.py // CELL_PX + step.y)
-    if reached or (ahead is not None and not host.can_chew(e, ahead)):
+    step = STEP[e.dir]
+    nx, ny = e.px // CELL_PX + step.x, e.py // CELL_PX + step.y
+    ahead = board.block_at(nx, ny)
+    blocked = ahead is not None and not host.can_chew(e, ahead)
+    if arcade and not blocked and ahead is None and board.inside(nx, ny) and not board.tile_free(nx, ny):
+        blocked = True  # $34E3: a stopping block's reservation is the diamond's tile $1C
+    if reached or blocked:
         host.vanish(e)
-        return False
+        return arcade  # $34F3 ends in `ret`: the arcade's step still follows
     return _ahead(host, e)
 
 

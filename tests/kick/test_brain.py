@@ -42,6 +42,7 @@ class StubHost:
     pace: LevelPace = field(default_factory=lambda: KickGame(lab_config(["P."])).pace)
     remaining: int = 6
     done: list[str] = field(default_factory=list)
+    arcade_fidelity: bool = False
 
     def kind(self, e: Enemy) -> KickEnemyKind:
         return SNO_BEE
