@@ -748,6 +748,14 @@ LINE_CLEAR_DISCOUNT = 1.5
 #: With attacks pending against the seat, a goal that pays units when it is done gains this much:
 #: units sent now cancel the pending ones (offset), so a crush now beats gathering diamonds.
 COUNTER_BONUS = 5.0
+#: Frames the whole-game bot may wait before its first move of a life (a reaction, drawn from its own
+#: seed): two seats' bots on one deal, whose attacks of a frame cross simultaneously, must part ways
+#: early, or a mirror match is played move for move alike to a draw (a tenth of them were; waits
+#: alone left 5 %: the boards fall back into step, hence the opening step too).
+START_WAIT = 30
+#: The first step of a life goes in a drawn direction (so two seats' boards part ways: Sno-Bees that
+#: hunt read Pengo's cell) unless a Sno-Bee is this near (Manhattan cells).
+OPENING_CLEAR = 4
 #: The goals that pay units when they are done.
 _PAYING = ("crush", "eat", "egg", "line")
 
@@ -781,12 +789,64 @@ class WholeGameBot(CompetentBot):
     - counters: while attacks are pending against it (`SeatView.incoming`), goals that pay units now
       gain COUNTER_BONUS (a crush that offsets beats gathering diamonds);
     - keeps a wider berth while a landing's hurry lasts (`SeatView.hurried`: the Sno-Bees are faster
-      than the step counts assume): one step more on both safety margins.
+      than the step counts assume): one step more on both safety margins;
+    - opens each life its own way: a reaction of up to START_WAIT frames once Pengo can move, then a
+      step in a direction drawn from its seed (two seats on one deal must part ways, see START_WAIT).
     """
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, opening: bool = True) -> None:
+        """`opening`: wait and step aside at the start of each life (off: a constructed scene decides
+        from its first frame)."""
         super().__init__(seed)
         self._pending = 0
+        self._openings = opening
+        self._was_playing = False
+        self._wait_until = 0
+        self._opening = False
+
+    def decide(self, view: SeatView, frame: int) -> int:
+        """As the competent bot, after an opening at the start of each life: a reaction of 0 to
+        START_WAIT − 1 frames, then a first step in a direction drawn from its seed (see _plan)."""
+        if view.status != "playing":
+            self._was_playing = False
+        elif not self._was_playing and view.player.walking:  # Pengo can move: the life starts now
+            self._was_playing = True
+            if self._openings:
+                self._wait_until = frame + self._draw(START_WAIT)
+                self._opening = True
+        if frame < self._wait_until:
+            return NEUTRAL
+        return super().decide(view, frame)
+
+    def _plan(self, view: SeatView, x: int, y: int) -> None:
+        """The first decision of a life is a step to a free neighbour in a direction drawn from the bot's
+        seed, unless a Sno-Bee is within OPENING_CLEAR cells; every other one is the competent bot's."""
+        if self._opening:
+            self._opening = False
+            board = view.board
+            near = any(abs(e.px / CELL_PX - x) + abs(e.py / CELL_PX - y) <= OPENING_CLEAR
+                       for e in view.enemies() if e.phase in _ACTIVE)
+            k = self._draw(4)
+            order = DIRECTIONS[k:] + DIRECTIONS[:k]
+            free = [d for d in order if board.tile_free(x + STEP[d].x, y + STEP[d].y)]
+            if free and not near:
+                self.searches += 1
+                self.kick_dir = None
+                self.intent = "opening"
+                self.held = free[0]
+                return
+        super()._plan(view, x, y)
+
+    def _draw(self, n: int) -> int:
+        """A number in [0, n) from the high bits of one byte of the bot's generator (its low bits repeat
+        with short periods: below(4) after below(30) gives the same number for every seed)."""
+        return (self.rng.byte() * n) >> 8
+
+    def _noise(self, cell: int) -> float:
+        """A per-decision tie-breaker for a cell, twice the competent bot's (0 to 0.97): two seats'
+        bots on one deal, whose attacks of a frame cross simultaneously, must part ways early; with
+        the smaller one a tenth of the mirror matches were played move for move alike to a draw."""
+        return ((cell * 37 + self._jitter) & 31) / 32
 
     def _margins(self, view: SeatView) -> None:
         hurried = 1 if view.hurried else 0

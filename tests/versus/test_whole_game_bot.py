@@ -70,7 +70,7 @@ def test_it_makes_a_diamond_line_where_one_push_makes_it() -> None:
         "..........",
         "......P...",
     ])
-    bot = WholeGameBot(5)
+    bot = WholeGameBot(5, opening=False)
     view = SeatView(game)
     lined = False
     for frame in range(600):
@@ -88,7 +88,7 @@ def test_competent_bot_of_version_one_does_not_gather_diamonds() -> None:
     """The same board under version 1's bot: it has no gathering goal, so no push toward the line is
     planned from afar (the whole-game bot's line goals are version 2's)."""
     game = lab_game(["..........", ".D.D...D..", "..........", "......P..."])
-    old, new = CompetentBot(5), WholeGameBot(5)
+    old, new = CompetentBot(5), WholeGameBot(5, opening=False)
     view = SeatView(game)
     old_goals = old._line_goals(view, lambda _cell: True, game.board.cols)
     new_goals = new._line_goals(view, lambda _cell: True, game.board.cols)
@@ -111,7 +111,7 @@ COUNTER_SCENE = [
 def test_it_gathers_diamonds_when_nothing_is_pending() -> None:
     """Nothing pending: pushing the diamond toward the others is worth more than breaking the egg."""
     game = lab_game(COUNTER_SCENE)
-    bot = WholeGameBot(3)
+    bot = WholeGameBot(3, opening=False)
     first_decision(game, bot, SeatView(game, Telegraph()))  # type: ignore[arg-type]
     assert bot.intent == "line-setup"
 
@@ -120,7 +120,7 @@ def test_it_prioritizes_units_that_offset_when_attacks_are_pending() -> None:
     """The same scene with 6 units pending against the seat: the bot goes for the egg, which pays units
     at once (they cancel the pending ones), rather than the diamonds, which pay later."""
     game = lab_game(COUNTER_SCENE)
-    bot = WholeGameBot(3)
+    bot = WholeGameBot(3, opening=False)
     view = SeatView(game, Telegraph((Packet(1, 1, 6, 500),)))  # type: ignore[arg-type]
     assert view.incoming == ((6, 500),)
     first_decision(game, bot, view)
@@ -147,7 +147,7 @@ def test_it_steps_away_from_an_adjacent_snobee_and_survives() -> None:
         game.step_frame()
     snobee = next(e for e in game.slots if e.brain == "sno-bee")
     snobee.px, snobee.py, snobee.dir = game.player.px + CELL_PX, game.player.py, "left"
-    bot = WholeGameBot(11)
+    bot = WholeGameBot(11, opening=False)
     first_decision(game, bot, view)
     assert bot.intent == "flee"
     assert bot.held in ("left", "up", "down")
@@ -163,10 +163,30 @@ def test_it_steps_away_from_an_adjacent_snobee_and_survives() -> None:
     assert apart > CELL_PX
 
 
+def test_each_life_opens_with_a_wait_and_a_step_drawn_from_the_seed() -> None:
+    """At a life's start the bot waits 0–29 frames, then steps to a free neighbour in a drawn direction
+    (so that two seats on one deal part ways); seeds differ in what they draw."""
+    openings = set()
+    for seed in range(12):
+        game = lab_game(COUNTER_SCENE)
+        bot = WholeGameBot(seed)
+        view = SeatView(game)
+        waited = 0
+        for frame in range(120):
+            value = bot.decide(view, frame)
+            if bot.searches:
+                break
+            waited += value == 0
+            game.step_frame()
+        assert bot.intent == "opening" and bot.held is not None
+        openings.add((waited, bot.held))
+    assert len({held for _waited, held in openings}) >= 3 and len({w for w, _held in openings}) >= 4
+
+
 def test_a_landings_hurry_widens_its_margins() -> None:
     """While a landing's hurry lasts (SeatView.hurried) both safety margins are one step wider."""
     game = lab_game(COUNTER_SCENE)
-    calm_bot, hurried_bot = WholeGameBot(3), WholeGameBot(3)
+    calm_bot, hurried_bot = WholeGameBot(3, opening=False), WholeGameBot(3, opening=False)
     calm_view = SeatView(game, Telegraph())  # type: ignore[arg-type]
     hurried_view = SeatView(game, Telegraph(hurry_until=900))  # type: ignore[arg-type]
     assert not calm_view.hurried and hurried_view.hurried
