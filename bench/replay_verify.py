@@ -30,8 +30,7 @@ from floe_cli.versus_cmds import play_match
 from protocol.replay_codec import decode_replay, encode_replay
 from rules.replay import Replay, record, verify
 from rules.versus import match as match_module
-from rules.versus.bots import Bot, make_bot, seat_seed
-from rules.versus.match import VersusConfig
+from rules.versus.bots import Bot, seat_seed
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ
 from rules.versus.view import SeatView
@@ -51,10 +50,12 @@ class Timing:
 def three_minute_match(bots: Sequence[str], first_seed: int, tries: int = 50) -> tuple[Replay, str]:
     """The replay of the first match from `first_seed` on that lasts all 3 minutes, and how it was played."""
     names = list(bots)
-    config = VersusConfig()
+    config = PENGO_VERSUS.default_config()
     how = f"bots {','.join(bots)}, default rules"
     for seed in range(first_seed, first_seed + tries):
-        players: list[Bot[SeatView]] = [make_bot(n, seat_seed(seed, seat)) for seat, n in enumerate(names)]
+        players: list[Bot[SeatView]] = [
+            PENGO_VERSUS.make_bot(n, seat_seed(seed, seat)) for seat, n in enumerate(names)
+        ]
         match, _ = play_match(players, seed, names, config)
         result = match.result
         assert result is not None

@@ -56,7 +56,7 @@ from protocol.client import ClientSession
 from protocol.messages import Frame
 from rules.kick.geometry import DIRECTIONS
 from rules.versus.inputs import KICK_BIT, encode_input
-from rules.versus.match import VersusConfig
+from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ, VERSUS_RULES
 from server.app import create_app
 from server.config import LimitSettings, ServerConfig
@@ -208,7 +208,7 @@ def server_config() -> ServerConfig:
     and the connections per address raised (one address makes every room and opens every socket)."""
     rules = replace(VERSUS_RULES, lives=99, time_limit_frames=30 * 60 * FRAME_HZ)
     return ServerConfig(
-        match_config=VersusConfig(rules=rules),
+        match_config=replace(PENGO_VERSUS.default_config(), rules=rules),
         limits=BENCH_LIMITS,
         max_connections_per_address=100_000,
         secret=b"bench-secret-0123456789",

@@ -6,7 +6,8 @@
 
 `register(subparsers)` adds the three subcommands to the `floe` parser; each sets `versus_run`, which
 `run(args)` calls (floe_cli/main.py dispatches to it for the names in COMMANDS). Bots come from
-`rules.versus.bots.make_bot(name, seat_seed(seed, seat))`, as everywhere else.
+`PENGO_VERSUS.make_bot(name, seat_seed(seed, seat))` (the current version's bots, on its default config), as
+everywhere else.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from rules.versus.bots import BOT_NAMES, Bot, make_bot, seat_seed
+from rules.versus.bots import BOT_NAMES, Bot, seat_seed
 from rules.versus.events import Attack, BoardRecord, Landing, Offset, Queued, Record, record_plain
 from rules.versus.inputs import NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.tables import FRAME_HZ, VersusRules
+from rules.versus.tables import FRAME_HZ
 from rules.versus.view import SeatView
 
 COMMANDS: tuple[str, ...] = ("match", "verify", "rules")
@@ -143,7 +144,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
     out: TextIO = args.stdout
     bot_names = [name.strip() for name in args.bots.split(",")]
     names = _seat_names(bot_names, args.seats)
-    rules = VersusRules()
+    base = PENGO_VERSUS.default_config()  # new matches are played under the current version
+    rules = base.rules
     changes: dict[str, int] = {}
     if args.lives is not None:
         changes["lives"] = args.lives
@@ -153,8 +155,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
         from dataclasses import replace
 
         rules = replace(rules, **changes)  # type: ignore[arg-type]
-    config = VersusConfig(rules=rules, difficulty=args.difficulty)
-    bots = [make_bot(name, seat_seed(args.seed, seat)) for seat, name in enumerate(bot_names)]
+    config = VersusConfig(rules=rules, difficulty=args.difficulty, fidelity=base.fidelity)
+    bots = [PENGO_VERSUS.make_bot(name, seat_seed(args.seed, seat)) for seat, name in enumerate(bot_names)]
     if args.out is not None:
         folder = Path(args.out).resolve().parent
         if not folder.is_dir():  # refused before the match runs, not after

@@ -23,17 +23,29 @@ seen released at an earlier sample, so a bot presses for one frame and releases 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rules.kick.geometry import CELL_PX, DIRECTIONS, OPPOSITE, STEP, Direction
 from rules.kick.rng import KickRandom
 from rules.ruleset import Bot, seat_seed
 
 from .inputs import KICK_BIT, NEUTRAL, encode_input
+from .tables import RULESET_VERSION
 from .twister import Twister
 from .view import BoardView, EnemyView, SeatView
 
-__all__ = ["BOTS", "BOT_NAMES", "Bot", "CompetentBot", "LazyBot", "RandomBot", "make_bot", "seat_seed"]
+__all__ = [
+    "BOTS",
+    "BOTS_BY_VERSION",
+    "BOT_NAMES",
+    "Bot",
+    "CompetentBot",
+    "LazyBot",
+    "RandomBot",
+    "WholeGameBot",
+    "make_bot",
+    "seat_seed",
+]
 
 #: Plan for the next cell centre once Pengo is this many pixels (or fewer) from it: the engine's turn
 #: assist ($3EA6) then steers toward that centre, and the plan is at most a few frames old when used.
@@ -166,6 +178,9 @@ class CompetentBot:
         self.searches = 0
         #: What the last search decided (crush, shake, flee, a goal's kind, ambush): for reading logs.
         self.intent = ""
+        #: The safety margins of this decision (SLACK, KICK_SLACK; a subclass may widen them).
+        self._slack = SLACK
+        self._kick_slack = KICK_SLACK
 
     # ---- the frame ---------------------------------------------------------------------------------
 
@@ -360,21 +375,19 @@ class CompetentBot:
             self._kick(side)
             return
         # 3. A Sno-Bee could be here within two steps: make room.
-        if bee[start] <= SLACK:
+        self._margins(view)
+        if bee[start] <= self._slack:
             self.intent = "flee"
             self.held = self._flee(start, grid, bee)
             return
         # 4. The best goal nearby.
         rng = self.rng
-        dist, parent, order = self._search(start, grid, bee, SLACK)
+        dist, parent, order = self._search(start, grid, bee, self._slack)
         self._jitter = rng.below(64)
         best: _Goal | None = None
         best_score = 0.0
         for goal in self._goals(view, hunters, stunned, dist, bee, cols):
-            cell = goal.cell
-            score = goal.value - 0.6 * dist[cell] + self._noise(cell)
-            if bee[cell] < 8:
-                score += OPEN_WEIGHT * (self._open[cell] - 12)
+            score = self._score(goal, dist, bee)
             if score > best_score:
                 best, best_score = goal, score
         if best is not None:
@@ -388,6 +401,18 @@ class CompetentBot:
         # 5. Nothing to do: wait in ambush.
         self.intent = "ambush"
         self.held = self._ambush(board, start, order, dist, parent, bee, grid)
+
+    def _margins(self, view: SeatView) -> None:
+        """Set this decision's safety margins (the competent bot keeps SLACK and KICK_SLACK)."""
+
+    def _score(self, goal: _Goal, dist: list[int], bee: list[int]) -> float:
+        """How good a goal is from here: its value, less its walking distance, more for open floor
+        near Sno-Bees, plus a small tie-breaker."""
+        cell = goal.cell
+        score = goal.value - 0.6 * dist[cell] + self._noise(cell)
+        if bee[cell] < 8:
+            score += OPEN_WEIGHT * (self._open[cell] - 12)
+        return score
 
     def _openness(self, grid: tuple[int, ...], cols: int, rows: int) -> list[int]:
         """Free cells in the 5 × 5 square around each cell (corridors score low, open floor high);
@@ -556,7 +581,7 @@ class CompetentBot:
         goals: list[_Goal] = []
 
         def can_stop(cell: int) -> bool:
-            return dist[cell] >= 0 and bee[cell] - dist[cell] >= KICK_SLACK
+            return dist[cell] >= 0 and bee[cell] - dist[cell] >= self._kick_slack
 
         # Crush positions: from each target, back along its row and column to the first block.
         for e in (*hunters, *stunned):
@@ -610,7 +635,13 @@ class CompetentBot:
                 px, py = block.cx - step.x, block.cy - step.y
                 if board.tile_free(px, py) and can_stop(py * cols + px):
                     goals.append(_Goal(py * cols + px, d, 5.0, "egg"))
-        # A diamond that one push lines up (the line pays once a round).
+        goals += self._line_goals(view, can_stop, cols)
+        return goals
+
+    def _line_goals(self, view: SeatView, can_stop: Callable[[int], bool], cols: int) -> list[_Goal]:
+        """A diamond that one push lines up (the line pays once a round)."""
+        board = view.board
+        goals: list[_Goal] = []
         if self.line_level != view.level:
             diamonds = [b for b in board.blocks() if b.material == "diamond" and not b.moving]
             if len(diamonds) == 3:
@@ -704,6 +735,188 @@ def _in_line(cells: list[tuple[int, int]]) -> bool:
     return False
 
 
+#: A push that lines the diamonds up is worth the competent bot's 14 (more than any crush: the line
+#: pays 12 units and stuns every Sno-Bee).
+LINE_VALUE = 14.0
+#: A push that brings the diamonds closer to a line (`line_distance` falls by n) is worth
+#: LINE_STEP_VALUE + n, at most LINE_STEP_MAX: below a good crush, above waiting in ambush, so the
+#: bot gathers the diamonds in the lulls and crushes when it can.
+LINE_STEP_VALUE = 4.0
+LINE_STEP_MAX = 8.0
+#: Clearing the ice in front of a diamond so that the push after it gathers them: one less.
+LINE_CLEAR_DISCOUNT = 1.5
+#: With attacks pending against the seat, a goal that pays units when it is done gains this much:
+#: units sent now cancel the pending ones (offset), so a crush now beats gathering diamonds.
+COUNTER_BONUS = 5.0
+#: Frames the whole-game bot may wait before its first move of a life (a reaction, drawn from its own
+#: seed): two seats' bots on one deal, whose attacks of a frame cross simultaneously, must part ways
+#: early, or a mirror match is played move for move alike to a draw (a tenth of them were; waits
+#: alone left 5 %: the boards fall back into step, hence the opening step too).
+START_WAIT = 30
+#: The first step of a life goes in a drawn direction (so two seats' boards part ways: Sno-Bees that
+#: hunt read Pengo's cell) unless a Sno-Bee is this near (Manhattan cells).
+OPENING_CLEAR = 4
+#: The goals that pay units when they are done.
+_PAYING = ("crush", "eat", "egg", "line")
+
+
+def _median(values: list[int]) -> int:
+    return sorted(values)[len(values) // 2]
+
+
+def line_distance(cells: Sequence[tuple[int, int]], cols: int, rows: int) -> int:
+    """How far three cells are from a line: the fewest cell steps (Manhattan, summed) that would put
+    them side by side in one row or one column of a cols × rows board (0: they are a line)."""
+    best = 1 << 30
+    for along, across, length, width in ((0, 1, cols, rows), (1, 0, rows, cols)):
+        line = min(max(_median([c[across] for c in cells]), 0), width - 1)
+        ordered = sorted(c[along] for c in cells)
+        shifted = [value - index for index, value in enumerate(ordered)]
+        start = min(max(_median(shifted), 0), length - len(cells))
+        cost = sum(abs(c[across] - line) for c in cells) + sum(abs(v - start) for v in shifted)
+        best = min(best, cost)
+    return best
+
+
+class WholeGameBot(CompetentBot):
+    """The competent bot playing the whole versus game (pengo-versus 2's "competent"): everything
+    CompetentBot does, and
+
+    - gathers the diamonds: a push that lines them up is worth LINE_VALUE; one that brings them
+      closer to a line (`line_distance`) is worth a little, and so is clearing the ice in front of a
+      diamond for such a push (each diamond slides to the next block or the border, and Pengo pushes
+      from the free cell behind it), so the bot gathers them in the lulls between crushes;
+    - counters: while attacks are pending against it (`SeatView.incoming`), goals that pay units now
+      gain COUNTER_BONUS (a crush that offsets beats gathering diamonds);
+    - keeps a wider berth while a landing's hurry lasts (`SeatView.hurried`: the Sno-Bees are faster
+      than the step counts assume): one step more on both safety margins;
+    - opens each life its own way: a reaction of up to START_WAIT frames once Pengo can move, then a
+      step in a direction drawn from its seed (two seats on one deal must part ways, see START_WAIT).
+    """
+
+    def __init__(self, seed: int, opening: bool = True) -> None:
+        """`opening`: wait and step aside at the start of each life (off: a constructed scene decides
+        from its first frame)."""
+        super().__init__(seed)
+        self._pending = 0
+        self._openings = opening
+        self._was_playing = False
+        self._wait_until = 0
+        self._opening = False
+
+    def decide(self, view: SeatView, frame: int) -> int:
+        """As the competent bot, after an opening at the start of each life: a reaction of 0 to
+        START_WAIT − 1 frames, then a first step in a direction drawn from its seed (see _plan)."""
+        if view.status != "playing":
+            self._was_playing = False
+        elif not self._was_playing and view.player.walking:  # Pengo can move: the life starts now
+            self._was_playing = True
+            if self._openings:
+                self._wait_until = frame + self._draw(START_WAIT)
+                self._opening = True
+        if frame < self._wait_until:
+            return NEUTRAL
+        return super().decide(view, frame)
+
+    def _plan(self, view: SeatView, x: int, y: int) -> None:
+        """The first decision of a life is a step to a free neighbour in a direction drawn from the bot's
+        seed, unless a Sno-Bee is within OPENING_CLEAR cells; every other one is the competent bot's."""
+        if self._opening:
+            self._opening = False
+            board = view.board
+            near = any(abs(e.px / CELL_PX - x) + abs(e.py / CELL_PX - y) <= OPENING_CLEAR
+                       for e in view.enemies() if e.phase in _ACTIVE)
+            k = self._draw(4)
+            order = DIRECTIONS[k:] + DIRECTIONS[:k]
+            free = [d for d in order if board.tile_free(x + STEP[d].x, y + STEP[d].y)]
+            if free and not near:
+                self.searches += 1
+                self.kick_dir = None
+                self.intent = "opening"
+                self.held = free[0]
+                return
+        super()._plan(view, x, y)
+
+    def _draw(self, n: int) -> int:
+        """A number in [0, n) from the high bits of one byte of the bot's generator (its low bits repeat
+        with short periods: below(4) after below(30) gives the same number for every seed)."""
+        return (self.rng.byte() * n) >> 8
+
+    def _noise(self, cell: int) -> float:
+        """A per-decision tie-breaker for a cell, twice the competent bot's (0 to 0.97): two seats'
+        bots on one deal, whose attacks of a frame cross simultaneously, must part ways early; with
+        the smaller one a tenth of the mirror matches were played move for move alike to a draw."""
+        return ((cell * 37 + self._jitter) & 31) / 32
+
+    def _margins(self, view: SeatView) -> None:
+        hurried = 1 if view.hurried else 0
+        self._slack = SLACK + hurried
+        self._kick_slack = KICK_SLACK + hurried
+        self._pending = sum(packet.units for packet in view.incoming)
+
+    def _score(self, goal: _Goal, dist: list[int], bee: list[int]) -> float:
+        score = super()._score(goal, dist, bee)
+        if self._pending and goal.why in _PAYING:
+            score += COUNTER_BONUS
+        return score
+
+    def _line_goals(self, view: SeatView, can_stop: Callable[[int], bool], cols: int) -> list[_Goal]:
+        """Pushes that line the diamonds up or gather them, and ice to clear for such a push."""
+        if self.line_level == view.level:
+            return []
+        board = view.board
+        diamonds = [b for b in board.blocks() if b.material == "diamond"]
+        if len(diamonds) != 3 or any(b.moving or b.breaking for b in diamonds):
+            return []
+        cells = [(b.cx, b.cy) for b in diamonds]
+        if _in_line(cells):
+            self.line_level = view.level
+            return []
+        rows = board.rows
+        now = line_distance(cells, cols, rows)
+        goals: list[_Goal] = []
+        for i, (x, y) in enumerate(cells):
+            others = cells[:i] + cells[i + 1 :]
+            for d, sx, sy in _STEPS:
+                px, py = x - sx, y - sy
+                if not board.tile_free(px, py):
+                    continue
+                front = board.block_at(x + sx, y + sy)
+                clear = front is not None and front.material == "ice" and not (front.breaking or front.moving)
+                if not clear and not board.tile_free(x + sx, y + sy):
+                    continue
+                nx, ny = x + sx, y + sy  # the slide, with the ice in front cleared when it must be
+                while board.tile_free(nx + sx, ny + sy):
+                    nx += sx
+                    ny += sy
+                moved = [*others, (nx, ny)]
+                if _in_line(moved):
+                    value, why = LINE_VALUE, "line"
+                else:
+                    gain = now - line_distance(moved, cols, rows)
+                    if gain <= 0:
+                        continue
+                    value, why = min(LINE_STEP_VALUE + gain, LINE_STEP_MAX), "line-setup"
+                if clear:
+                    value -= LINE_CLEAR_DISCOUNT
+                    goals.append(self._clear_goal(board, x + sx, y + sy, value, can_stop, cols))
+                elif can_stop(py * cols + px):
+                    goals.append(_Goal(py * cols + px, d, value, why))
+        return [goal for goal in goals if goal.cell >= 0]
+
+    @staticmethod
+    def _clear_goal(
+        board: BoardView, bx: int, by: int, value: float, can_stop: Callable[[int], bool], cols: int
+    ) -> _Goal:
+        """Kick the ice block at (bx, by) away (or break it) from the nearest free side Pengo can stop
+        at; a goal with cell -1 when there is none."""
+        for d, sx, sy in _STEPS:
+            px, py = bx - sx, by - sy
+            if board.tile_free(px, py) and can_stop(py * cols + px):
+                return _Goal(py * cols + px, d, value, "line-clear")
+        return _Goal(-1, None, 0.0, "line-clear")
+
+
 class RandomBot:
     """Holds a random direction (or none) for a random while and taps kick at random; sees nothing.
 
@@ -736,9 +949,16 @@ BOTS: dict[str, Callable[[int], Bot[SeatView]]] = {
 BOT_NAMES: tuple[str, ...] = tuple(BOTS)
 
 
-def make_bot(name: str, seed: int) -> Bot[SeatView]:
-    """A bot by name ("competent", "lazy" or "random") with its own seeded choices."""
-    factory = BOTS.get(name)
+#: Every bot by name, per ruleset version: version 1 keeps the bots that played its golden replays.
+BOTS_BY_VERSION: dict[int, dict[str, Callable[[int], Bot[SeatView]]]] = {
+    1: BOTS,
+    2: {**BOTS, "competent": WholeGameBot},
+}
+
+
+def make_bot(name: str, seed: int, version: int = RULESET_VERSION) -> Bot[SeatView]:
+    """A bot by name ("competent", "lazy" or "random") of a ruleset version, with its own seeded choices."""
+    factory = BOTS_BY_VERSION[version].get(name)
     if factory is None:
         raise ValueError(f"bot: unknown bot {name!r}; one of {BOT_NAMES}")
     return factory(seed)

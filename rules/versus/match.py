@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.kick.config import KickConfig, KickDifficultyName
+from rules.kick.config import Fidelity, KickConfig, KickDifficultyName
 from rules.kick.deal import mix_seed
 from rules.kick.game import KickGame
 from rules.kick.presets import PengoOptions, pengo_preset
@@ -48,12 +48,21 @@ from .events import (
     record_plain,
 )
 from .gems import COUNTER_GEM, ICE, count_gems
+from .hurry import calm, hurry
 from .inputs import IllegalInputError, SeatInput, decode_input, is_valid_input
 from .landing import landing_units
 from .log import GENESIS_HASH, chain_hash
 from .placement import place_landing
 from .seat import SeatState
-from .tables import GARBAGE_SALT, MAX_SEATS, MIN_SEATS, VERSUS_RULES, VersusRules
+from .tables import (
+    FIDELITY,
+    GARBAGE_SALT,
+    MAX_SEATS,
+    MIN_SEATS,
+    RULES_BY_VERSION,
+    VERSUS_RULES_V1,
+    VersusRules,
+)
 from .view import (
     LANDED_NOTE,
     OFFSET_NOTE,
@@ -73,6 +82,7 @@ __all__ = [
     "MatchOverError",
     "VersusConfig",
     "VersusMatch",
+    "versus_config",
 ]
 
 #: Every well-formed byte decoded once: step() looks a plain int up here and leaves anything else
@@ -96,10 +106,17 @@ class MatchOverError(RuntimeError):
 
 @dataclass(frozen=True)
 class VersusConfig:
-    """What a match is played with: the versus rules and the board preset's options."""
+    """What a match is played with: the versus rules and the board preset's options.
 
-    rules: VersusRules = field(default_factory=lambda: VERSUS_RULES)
+    The defaults are pengo-versus 1's (every replay recorded before the bump was played by them);
+    `versus_config(version)` is a version's default config, and new matches take the current
+    version's (`rules.versus.ruleset.PENGO_VERSUS.default_config()`).
+    """
+
+    rules: VersusRules = field(default_factory=lambda: VERSUS_RULES_V1)
     difficulty: KickDifficultyName = "arcade"
+    #: The Sno-Bee decision of every board (rules/kick/config.py `KickConfig.fidelity`).
+    fidelity: Fidelity = "first-port"
 
     def board_config(self, seed: int) -> KickConfig:
         """Every seat's board: Pengo with a per-level shared deal and the counter-gem material."""
@@ -109,8 +126,18 @@ class VersusConfig:
             )
         )
         return replace(
-            base, seed=seed, deal="per-level", materials=(*base.materials, COUNTER_GEM), name="pengo-versus"
+            base,
+            seed=seed,
+            deal="per-level",
+            materials=(*base.materials, COUNTER_GEM),
+            name="pengo-versus",
+            fidelity=self.fidelity,
         )
+
+
+def versus_config(version: int) -> VersusConfig:
+    """The default config of a pengo-versus version (rules/versus/tables.py RULES_BY_VERSION, FIDELITY)."""
+    return VersusConfig(rules=RULES_BY_VERSION[version], fidelity=FIDELITY[version])
 
 
 class VersusMatch:
@@ -217,6 +244,9 @@ class VersusMatch:
             game.control(seat_input.direction)
             if seat_input.kick:
                 game.kick()
+        # Version 2 sends every seat's attack of the frame after all of them were offset (see _send).
+        simultaneous = self.rules.attack.exchange == "simultaneous"
+        sends: list[tuple[SeatState, int]] = []
         for seat in seat_states:
             if not seat.alive:
                 continue
@@ -233,17 +263,27 @@ class VersusMatch:
                 records.extend(BoardRecord(index, event) for event in events)
                 units, reasons = attack_units(events, self.rules.attack)
                 if units:
-                    self._attack(seat, units, reasons, frame, records)
+                    left = self._attack(seat, units, reasons, frame, records)
+                    if left:
+                        if simultaneous:
+                            sends.append((seat, left))
+                        else:
+                            self._send(seat, left, frame, records)
             if game.level != seat.board_level:
                 seat.board_level = game.level
+                seat.round_slots = len(game.slots)
                 if seat.gems:
                     seat.gems = ()
+        for seat, units in sends:
+            self._send(seat, units, frame, records)
         for seat in seat_states:
             if seat.alive:
                 pending = seat.pending
                 # A due packet waits while the board is not in play (READY, a death, the clear).
                 if pending and pending[0].lands_at <= frame and seat.game.status == "playing":
                     self._land(seat, frame, records)
+                if seat.hurry_until >= 0:
+                    self._hurry(seat, frame)
                 if seat.gems_due <= frame:
                     self.summary_stale[seat.index] = True
                     self._count_gems(seat, frame, records)
@@ -269,8 +309,9 @@ class VersusMatch:
 
     def _attack(
         self, seat: SeatState, units: int, reasons: tuple[str, ...], frame: int, records: list[Record]
-    ) -> None:
-        """Send the units a seat earned this frame: chain, margin, offset, then a packet to the target."""
+    ) -> int:
+        """The units a seat earned this frame, boosted (chain, margin) and offset against its own pending
+        attacks: the units left to send."""
         table = self.rules.attack
         index = seat.index
         units, chained, in_margin = boost(units, seat.last_attack, frame, table)
@@ -283,8 +324,16 @@ class VersusMatch:
                 records.append(Offset(index, cancelled))
                 self._note(index, [OFFSET_NOTE, _taken(before, seat.pending)])
                 units -= cancelled
-                if not units:
-                    return
+        return units
+
+    def _send(self, seat: SeatState, units: int, frame: int, records: list[Record]) -> None:
+        """Send a packet of `units` from a seat to its target, landing `fuse_frames` later.
+
+        In seat order (version 1) each seat sends as soon as its board has stepped, so a seat later in
+        the order may offset a packet sent on the same frame and an earlier one may not; with the
+        simultaneous exchange (version 2) every seat's units are offset first and sent after."""
+        table = self.rules.attack
+        index = seat.index
         seat_states = self.seat_states
         receiver = target(index, [s.alive for s in seat_states], [s.game.score for s in seat_states])
         if receiver is None:
@@ -301,7 +350,12 @@ class VersusMatch:
         before = seat.pending
         units, seat.pending = landing_units(seat.pending, frame, table)
         if units:
-            placed = place_landing(seat.game, seat.index, units, seat.garbage, frame, table)
+            max_slots = seat.round_slots + table.extra_slots
+            placed = place_landing(seat.game, seat.index, units, seat.garbage, frame, table, max_slots)
+            hurry_frames = table.landing_hurry_frames + units * table.landing_hurry_unit_frames
+            if hurry_frames:
+                seat.hurry_until = min(max(seat.hurry_until, frame) + hurry_frames,
+                                       frame + table.landing_hurry_max_frames)
             seat.garbage = placed.stream
             if placed.gems:
                 seat.gems = (*seat.gems, *placed.gems)
@@ -310,6 +364,16 @@ class VersusMatch:
             landed = placed.record
             ids = [board.grid[cell.y * board.cols + cell.x] for cell in (*landed.blocks, *landed.gems)]
             self._note(seat.index, [LANDED_NOTE, _taken(before, seat.pending), ids])
+
+    def _hurry(self, seat: SeatState, frame: int) -> None:
+        """A landing's hurry: on every frame of it (a Sno-Bee hatched meanwhile hurries too), then calm."""
+        minutes = self.rules.attack.landing_hurry_minutes
+        if frame < seat.hurry_until:
+            hurry(seat.game, minutes)
+        else:
+            calm(seat.game, minutes)
+            seat.hurry_until = -1
+            self.summary_stale[seat.index] = True
 
     def _stale_after(self, records: list[Record]) -> None:
         """Every seat a record names may show a new summary (score, lives, eggs, pending, gems, out)."""

@@ -1,9 +1,19 @@
-"""Putting a landing on a board: the one place the attack exchange changes a `KickGame`.
+"""Putting a landing on a board: the one place the attack exchange changes a `KickGame` (with the
+hurry a landing brings, rules/versus/hurry.py).
 
 `place_landing` plans the landing (rules/versus/landing.py), asks the board where garbage may go
 (free floor cells at least `garbage_min_distance` from the player, not under an enemy or a sliding
-block), picks from the seat's garbage stream, and drops the ice, hides the eggs or drops the counter
-gems. It sees one board and the stream's state, never the match.
+block; with a `garbage_max_distance`, the ring around the player first and the rest of the board
+only when the ring is full), picks from the seat's garbage stream, and drops the ice, hides or
+hatches the eggs, or drops the counter gems. It sees one board and the stream's state, never the match.
+
+Nuisance eggs (`AttackTable.nuisance_eggs`):
+- "hidden" (version 1): each hides in a resting ice block anywhere on the board and hatches in the
+  board's order when a slot frees; broken before that, it pays the receiver as any egg does.
+- "hatching" (version 2): each hides in one of the landing's own blocks (beside Pengo), goes first in
+  the hatch order and has a slot waiting for it (an idle one, else one of `extra_slots` opened for
+  the round), so it hatches on the next pass and is never the receiver's to break. An egg no slot
+  could take is not laid (the block stays plain ice).
 """
 
 from __future__ import annotations
@@ -11,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from rules.kick.actors import GONE, HATCH_NEXT, Enemy
 from rules.kick.board import Block
 from rules.kick.game import KickGame
-from rules.kick.geometry import Cell
+from rules.kick.geometry import CELL_PX, Cell
 
 from .events import Landing
 from .gems import COUNTER_GEM, ICE, Gem, new_gem
@@ -43,21 +54,78 @@ def egg_holders(blocks: Iterable[Block]) -> list[Block]:
     return holders
 
 
+def near_and_far(game: KickGame, cells: list[Cell], max_distance: int) -> tuple[list[Cell], list[Cell]]:
+    """The landing cells within `max_distance` cells (Chebyshev) of the player, and the others, each in
+    the given order (max_distance 0: every cell is near)."""
+    if not max_distance:
+        return cells, []
+    player = game.player
+    px, py = player.px / CELL_PX, player.py / CELL_PX
+    near: list[Cell] = []
+    far: list[Cell] = []
+    for cell in cells:
+        (near if max(abs(cell.x - px), abs(cell.y - py)) <= max_distance else far).append(cell)
+    return near, far
+
+
+def draw_cells(game: KickGame, count: int, stream: int, table: AttackTable) -> tuple[list[Cell], int]:
+    """`count` landing cells picked by the garbage stream: from the ring near the player first, then
+    (when the ring has too few) from the rest of the board."""
+    near, far = near_and_far(game, game.landing_cells(table.garbage_min_distance), table.garbage_max_distance)
+    picked, stream = draw(stream, near, count)
+    if len(picked) < count and far:
+        more, stream = draw(stream, far, count - len(picked))
+        picked += more
+    return picked, stream
+
+
+def hatch_at_once(game: KickGame, block_id: int, waiting: int, max_slots: int) -> bool:
+    """Lay an egg in resting block `block_id` that hatches on the next pass: first in the hatch order,
+    with a slot free to hatch it (`waiting` landed eggs of this landing already hold one; a slot is
+    opened while the board has fewer than `max_slots`). False, and nothing changed, if no slot can."""
+    slots = game.slots
+    hatchers = sum(1 for slot in slots if slot.state == HATCH_NEXT)
+    # hide_egg wakes one idle egg slot (gone, its eggs all hatched) into a hatcher.
+    if any(slot.state == GONE and not slot.from_map for slot in slots):
+        hatchers += 1
+    if hatchers <= waiting and len(slots) >= max_slots:
+        return False
+    game.hide_egg(block_id)  # joins the hatch order last and wakes an idle egg slot
+    order = game.egg_table
+    order.remove(block_id)
+    order.insert(0, block_id)
+    hatchers = sum(1 for slot in slots if slot.state == HATCH_NEXT)
+    if hatchers <= waiting:
+        kind = game.board.blocks[block_id].egg
+        assert kind is not None
+        slot = Enemy(len(slots), kind, game.kinds[kind].brain, "down")
+        slot.set_base(*game.pace.enemy_period)
+        slot.state = HATCH_NEXT
+        slot.due = game.now + 1
+        slots.append(slot)
+    return True
+
+
 def place_landing(
-    game: KickGame, seat: int, units: int, stream: int, frame: int, table: AttackTable
+    game: KickGame, seat: int, units: int, stream: int, frame: int, table: AttackTable, max_slots: int = 0
 ) -> Placement:
-    """Land `units` on `game` (seat `seat`'s board) on `frame`, picking from garbage stream state `stream`."""
+    """Land `units` on `game` (seat `seat`'s board) on `frame`, picking from garbage stream state `stream`;
+    `max_slots`: the Sno-Bee slots the board may have at most (its round's own plus `extra_slots`)."""
     plan = landing_plan(units, table)
-    cells = game.landing_cells(table.garbage_min_distance)
     if plan.kind is LandingKind.GEMS:
-        picked, stream = draw(stream, cells, plan.gems)
+        picked, stream = draw_cells(game, plan.gems, stream, table)
         gems = tuple(new_gem(game.drop_block(cell, COUNTER_GEM.id), frame, table) for cell in picked)
         return Placement(Landing(seat, plan.kind, units, (), (), tuple(picked)), gems, stream)
-    blocks, stream = draw(stream, cells, plan.blocks)
-    for cell in blocks:
-        game.drop_block(cell, ICE)
+    blocks, stream = draw_cells(game, plan.blocks, stream, table)
+    dropped = [game.drop_block(cell, ICE) for cell in blocks]
     eggs: list[Cell] = []
-    if plan.eggs:
+    if plan.eggs and table.nuisance_eggs == "hatching":
+        board_blocks = game.board.blocks
+        chosen, stream = draw(stream, [board_blocks[block_id] for block_id in dropped], plan.eggs)
+        for block in chosen:
+            if hatch_at_once(game, block.id, len(eggs), max_slots):
+                eggs.append(block.cell)
+    elif plan.eggs:
         # After the drops: the new garbage is resting ice too, so an egg may hide in it.
         chosen, stream = draw(stream, egg_holders(game.board.blocks.values()), plan.eggs)
         for block in chosen:

@@ -36,6 +36,8 @@ class SeatState:
         "_gems",
         "gems_due",
         "board_level",
+        "round_slots",
+        "hurry_until",
         "moves",
         "moves_tail",
         "last_input",
@@ -47,7 +49,7 @@ class SeatState:
         #: The seat's board.
         self.game = game
         #: What the seat's player (or bot) sees of the board: read-only.
-        self.view = SeatView(game)
+        self.view = SeatView(game, self)
         #: Still in the match (not out of lives, not forfeited).
         self.alive = True
         #: Left the match for good with a forfeit byte.
@@ -64,6 +66,10 @@ class SeatState:
         self.gems_due = NO_GEM_DUE
         #: The level the gems belong to: a change of level clears them.
         self.board_level = game.level
+        #: The Sno-Bee slots the level opened (landed eggs may add `extra_slots` to them for the round).
+        self.round_slots = len(game.slots)
+        #: The frame a landing's hurry ends on (rules/versus/hurry.py), or -1 while none lasts.
+        self.hurry_until = -1
         #: The move list, in two parts: the frozen part is an immutable tuple that snapshots share
         #: instead of copying (and restore() adopts as is); step() only appends to the tail, so
         #: recording a move costs O(1) rather than a copy of the whole list. snapshot() folds the
@@ -110,6 +116,8 @@ class SeatState:
             "garbage": self.garbage,
             "gems": [list(gem) for gem in self.gems],
             "board_level": self.board_level,
+            "round_slots": self.round_slots,
+            "hurry_until": self.hurry_until,
             "moves": self.freeze_moves(),
             "last_input": self.last_input,
         }
@@ -124,6 +132,8 @@ class SeatState:
         self.garbage = KickRandom(state=snap["garbage"]).state
         self.gems = tuple(Gem(*gem) for gem in snap["gems"])
         self.board_level = snap["board_level"]
+        self.round_slots = snap["round_slots"]
+        self.hurry_until = snap["hurry_until"]
         moves = snap["moves"]
         self.moves = moves if isinstance(moves, tuple) else tuple((frame, value) for frame, value in moves)
         self.moves_tail = []

@@ -152,14 +152,37 @@ class BoardView:
         return tuple(view(block) for block in self._board.blocks.values())
 
 
+class IncomingView(NamedTuple):
+    """An attack on its way to the seat, as the telegraph shows it: its units and the frame it lands on."""
+
+    units: int
+    lands_at: int
+
+
 class SeatView:
-    """What the player of one seat sees of its board (see the module docstring)."""
+    """What the player of one seat sees of its board (see the module docstring); with the seat (in a
+    match) also the telegraph of the attacks on their way to it and whether a landing's hurry lasts."""
 
-    __slots__ = ("_game", "board")
+    __slots__ = ("_game", "_seat", "board")
 
-    def __init__(self, game: KickGame) -> None:
+    def __init__(self, game: KickGame, seat: SeatState | None = None) -> None:
         self._game = game
+        self._seat = seat
         self.board = BoardView(game)
+
+    @property
+    def incoming(self) -> tuple[IncomingView, ...]:
+        """The attacks pending against the seat, oldest first (none for a lone board)."""
+        seat = self._seat
+        if seat is None:
+            return ()
+        return tuple(IncomingView(packet.units, packet.lands_at) for packet in seat.pending)
+
+    @property
+    def hurried(self) -> bool:
+        """Does a landing's hurry speed the seat's Sno-Bees up now?"""
+        seat = self._seat
+        return seat is not None and seat.hurry_until >= 0
 
     @property
     def status(self) -> str:
@@ -421,6 +444,13 @@ def _seat_changes(
     shown.player_look, shown.player_at = look, at
     looks, ats = shown.enemy_looks, shown.enemy_at
     hidden = _HIDDEN
+    if len(looks) != len(game.slots):
+        # A landed egg opened a slot (version 2), or a new level closed the ones it had opened.
+        count = len(game.slots)
+        gone += (ENEMY_KEY + index for index in range(count, len(looks)) if looks[index] is not None)
+        del looks[count:], ats[count:]
+        looks += [None] * (count - len(looks))
+        ats += [(0, 0)] * (count - len(ats))
     index = -1
     for enemy in game.slots:
         index += 1

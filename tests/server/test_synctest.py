@@ -10,21 +10,32 @@ import pytest
 from rules.synctest import DesyncError, run_synctest
 from rules.versus.bots import make_bot
 from rules.versus.inputs import INPUTS
-from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.tables import VERSUS_RULES
+from rules.versus.match import VersusConfig, VersusMatch, versus_config
 from server.netcode.runner import MatchRunner, RunnerSettings
 
-CONFIG = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=2400))
+
+def version_config(version: int) -> VersusConfig:
+    """A version's default config with matches of 2400 frames."""
+    config = versus_config(version)
+    return replace(config, rules=replace(config.rules, time_limit_frames=2400))
 
 
-def bot_runner(seed: int, settings: RunnerSettings, match: VersusMatch | None = None) -> MatchRunner:
-    bots = {0: make_bot("competent", seed), 1: make_bot("lazy", seed + 1)}
-    return MatchRunner(match or VersusMatch(CONFIG, seed, 2), INPUTS, settings, bots)
+#: The current version's (landings with extra slots and hurries, the whole-game bot).
+CONFIG = version_config(2)
 
 
-def test_long_bot_match_survives_synctest() -> None:
-    """A competent-vs-lazy match of up to 2400 frames, rolled back 8 frames every 8, never desyncs."""
-    run = bot_runner(0xB07, RunnerSettings(rollback_window=8, synctest_every=8))
+def bot_runner(
+    seed: int, settings: RunnerSettings, match: VersusMatch | None = None, version: int = 2
+) -> MatchRunner:
+    bots = {0: make_bot("competent", seed, version), 1: make_bot("lazy", seed + 1, version)}
+    return MatchRunner(match or VersusMatch(version_config(version), seed, 2), INPUTS, settings, bots)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_long_bot_match_survives_synctest(version: int) -> None:
+    """A competent-vs-lazy match of up to 2400 frames, rolled back 8 frames every 8, never desyncs
+    (under either version: version 2's hurries, extra slots and hatching eggs restore too)."""
+    run = bot_runner(0xB07, RunnerSettings(rollback_window=8, synctest_every=8), version=version)
     now = 0
     while run.result is None:
         now += 1

@@ -8,12 +8,12 @@ from typing import Any
 
 from rules.kick.actors import MOVING, PAUSE
 from rules.kick.geometry import DIRECTIONS
+from rules.registry import lookup
 from rules.replay import Replay, input_rows
 from rules.synctest import canonical_encoding
 from rules.versus.events import Record, record_plain
 from rules.versus.inputs import KICK_BIT, NEUTRAL, encode_input
 from rules.versus.match import VersusConfig, VersusMatch
-from rules.versus.ruleset import config_from_plain
 
 
 def random_inputs(seed: int, seats: int, frames: int) -> list[list[int]]:
@@ -95,7 +95,8 @@ def replay_trace(replay: Replay) -> Iterator[str]:
     A line is `frame canonical-json-of-the-record`; the last line is `end <result> <log hash>`. The
     simulation stops at the replay's final frame (or earlier, when the match ends first).
     """
-    match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
+    ruleset = lookup(replay.ruleset, replay.ruleset_version)
+    match = VersusMatch(ruleset.config_from_plain(replay.config), replay.seed, replay.seats)
     for frame, inputs in enumerate(input_rows(replay)):
         if match.finished:
             break

@@ -32,7 +32,8 @@ from rules.versus.gems import COUNTER_GEM
 from rules.versus.inputs import FORFEIT, KICK_BIT, NEUTRAL, IllegalInputError
 from rules.versus.landing import LandingKind
 from rules.versus.match import MatchOverError, VersusConfig, VersusMatch
-from rules.versus.tables import VERSUS_RULES, AttackTable, VersusRules
+from rules.versus.tables import VERSUS_RULES_V1 as VERSUS_RULES
+from rules.versus.tables import AttackTable, VersusRules
 
 from .helpers import idle, of_kind, playing_match, random_inputs, roaming, run, until
 

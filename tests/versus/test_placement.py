@@ -8,7 +8,7 @@ from rules.kick.geometry import CELL_PX, STEP, Cell
 from rules.versus.gems import COUNTER_GEM, Gem
 from rules.versus.landing import LandingKind
 from rules.versus.placement import egg_holders, place_landing
-from rules.versus.tables import VERSUS_RULES
+from rules.versus.tables import VERSUS_RULES_V1 as VERSUS_RULES
 
 from .helpers import playing_match, random_inputs, roaming, until
 
