@@ -54,6 +54,8 @@ PHASE_OF_STATE: dict[int, str] = {
 #: Modes ($3461): 0 dodge, 1/6/7 roam, 2 eat, 3 hunt-x, 4 hunt-y, 5/8 hunt, 9–16 flee.
 MODE_ROAM = 1
 MODE_EAT = 2
+#: The first flight mode: from it on a Sno-Bee runs for a corner at the flight's own period.
+MODE_FLEE = 9
 MODE_NAME: dict[int, str] = {
     0: "dodge",
     1: "roam",

@@ -22,6 +22,7 @@ from .actors import (
     HATCH_NEXT,
     HATCHING,
     MODE_EAT,
+    MODE_FLEE,
     MODE_ROAM,
     MOVING,
     NEVER,
@@ -520,6 +521,62 @@ class EnemyRules:
                 slot.state = HATCH_NEXT
                 slot.due = game.now + 1
                 break
+
+    def hatch_egg_at_once(self, block_id: int, waiting: int, max_slots: int) -> bool:
+        """Lay an egg in resting block `block_id` that hatches on the next pass: first in the hatch
+        order, with a slot free to hatch it (`waiting` eggs laid the same way just before hold one each;
+        a slot is opened while the board has fewer than `max_slots`). False, and nothing changed, if no
+        slot can take it."""
+        game = self._game
+        slots = game.slots
+        hatchers = sum(1 for slot in slots if slot.state == HATCH_NEXT)
+        if any(slot.state == GONE and not slot.from_map for slot in slots):
+            hatchers += 1  # hide_egg wakes one idle egg slot (its eggs all hatched) into a hatcher
+        if hatchers <= waiting and len(slots) >= max_slots:
+            return False
+        self.hide_egg(block_id, None)
+        game.egg_table.remove(block_id)
+        game.egg_table.insert(0, block_id)
+        if sum(1 for slot in slots if slot.state == HATCH_NEXT) <= waiting:
+            kind = game.board.blocks[block_id].egg
+            assert kind is not None  # hide_egg just set it
+            slot = Enemy(len(slots), kind, self._kinds[kind].brain, "down")
+            slot.set_base(*self.pace.enemy_period)
+            slot.state = HATCH_NEXT
+            slot.due = game.now + 1
+            slots.append(slot)
+        return True
+
+    def _hurriable(self) -> list[Enemy]:
+        """The Sno-Bees on the board that are not in flight (a fleeing one keeps its flight's period)."""
+        return [
+            e
+            for e in self._game.slots
+            if e.brain == "sno-bee" and e.state not in (GONE, HATCH_NEXT) and e.mode < MODE_FLEE
+        ]
+
+    @staticmethod
+    def _set_base(e: Enemy, num: int, den: int) -> None:
+        """Rewrite a base period, and the period in force unless a dodge or a chew holds another."""
+        if (e.period_num, e.period_den) == (e.base_period, e.base_den):
+            e.set_period(num, den)
+        e.base_period, e.base_den = num, den
+
+    def hurry(self, minutes: int) -> None:
+        """Every Sno-Bee slower than the hurry of a life `minutes` old ($344B) takes that period."""
+        num, den = self.pace.hurry_period(minutes)
+        for e in self._hurriable():
+            if e.base_period * den > num * e.base_den:
+                self._set_base(e, num, den)
+
+    def calm(self, minutes: int) -> None:
+        """An outside hurry is over: every Sno-Bee at the hurry of a life `minutes` old takes its kind's
+        base period again (anger and the arcade's own hurry set theirs at the next decision,
+        $342E/$344B)."""
+        hurried = self.pace.hurry_period(minutes)
+        for e in self._hurriable():
+            if (e.base_period, e.base_den) == hurried:
+                self._set_base(e, *scaled_period(self.pace.enemy_period, self.kind(e).speed_scale))
 
     # ---- round flow ------------------------------------------------------------------------------
 

@@ -784,6 +784,24 @@ class KickGame:
         self._freeze_view()
         self._enemies.hide_egg(block_id, kind)
 
+    def hatch_egg_at_once(self, block_id: int, waiting: int, max_slots: int) -> bool:
+        """Lay an egg in resting block `block_id` that hatches on the next pass (first in the hatch
+        order, a slot free for it: `waiting` eggs laid so just before hold one each, and a slot is
+        opened while the board has fewer than `max_slots`); False, and nothing changed, if none can."""
+        self._freeze_view()
+        return self._enemies.hatch_egg_at_once(block_id, waiting, max_slots)
+
+    def hurry(self, minutes: int) -> None:
+        """Every Sno-Bee not in flight that is slower than the hurry of a life `minutes` old ($344B)
+        takes that period (called on each frame of an outside hurry, so a hatchling hurries too)."""
+        self._freeze_view()
+        self._enemies.hurry(minutes)
+
+    def calm(self, minutes: int) -> None:
+        """The outside hurry is over: the Sno-Bees at its period take their kind's base period again."""
+        self._freeze_view()
+        self._enemies.calm(minutes)
+
     def transmute(self, block_id: int, material: str) -> None:
         """Change a resting block's material (a counter gem thawing into ice); ValueError if it cannot."""
         self._freeze_view()

@@ -48,7 +48,6 @@ from .events import (
     record_plain,
 )
 from .gems import COUNTER_GEM, ICE, count_gems
-from .hurry import calm, hurry
 from .inputs import IllegalInputError, SeatInput, decode_input, is_valid_input
 from .landing import landing_units
 from .log import GENESIS_HASH, chain_hash
@@ -369,9 +368,9 @@ class VersusMatch:
         """A landing's hurry: on every frame of it (a Sno-Bee hatched meanwhile hurries too), then calm."""
         minutes = self.rules.attack.landing_hurry_minutes
         if frame < seat.hurry_until:
-            hurry(seat.game, minutes)
+            seat.game.hurry(minutes)
         else:
-            calm(seat.game, minutes)
+            seat.game.calm(minutes)
             seat.hurry_until = -1
             self.summary_stale[seat.index] = True
 

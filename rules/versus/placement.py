@@ -1,5 +1,5 @@
 """Putting a landing on a board: the one place the attack exchange changes a `KickGame` (with the
-hurry a landing brings, rules/versus/hurry.py).
+hurry a landing brings, `KickGame.hurry`), always through the game's own methods.
 
 `place_landing` plans the landing (rules/versus/landing.py), asks the board where garbage may go
 (free floor cells at least `garbage_min_distance` from the player, not under an enemy or a sliding
@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from rules.kick.actors import GONE, HATCH_NEXT, Enemy
 from rules.kick.board import Block
 from rules.kick.game import KickGame
 from rules.kick.geometry import CELL_PX, Cell
@@ -79,33 +78,6 @@ def draw_cells(game: KickGame, count: int, stream: int, table: AttackTable) -> t
     return picked, stream
 
 
-def hatch_at_once(game: KickGame, block_id: int, waiting: int, max_slots: int) -> bool:
-    """Lay an egg in resting block `block_id` that hatches on the next pass: first in the hatch order,
-    with a slot free to hatch it (`waiting` landed eggs of this landing already hold one; a slot is
-    opened while the board has fewer than `max_slots`). False, and nothing changed, if no slot can."""
-    slots = game.slots
-    hatchers = sum(1 for slot in slots if slot.state == HATCH_NEXT)
-    # hide_egg wakes one idle egg slot (gone, its eggs all hatched) into a hatcher.
-    if any(slot.state == GONE and not slot.from_map for slot in slots):
-        hatchers += 1
-    if hatchers <= waiting and len(slots) >= max_slots:
-        return False
-    game.hide_egg(block_id)  # joins the hatch order last and wakes an idle egg slot
-    order = game.egg_table
-    order.remove(block_id)
-    order.insert(0, block_id)
-    hatchers = sum(1 for slot in slots if slot.state == HATCH_NEXT)
-    if hatchers <= waiting:
-        kind = game.board.blocks[block_id].egg
-        assert kind is not None
-        slot = Enemy(len(slots), kind, game.kinds[kind].brain, "down")
-        slot.set_base(*game.pace.enemy_period)
-        slot.state = HATCH_NEXT
-        slot.due = game.now + 1
-        slots.append(slot)
-    return True
-
-
 def place_landing(
     game: KickGame, seat: int, units: int, stream: int, frame: int, table: AttackTable, max_slots: int = 0
 ) -> Placement:
@@ -123,7 +95,7 @@ def place_landing(
         board_blocks = game.board.blocks
         chosen, stream = draw(stream, [board_blocks[block_id] for block_id in dropped], plan.eggs)
         for block in chosen:
-            if hatch_at_once(game, block.id, len(eggs), max_slots):
+            if game.hatch_egg_at_once(block.id, len(eggs), max_slots):
                 eggs.append(block.cell)
     elif plan.eggs:
         # After the drops: the new garbage is resting ice too, so an egg may hide in it.

@@ -68,7 +68,7 @@ class SeatState:
         self.board_level = game.level
         #: The Sno-Bee slots the level opened (landed eggs may add `extra_slots` to them for the round).
         self.round_slots = len(game.slots)
-        #: The frame a landing's hurry ends on (rules/versus/hurry.py), or -1 while none lasts.
+        #: The frame a landing's hurry ends on (`KickGame.hurry`), or -1 while none lasts.
         self.hurry_until = -1
         #: The move list, in two parts: the frozen part is an immutable tuple that snapshots share
         #: instead of copying (and restore() adopts as is); step() only appends to the tail, so

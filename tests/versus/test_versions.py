@@ -22,7 +22,7 @@ from rules.versus.bots import make_bot, seat_seed
 from rules.versus.events import BoardRecord, Landing
 from rules.versus.landing import LandingKind
 from rules.versus.match import VersusConfig, VersusMatch, versus_config
-from rules.versus.placement import hatch_at_once, place_landing
+from rules.versus.placement import place_landing
 from rules.versus.ruleset import PENGO_VERSUS, PENGO_VERSUS_V1, V2_FIELDS, config_from_plain, config_plain
 from rules.versus.tables import (
     FIDELITY,
@@ -223,7 +223,7 @@ def test_eggs_open_extra_slots_up_to_the_table_then_are_not_laid() -> None:
         busy = [s for s in game.slots if s.state == HATCH_NEXT or (s.state == GONE and not s.from_map)]
         if busy:
             break
-        if hatch_at_once(game, block.id, 0, cap):
+        if game.hatch_egg_at_once(block.id, 0, cap):
             laid += 1
             assert game.egg_table[0] == block.id
             match.step([0, 0])  # it hatches: the slot is busy again
@@ -231,7 +231,7 @@ def test_eggs_open_extra_slots_up_to_the_table_then_are_not_laid() -> None:
     before = list(game.egg_table)
     spare = next(b for b in holders[6:] if b.egg is None and b.id in game.board.blocks)
     if not any(s.state == HATCH_NEXT or (s.state == GONE and not s.from_map) for s in game.slots):
-        assert not hatch_at_once(game, spare.id, 0, cap)
+        assert not game.hatch_egg_at_once(spare.id, 0, cap)
         assert game.egg_table == before and game.board.blocks[spare.id].egg is None
 
 
