@@ -1,4 +1,5 @@
-"""How fast a replay verifies: `python -m bench.replay_verify [--runs N] [--seed N] [--bots A,B]`.
+"""How fast a replay verifies: `python -m bench.replay_verify [--runs N] [--seed N] [--bots A,B]
+[--version V]`.
 
 It plays one 3-minute 1 v 1 match with the bots (competent vs competent by default, seated as
 `floe match` seats them), taking the first seed from `--seed` on whose match lasts the full time
@@ -28,6 +29,7 @@ from typing import Any
 from bench.kick_speed import pin_to_one_core
 from floe_cli.versus_cmds import play_match
 from protocol.replay_codec import decode_replay, encode_replay
+from rules.registry import lookup
 from rules.replay import Replay, record, verify
 from rules.versus import match as match_module
 from rules.versus.bots import Bot, seat_seed
@@ -47,20 +49,23 @@ class Timing:
     cpu: float
 
 
-def three_minute_match(bots: Sequence[str], first_seed: int, tries: int = 50) -> tuple[Replay, str]:
+def three_minute_match(
+    bots: Sequence[str], first_seed: int, tries: int = 50, version: int = PENGO_VERSUS.version
+) -> tuple[Replay, str]:
     """The replay of the first match from `first_seed` on that lasts all 3 minutes, and how it was played."""
     names = list(bots)
-    config = PENGO_VERSUS.default_config()
-    how = f"bots {','.join(bots)}, default rules"
+    ruleset = lookup(PENGO_VERSUS.name, version)
+    config = ruleset.default_config()
+    how = f"bots {','.join(bots)}, default rules of {ruleset.name} {ruleset.version}"
     for seed in range(first_seed, first_seed + tries):
         players: list[Bot[SeatView]] = [
-            PENGO_VERSUS.make_bot(n, seat_seed(seed, seat)) for seat, n in enumerate(names)
+            ruleset.make_bot(n, seat_seed(seed, seat)) for seat, n in enumerate(names)
         ]
         match, _ = play_match(players, seed, names, config)
         result = match.result
         assert result is not None
         if result.reason == "time" and result.frame == MATCH_SECONDS * FRAME_HZ:
-            return record(match, PENGO_VERSUS), f"{how}, seed {seed}"
+            return record(match, ruleset), f"{how}, seed {seed}"
     raise RuntimeError(f"no 3-minute match in seeds {first_seed}..{first_seed + tries - 1}")
 
 
@@ -104,12 +109,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--bots", default="competent,competent", help="two bots (default competent,competent)"
     )
+    parser.add_argument(
+        "--version", type=int, default=PENGO_VERSUS.version,
+        help=f"the pengo-versus version to play and verify (default {PENGO_VERSUS.version})",
+    )
     args = parser.parse_args(argv)
     bots = [name.strip() for name in args.bots.split(",")]
     if len(bots) != 2:
         parser.error("--bots: a 1 v 1 match needs two bots")
     pinned = pin_to_one_core()
-    replay, how = three_minute_match(bots, args.seed)
+    replay, how = three_minute_match(bots, args.seed, version=args.version)
     data = encode_replay(replay)
     print(
         f"python {platform.python_version()} on {platform.machine()}, {pinned}, load average "
@@ -138,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     share = 100 * hashing / total
     print(f"  of one run's {total:.3f} s, hashing the log took {hashing:.3f} s ({share:.0f}%)")
     multiple = MATCH_SECONDS / median_cpu
+    print(f"ab verify real_time_multiple={multiple:.1f}")
     verdict = "met" if multiple >= TARGET else "NOT met"
     print(
         f"target >= {TARGET:.0f}x real time (CPU time, median; the wall clock moves with the machine's "
