@@ -23,9 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The largest move, in pixels per axis, a `moves` step carries.
-MAX_STEP = 4
-_SPAN = 2 * MAX_STEP + 1
+from rules.changes import MAX_STEP, STEP_SPAN, seat_change
 
 
 def _by_key(old_records: list[Any], records: list[Any]) -> tuple[list[int], list[Any], list[int]]:
@@ -40,7 +38,7 @@ def _by_key(old_records: list[Any], records: list[Any]) -> tuple[list[int], list
         elif previous != record:
             dx, dy = record[1] - previous[1], record[2] - previous[2]
             if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP and previous[3:] == record[3:]:
-                moves += (record[0], (dx + MAX_STEP) * _SPAN + dy + MAX_STEP)
+                moves += (record[0], (dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
             else:
                 whole.append(record)
     return moves, whole, list(old)
@@ -83,21 +81,12 @@ def encode(before: list[Any], after: list[Any]) -> list[Any]:
                         record[1], record[2] = px, py
                         if moved_only:
                             moves.append(record[0])
-                            moves.append((dx + MAX_STEP) * _SPAN + dy + MAX_STEP)
+                            moves.append((dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
                             continue
                     whole.append(record)
             else:
                 moves, whole, gone = _by_key(old_records, records)
-        if notes:
-            out.append([changes, moves, whole, gone, notes])
-        elif gone:
-            out.append([changes, moves, whole, gone])
-        elif whole:
-            out.append([changes, moves, whole])
-        elif moves:
-            out.append([changes, moves])
-        else:
-            out.append([changes] if changes else [])
+        out.append(seat_change(changes, moves, whole, gone, notes))
     return out
 
 
@@ -120,8 +109,8 @@ def apply_seat(before: list[Any], change: list[Any]) -> list[Any]:
     for i in range(0, len(moves), 2):
         record = records[moves[i]]
         step = moves[i + 1]
-        record[1] += step // _SPAN - MAX_STEP
-        record[2] += step % _SPAN - MAX_STEP
+        record[1] += step // STEP_SPAN - MAX_STEP
+        record[2] += step % STEP_SPAN - MAX_STEP
     for record in whole:
         records[record[0]] = list(record)
     for key in gone:

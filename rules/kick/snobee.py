@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actors import Enemy
+from .actors import MODE_FLEE, Enemy
 from .geometry import CELL_PX, DIRECTIONS, OPPOSITE, STEP, Direction
 from .tables import CHEW_EXTRA_PERIOD, DEAD_END_CHEWS, DODGE_PERIOD, HURRY_AFTER_MINUTES
 
@@ -48,7 +48,7 @@ def decide(host: BrainHost, e: Enemy) -> bool:
         if remaining <= 1 and host.last_enemy_clock_high() >= pace.last_flee_high:
             flee = True
     if flee:
-        if e.mode < 9:
+        if e.mode < MODE_FLEE:
             if host.arcade_fidelity:
                 e.base_period, e.base_den = pace.flee_period  # $340A writes +1C alone
             else:

@@ -22,10 +22,12 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from rules.changes import MAX_STEP, STEP_SPAN, seat_change
 from rules.kick.actors import (
     BLINKING,
     GONE,
     HATCH_NEXT,
+    MODE_FLEE,
     MOVING,
     NEVER,
     P_DYING,
@@ -240,9 +242,6 @@ SUMMARY_FIELDS: tuple[str, ...] = (
 IN_PLAY, OUT_OF_LIVES, FORFEITED = 0, 1, 2
 #: Record keys: Pengo is 0, the enemy in slot s is ENEMY_KEY + s, a sliding block b is BLOCK_KEY + b.
 PLAYER_KEY, ENEMY_KEY, BLOCK_KEY = 0, 1, 16
-#: A move of at most MAX_STEP pixels per axis travels as one small integer (protocol/delta.py's `moves`).
-MAX_STEP = 4
-STEP_SPAN = 2 * MAX_STEP + 1
 #: Each record's fields, in order.
 RECORD_FIELDS: dict[str, tuple[str, ...]] = {
     "player": ("key", "px", "py", "facing", "action"),
@@ -269,8 +268,6 @@ _PHASE = {state: _W[phase] for state, phase in PHASE_OF_STATE.items() if phase !
 _PHASE[BLINKING] = _W["blinking"]
 _MOVING_CODE, _CHEWING, _FLEEING = _W["moving"], _W["chewing"], _W["fleeing"]
 _TIMED = (STUNNED, BLINKING)
-#: Sno-Bee modes from this one on run for a corner (rules/kick/actors.py MODE_NAME).
-_FLEE_MODE = 9
 
 
 def _frame_of(frame: int, due: int, now: int) -> int:
@@ -395,7 +392,7 @@ def _enemy_record(enemy: Any, frame: int, now: int, running: bool) -> list[Any]:
     state = enemy.state
     until = 0
     if state == MOVING:
-        phase = _FLEEING if enemy.mode >= _FLEE_MODE and enemy.brain == "sno-bee" else (
+        phase = _FLEEING if enemy.mode >= MODE_FLEE and enemy.brain == "sno-bee" else (
             _CHEWING if enemy.chewing else _MOVING_CODE)
     else:
         phase = _PHASE[state]
@@ -558,17 +555,7 @@ def frame_changes(match: Shows) -> list[Any]:
                 if previous[field] != value:
                     changes += (field, value)
         moves, whole, gone = _seat_changes(game, shown[index], frame, seat.alive and game.status == "playing")
-        seat_notes = notes[index]
-        if seat_notes:
-            out.append([changes, moves, whole, gone, seat_notes])
-        elif gone:
-            out.append([changes, moves, whole, gone])
-        elif whole:
-            out.append([changes, moves, whole])
-        elif moves:
-            out.append([changes, moves])
-        else:
-            out.append([changes] if changes else [])
+        out.append(seat_change(changes, moves, whole, gone, notes[index]))
     return out
 
 
