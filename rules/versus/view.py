@@ -35,10 +35,13 @@ from rules.kick.actors import (
     PHASE_OF_STATE,
     PLAYER_ACTION,
     STUNNED,
+    Enemy,
+    Player,
 )
 from rules.kick.board import Block, KickBoard
 from rules.kick.game import KickGame
 from rules.kick.geometry import DIRECTIONS, Direction
+from rules.kick.status import KickStatus
 from rules.kick.tables import PASSES_PER_FRAME
 
 from .wire import CODE, ENEMY_FIELDS, EVENT_KINDS, STATUSES, WORD_FIELDS, WORDS, enemy_number, word
@@ -377,9 +380,17 @@ def frame_actors(match: Shows) -> list[Any]:
     ]
 
 
-_PLAYER_LOOK = attrgetter("facing", "state", "dead")
-_ENEMY_LOOK = attrgetter("state", "dir", "mode", "chewing", "id", "due", "kind", "brain")
 _AT = attrgetter("px", "py")
+
+
+def _player_look(player: Player) -> tuple[Any, ...]:
+    """Pengo's raw fields that his record is made of, his position first."""
+    return (player.px, player.py, player.facing, player.state, player.dead)
+
+
+def _enemy_look(e: Enemy) -> tuple[Any, ...]:
+    """A slot's raw fields that its record is made of, its position first (a move leaves `[2:]`)."""
+    return (e.px, e.py, e.state, e.dir, e.mode, e.chewing, e.id, e.due, e.kind, e.brain)
 
 
 def _player_record(game: KickGame) -> list[Any]:
@@ -404,72 +415,79 @@ def _enemy_record(enemy: Any, frame: int, now: int, running: bool) -> list[Any]:
 
 class SeatShown:
     """What one seat showed after the last frame, as the raw fields its records come from (not state:
-    `frame_changes` compares the next frame's with it)."""
+    `frame_changes` compares the next frame's with it): Pengo's and each slot's (`_player_look`,
+    `_enemy_look`, hidden slots included) and the sliding blocks' positions.
 
-    __slots__ = ("running", "player_look", "player_at", "enemy_looks", "enemy_at", "blocks")
+    `still` is the board's clock as `_still` reads it. While it stays the same no main-loop pass has
+    run and no status has begun (a status other than play only counts its frames down, KickGame.advance),
+    and nothing outside a pass moves or changes an actor, so the seat's actors are as they were."""
+
+    __slots__ = ("running", "still", "player", "enemies", "blocks")
 
     def __init__(self, game: KickGame, running: bool) -> None:
         self.running = running
-        self.player_look = _PLAYER_LOOK(game.player)
-        self.player_at = _AT(game.player)
-        hidden = _HIDDEN
-        self.enemy_looks = [None if e.state in hidden else _ENEMY_LOOK(e) for e in game.slots]
-        self.enemy_at = [_AT(e) for e in game.slots]
+        self.still = _still(game)
+        self.player = _player_look(game.player)
+        self.enemies: list[tuple[Any, ...] | None] = [_enemy_look(e) for e in game.slots]
         self.blocks = {block.id: _AT(block) for block in game.board.sliding_blocks}
+
+
+def _still(game: KickGame) -> tuple[int, str, int]:
+    """The pass counter, the status and when it began: equal on two frames when no pass ran between."""
+    return (game.now, game.status, game.status_start)
 
 
 def _seat_changes(
     game: KickGame, shown: SeatShown, frame: int, running: bool
 ) -> tuple[list[int], list[Any], list[int]]:
     """One seat's moves, whole records and gone keys since `shown` (which it updates). Run for every
-    seat on every frame: the small-move test is written out where it is used."""
+    seat on every frame, so written for the common cases: an actor that did not change costs one
+    tuple of its fields and one comparison, a move two subtractions more. The tuples are written out
+    here rather than called (`_player_look`, `_enemy_look` say the same): attribute reads in the loop
+    are a third of the cost of a call or an `attrgetter`."""
     moves: list[int] = []
     whole: list[Any] = []
     gone: list[int] = []
     same_clock = running == shown.running
     shown.running = running
     player = game.player
-    look, at = _PLAYER_LOOK(player), _AT(player)
-    if look != shown.player_look:
-        whole.append(_player_record(game))
-    elif at != shown.player_at:
-        dx, dy = at[0] - shown.player_at[0], at[1] - shown.player_at[1]
-        if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP:
+    look = (player.px, player.py, player.facing, player.state, player.dead)
+    was = shown.player
+    if look != was:
+        shown.player = look
+        dx, dy = look[0] - was[0], look[1] - was[1]
+        if look[2:] == was[2:] and -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP:
             moves += (PLAYER_KEY, (dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
         else:
             whole.append(_player_record(game))
-    shown.player_look, shown.player_at = look, at
-    looks, ats = shown.enemy_looks, shown.enemy_at
-    hidden = _HIDDEN
-    if len(looks) != len(game.slots):
+    slots = game.slots
+    looks = shown.enemies
+    if len(looks) != len(slots):
         # A landed egg opened a slot (version 2), or a new level closed the ones it had opened.
-        count = len(game.slots)
-        gone += (ENEMY_KEY + index for index in range(count, len(looks)) if looks[index] is not None)
-        del looks[count:], ats[count:]
+        count = len(slots)
+        gone += (ENEMY_KEY + index for index in range(count, len(looks))
+                 if (before := looks[index]) is not None and before[2] not in _HIDDEN)
+        del looks[count:]
         looks += [None] * (count - len(looks))
-        ats += [(0, 0)] * (count - len(ats))
+    hidden = _HIDDEN
     index = -1
-    for enemy in game.slots:
+    for e in slots:
         index += 1
+        seen: tuple[Any, ...] = (e.px, e.py, e.state, e.dir, e.mode, e.chewing, e.id, e.due, e.kind, e.brain)
         before = looks[index]
-        if enemy.state in hidden:
-            if before is not None:
-                gone.append(ENEMY_KEY + enemy.slot)
-                looks[index] = None
+        if seen == before and same_clock:
             continue
-        look, at = _ENEMY_LOOK(enemy), _AT(enemy)
-        if look == before and same_clock:
-            was = ats[index]
-            if at == was:
-                continue
-            dx, dy = at[0] - was[0], at[1] - was[1]
-            ats[index] = at
+        looks[index] = seen
+        if seen[2] in hidden:
+            if before is not None and before[2] not in hidden:
+                gone.append(ENEMY_KEY + index)
+            continue
+        if same_clock and before is not None and seen[2:] == before[2:]:
+            dx, dy = seen[0] - before[0], seen[1] - before[1]
             if -MAX_STEP <= dx <= MAX_STEP and -MAX_STEP <= dy <= MAX_STEP:
-                moves += (ENEMY_KEY + enemy.slot, (dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
+                moves += (ENEMY_KEY + index, (dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP)
                 continue
-        else:
-            looks[index], ats[index] = look, at
-        whole.append(_enemy_record(enemy, frame, game.now, running))
+        whole.append(_enemy_record(e, frame, game.now, running))
     sliding = game.board.sliding_blocks
     if sliding or shown.blocks:
         old = shown.blocks
@@ -554,7 +572,14 @@ def frame_changes(match: Shows) -> list[Any]:
             for field, value in enumerate(summary):
                 if previous[field] != value:
                     changes += (field, value)
-        moves, whole, gone = _seat_changes(game, shown[index], frame, seat.alive and game.status == "playing")
+        running = seat.alive and game.status is KickStatus.PLAYING
+        seat_shown = shown[index]
+        still = (game.now, game.status, game.status_start)  # _still, written out: run every frame
+        if still == seat_shown.still and running == seat_shown.running:
+            out.append(seat_change(changes, [], [], [], notes[index]))
+            continue
+        seat_shown.still = still
+        moves, whole, gone = _seat_changes(game, seat_shown, frame, running)
         out.append(seat_change(changes, moves, whole, gone, notes[index]))
     return out
 

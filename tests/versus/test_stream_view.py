@@ -13,7 +13,7 @@ from protocol.delta import apply, encode
 from rules.ruleset import seat_seed
 from rules.versus.bots import make_bot
 from rules.versus.events import record_plain
-from rules.versus.match import VersusMatch
+from rules.versus.match import VersusMatch, versus_config
 from rules.versus.view import (
     BLOCK_KEY,
     BOARD_NOTE,
@@ -90,23 +90,34 @@ def test_deltas_rebuild_every_frame() -> None:
                 assert seat[0] == list(truth[0]) and sorted(seat[1]) == sorted(truth[1])
                 assert seat[2] == list(truth[2])
             shown = actors
-        match = VersusMatch(seed=seed, seats=len(bots))
-        players = [make_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(bots)]
+        changes_rebuild(VersusMatch(seed=seed, seats=len(bots)), seed, bots, frames)
+
+
+def test_deltas_rebuild_every_frame_in_version_2() -> None:
+    """The same for pengo-versus 2, whose landed eggs open enemy slots in the middle of a round."""
+    for seed, bots, frames in MATCHES:
+        changes_rebuild(VersusMatch(versus_config(2), seed=seed, seats=len(bots)), seed, bots, frames)
+
+
+def changes_rebuild(match: VersusMatch, seed: int, bots: tuple[str, ...], frames: int) -> None:
+    """Play `match` with bots, restoring an earlier snapshot half-way: every frame, the match's own
+    `changes` applied to what the seats showed before give exactly what they show now."""
+    players = [make_bot(name, seat_seed(seed, seat)) for seat, name in enumerate(bots)]
+    before = match.actors()
+    snapshot, rewound = match.snapshot(), False
+    while match.result is None and match.frame < frames:
+        if match.frame == frames // 2 and not rewound:
+            match.restore(snapshot)  # the changes after a restore start from the restored state
+            before, rewound = match.actors(), True
+        inputs = [bot.decide(match.seat_view(seat), match.frame) for seat, bot in enumerate(players)]
+        match.step(inputs)
+        rebuilt = apply(before, match.changes())
         before = match.actors()
-        snapshot, rewound = match.snapshot(), False
-        while match.result is None and match.frame < frames:
-            if match.frame == frames // 2 and not rewound:
-                match.restore(snapshot)  # the changes after a restore start from the restored state
-                before, rewound = match.actors(), True
-            inputs = [bot.decide(match.seat_view(seat), match.frame) for seat, bot in enumerate(players)]
-            match.step(inputs)
-            rebuilt = apply(before, match.changes())
-            before = match.actors()
-            for seat, truth in zip(rebuilt, before, strict=True):
-                assert seat[0] == list(truth[0]) and sorted(seat[1]) == sorted(truth[1]), match.frame
-                assert seat[2] == list(truth[2])
-            if match.frame == frames // 4:
-                snapshot = match.snapshot()
+        for seat, truth in zip(rebuilt, before, strict=True):
+            assert seat[0] == list(truth[0]) and sorted(seat[1]) == sorted(truth[1]), match.frame
+            assert seat[2] == list(truth[2])
+        if match.frame == frames // 4:
+            snapshot = match.snapshot()
 
 
 def summaries(seed: int, bots: tuple[str, ...], frames: int, seat: int) -> list[list[Any]]:
