@@ -82,10 +82,10 @@ def time_verification(data: bytes) -> Timing:
 def hashing_share(data: bytes) -> tuple[float, float]:
     """(seconds in chain_hash, total seconds) of one verification, by wrapping the hash function."""
     namespace = vars(match_module)
-    original: Callable[..., str] = namespace["chain_hash"]
+    original: Callable[..., bytes] = namespace["chain_hash"]
     spent = 0.0
 
-    def timed(*args: Any) -> str:
+    def timed(*args: Any) -> bytes:
         nonlocal spent
         start = time.perf_counter()
         try:

@@ -43,7 +43,8 @@ __all__ = ["GENESIS_HASH", "SOLO_TIME_LIMIT", "RunEnd", "SoloConfig", "SoloEnd",
 
 #: A run lasts at most 10 minutes.
 SOLO_TIME_LIMIT = 10 * 60 * FRAME_HZ
-GENESIS_HASH = hashlib.sha256(b"floe-solo-log").hexdigest()
+GENESIS_DIGEST = hashlib.sha256(b"floe-solo-log").digest()
+GENESIS_HASH = GENESIS_DIGEST.hex()
 
 
 class SoloEnd(enum.StrEnum):
@@ -130,8 +131,13 @@ class SoloMatch:
         self.shown_actors: list[SeatShown] = []
         self.shown_summaries: list[list[Any]] = []
         self.result: MatchResult | None = None
-        self.log_hash = GENESIS_HASH
+        self.log_digest = GENESIS_DIGEST
         remember_shown(self)
+
+    @property
+    def log_hash(self) -> str:
+        """The chained SHA-256 of the run's canonical event log so far, in hex (rules/versus/log.py)."""
+        return self.log_digest.hex()
 
     @property
     def seats(self) -> int:
@@ -192,7 +198,7 @@ class SoloMatch:
             outcome = {SoloEnd.TIME: Outcome.WON, SoloEnd.GAME_OVER: Outcome.LOST}.get(end, Outcome.FORFEITED)
             winner = 0 if end is SoloEnd.TIME else None
             self.result = MatchResult(winner, (outcome,), end.value, self.frame, (game.score,))
-        self.log_hash = chain_plain(self.log_hash, frame, self.records_plain(records))
+        self.log_digest = chain_plain(self.log_digest, frame, self.records_plain(records))
         return records
 
     def records_plain(self, records: Sequence[Record]) -> list[dict[str, Any]]:
@@ -209,7 +215,7 @@ class SoloMatch:
             "frame": self.frame,
             "seat": self.seat.snapshot(),
             "result": None if self.result is None else self.result.plain(),
-            "log_hash": self.log_hash,
+            "log_hash": self.log_digest.hex(),
         }
 
     def restore(self, snap: dict[str, Any]) -> None:
@@ -217,7 +223,7 @@ class SoloMatch:
         self.frame = snap["frame"]
         self.seat.restore(snap["seat"])
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
-        self.log_hash = snap["log_hash"]
+        self.log_digest = bytes.fromhex(snap["log_hash"])
         self.notes = [()]
         remember_shown(self)
 

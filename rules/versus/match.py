@@ -50,7 +50,7 @@ from .events import (
 from .gems import COUNTER_GEM, ICE, count_gems
 from .inputs import IllegalInputError, SeatInput, decode_input, is_valid_input
 from .landing import landing_units
-from .log import GENESIS_HASH, chain_hash
+from .log import GENESIS_DIGEST, chain_hash
 from .placement import place_landing
 from .seat import SeatState
 from .tables import (
@@ -166,8 +166,8 @@ class VersusMatch:
         #: The id of the next packet sent (packets are numbered across the match).
         self.next_packet = 1
         self.result: MatchResult | None = None
-        #: The chained SHA-256 of the canonical event log so far (see log_hash).
-        self.log_hash = GENESIS_HASH
+        #: The chained SHA-256 of the canonical event log so far, as digest bytes (see log_hash).
+        self.log_digest = GENESIS_DIGEST
         #: Per seat, what the last step showed beyond its records (view.py's notes: a new board, a landing's
         #: block ids and packets, an offset's packets). Not state: step() makes it anew, restore() clears it.
         self._no_notes: list[Any] = [() for _ in names]
@@ -181,6 +181,11 @@ class VersusMatch:
         self.shown_actors: list[SeatShown] = []
         self.shown_summaries: list[list[Any]] = []
         remember_shown(self)
+
+    @property
+    def log_hash(self) -> str:
+        """The chained SHA-256 of the canonical event log so far, in hex (rules/versus/log.py)."""
+        return self.log_digest.hex()
 
     @property
     def seats(self) -> int:
@@ -296,7 +301,7 @@ class VersusMatch:
         # the time limit: every other frame skips the decision.
         if just_out or self.frame >= self.rules.time_limit_frames:
             self._end(just_out, records)
-        self.log_hash = chain_hash(self.log_hash, frame, records)
+        self.log_digest = chain_hash(self.log_digest, frame, records)
         return records
 
     def _out(self, seat: SeatState, reason: OutReason, records: list[Record], just_out: list[int]) -> None:
@@ -430,7 +435,7 @@ class VersusMatch:
             "seats": [seat.snapshot() for seat in self.seat_states],
             "next_packet": self.next_packet,
             "result": None if self.result is None else self.result.plain(),
-            "log_hash": self.log_hash,
+            "log_hash": self.log_digest.hex(),
         }
 
     def restore(self, snap: dict[str, Any]) -> None:
@@ -442,7 +447,7 @@ class VersusMatch:
             seat.restore(data)
         self.next_packet = snap["next_packet"]
         self.result = None if snap["result"] is None else MatchResult.from_plain(snap["result"])
-        self.log_hash = snap["log_hash"]
+        self.log_digest = bytes.fromhex(snap["log_hash"])
         self.notes, self._noted = self._no_notes, False
         remember_shown(self)
 
