@@ -23,6 +23,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from protocol.errors import ErrorCode
+from protocol.version import PROTOCOL_VERSION
 
 from .config import ServerConfig
 from .errors import ServerError
@@ -44,12 +45,13 @@ DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web" / "di
 NOT_BUILT = ("<!doctype html><title>floe</title><p>The browser client is not built: run "
              "<code>make serve</code> (or <code>npm ci && npm run build</code> in clients/web).</p>")
 #: The top of /docs.
-API_DESCRIPTION = """The HTTP API of floe, an authoritative versus server for Pengo.
+API_DESCRIPTION = f"""The HTTP API of floe, an authoritative versus server for Pengo.
 
 Matches themselves are played, watched and resumed over the **websocket at `/ws`** (binary msgpack
-frames, protocol version 3): a client says `hello` with the guest token from `POST /api/guests`, then
-`join`s its seat or `watch`es a match, and follows the numbered stream. Every message, the stream's
-layout and tables and every limit are in protocol/README.md. The browser client is served at `/`."""
+frames, protocol version {PROTOCOL_VERSION}): a client says `hello` with the guest token from
+`POST /api/guests`, then `join`s its seat or `watch`es a match, and follows the numbered stream.
+Every message, the stream's layout and tables and every limit are in protocol/README.md. The browser
+client is served at `/`."""
 
 #: Allocations between young-generation collections (CPython's default is 700).
 GC_YOUNG_THRESHOLD = 20_000
