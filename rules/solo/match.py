@@ -39,12 +39,11 @@ from rules.versus.view import (
 )
 from rules.versus.wire import BOARD_EVENT_KINDS, plain_wire
 
-__all__ = ["GENESIS_HASH", "SOLO_TIME_LIMIT", "RunEnd", "SoloConfig", "SoloEnd", "SoloMatch"]
+__all__ = ["GENESIS_DIGEST", "SOLO_TIME_LIMIT", "RunEnd", "SoloConfig", "SoloEnd", "SoloMatch"]
 
 #: A run lasts at most 10 minutes.
 SOLO_TIME_LIMIT = 10 * 60 * FRAME_HZ
 GENESIS_DIGEST = hashlib.sha256(b"floe-solo-log").digest()
-GENESIS_HASH = GENESIS_DIGEST.hex()
 
 
 class SoloEnd(enum.StrEnum):
@@ -215,7 +214,7 @@ class SoloMatch:
             "frame": self.frame,
             "seat": self.seat.snapshot(),
             "result": None if self.result is None else self.result.plain(),
-            "log_hash": self.log_digest.hex(),
+            "log_hash": self.log_hash,
         }
 
     def restore(self, snap: dict[str, Any]) -> None:

@@ -16,9 +16,8 @@ from rules.synctest import canonical_encoding
 
 from .events import Record, record_plain
 
-#: The chain's start as digest bytes (the match keeps the digest; `log_hash` is its hex).
+#: The chain's start, h₋₁, as digest bytes (a match keeps the digest; its `log_hash` is the hex).
 GENESIS_DIGEST = hashlib.sha256(b"floe-versus-log").digest()
-GENESIS_HASH = GENESIS_DIGEST.hex()
 _SHA256 = hashlib.sha256
 
 

@@ -435,7 +435,7 @@ class VersusMatch:
             "seats": [seat.snapshot() for seat in self.seat_states],
             "next_packet": self.next_packet,
             "result": None if self.result is None else self.result.plain(),
-            "log_hash": self.log_digest.hex(),
+            "log_hash": self.log_hash,
         }
 
     def restore(self, snap: dict[str, Any]) -> None:

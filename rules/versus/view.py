@@ -35,8 +35,6 @@ from rules.kick.actors import (
     PHASE_OF_STATE,
     PLAYER_ACTION,
     STUNNED,
-    Enemy,
-    Player,
 )
 from rules.kick.board import Block, KickBoard
 from rules.kick.game import KickGame
@@ -383,14 +381,8 @@ def frame_actors(match: Shows) -> list[Any]:
 _AT = attrgetter("px", "py")
 
 
-def _player_look(player: Player) -> tuple[Any, ...]:
-    """Pengo's raw fields that his record is made of, his position first."""
-    return (player.px, player.py, player.facing, player.state, player.dead)
-
-
-def _enemy_look(e: Enemy) -> tuple[Any, ...]:
-    """A slot's raw fields that its record is made of, its position first (a move leaves `[2:]`)."""
-    return (e.px, e.py, e.state, e.dir, e.mode, e.chewing, e.id, e.due, e.kind, e.brain)
+#: Pengo's fields before anything was shown: no look equals it, so the first comparison sends him whole.
+_NOTHING_SHOWN = (0, 0, None, None, None)
 
 
 def _player_record(game: KickGame) -> list[Any]:
@@ -415,26 +407,24 @@ def _enemy_record(enemy: Any, frame: int, now: int, running: bool) -> list[Any]:
 
 class SeatShown:
     """What one seat showed after the last frame, as the raw fields its records come from (not state:
-    `frame_changes` compares the next frame's with it): Pengo's and each slot's (`_player_look`,
-    `_enemy_look`, hidden slots included) and the sliding blocks' positions.
+    `frame_changes` compares the next frame's with it): Pengo's and each slot's fields as the tuples
+    `_seat_changes` reads (hidden slots included), and the sliding blocks' positions. It is filled by
+    one run of `_seat_changes` from nothing shown, so the fields are read in one place only.
 
-    `still` is the board's clock as `_still` reads it. While it stays the same no main-loop pass has
-    run and no status has begun (a status other than play only counts its frames down, KickGame.advance),
-    and nothing outside a pass moves or changes an actor, so the seat's actors are as they were."""
+    `still` is the board's pass counter, status and status start after the last frame. While they stay
+    the same no main-loop pass has run and no status has begun (a status other than play only counts
+    its frames down, KickGame.advance), and nothing outside a pass moves or changes an actor, so the
+    seat's actors are as they were (None: not read yet)."""
 
     __slots__ = ("running", "still", "player", "enemies", "blocks")
 
     def __init__(self, game: KickGame, running: bool) -> None:
         self.running = running
-        self.still = _still(game)
-        self.player = _player_look(game.player)
-        self.enemies: list[tuple[Any, ...] | None] = [_enemy_look(e) for e in game.slots]
-        self.blocks = {block.id: _AT(block) for block in game.board.sliding_blocks}
-
-
-def _still(game: KickGame) -> tuple[int, str, int]:
-    """The pass counter, the status and when it began: equal on two frames when no pass ran between."""
-    return (game.now, game.status, game.status_start)
+        self.still: tuple[int, str, int] | None = None
+        self.player: tuple[Any, ...] = _NOTHING_SHOWN
+        self.enemies: list[tuple[Any, ...] | None] = []
+        self.blocks: dict[int, tuple[Any, Any]] = {}
+        _seat_changes(game, self, 0, running)  # takes what the seat shows now; the change is not needed
 
 
 def _seat_changes(
@@ -442,9 +432,8 @@ def _seat_changes(
 ) -> tuple[list[int], list[Any], list[int]]:
     """One seat's moves, whole records and gone keys since `shown` (which it updates). Run for every
     seat on every frame, so written for the common cases: an actor that did not change costs one
-    tuple of its fields and one comparison, a move two subtractions more. The tuples are written out
-    here rather than called (`_player_look`, `_enemy_look` say the same): attribute reads in the loop
-    are a third of the cost of a call or an `attrgetter`."""
+    tuple of its fields and one comparison, a move two subtractions more. The fields are read in the
+    loop itself: a third of the cost of a call or an `attrgetter`. A slot's index is its `slot`."""
     moves: list[int] = []
     whole: list[Any] = []
     gone: list[int] = []
@@ -552,10 +541,10 @@ def frame_changes(match: Shows) -> list[Any]:
     frame before (protocol/delta.py's form, which `protocol.delta.apply` rebuilds): the stream's
     per-frame actors.
 
-    No record is built to be compared: each actor's raw fields are read in one call (`attrgetter`)
-    and compared with the ones shown before (`SeatShown`); only a record whose look changed (a turn,
-    a new phase) is built and sent whole, and a move is two small integers. The base is what
-    `remember_shown` took (a new match, a restore) or the last call's frame."""
+    No record is built to be compared: each actor's raw fields are read as one tuple and compared
+    with the ones shown before (`SeatShown`), a still seat is skipped whole (`SeatShown.still`); only
+    a record whose look changed (a turn, a new phase) is built and sent whole, and a move is two small
+    integers. The base is what `remember_shown` took (a new match, a restore) or the last call's frame."""
     frame = match.frame
     before = match.shown_summaries
     summaries = frame_summaries(match)
@@ -574,7 +563,7 @@ def frame_changes(match: Shows) -> list[Any]:
                     changes += (field, value)
         running = seat.alive and game.status is KickStatus.PLAYING
         seat_shown = shown[index]
-        still = (game.now, game.status, game.status_start)  # _still, written out: run every frame
+        still = (game.now, game.status, game.status_start)  # see SeatShown.still
         if still == seat_shown.still and running == seat_shown.running:
             out.append(seat_change(changes, [], [], [], notes[index]))
             continue
