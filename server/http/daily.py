@@ -191,7 +191,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         if declared is not None and declared.isdigit() and int(declared) > limit:
             message = f"body of {declared} bytes is over the limit of {limit}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
-        with verifier.slot(address_of(request)) as held:  # before the body is read
+        async with verifier.slot(address_of(request)) as held:  # before the body is read
             body = await read_body(request, limit, config.http_body_seconds)
             return await _submit(guest, body, held)
 
