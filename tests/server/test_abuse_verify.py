@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from typing import Any
 
 import httpx
 import pytest
 
+from protocol.replay_codec import encode_replay
+from rules.replay import record
+from rules.solo.match import SoloConfig
+from rules.solo.ruleset import PENGO_SOLO
 from server.embed import RunningServer
 from server.http import api as api_module
+from server.http.daily import day_key, day_of, day_seed
 from server.http.replaystream import ReplayStreams
 from server.match.hub import Hub
 from tests.server.conftest import StartServer
@@ -184,4 +190,41 @@ async def test_an_attackers_cache_misses_evict_its_own_streams(
     assert calls[0] == 18, "the honest client's stream was evicted by the attacker's misses"
     config = server.app.state.hub.config
     assert streams._held[ATTACKERS[0]] == config.replay_stream_cache_per_client
+    print_lateness(hub, "meanwhile")
+
+
+def random_run(config: SoloConfig, seed: int, bot_seed: int) -> bytes:
+    """A pengo-solo run of (config, seed) by the random bot seeded `bot_seed` (a different run per seed)."""
+    match = PENGO_SOLO.new_match(config, seed, ["bot"])
+    brain = PENGO_SOLO.make_bot("random", bot_seed)
+    while match.result is None:
+        match.step([brain.decide(match.seat_view(0), match.frame)])
+    return encode_replay(record(match, PENGO_SOLO))
+
+
+async def test_a_days_kept_runs_stay_within_its_bytes_budget(start_server: StartServer) -> None:
+    """Six guests of one address submit six runs into a day whose budget holds about three: the replays
+    kept stay within the budget (the best run's among them) and the rest keep their scores with no
+    replay."""
+    runs_config = SoloConfig(time_limit_frames=1200)
+    secret = abuse_config().secret
+    assert secret is not None
+    today = day_of(time.time())
+    seed = day_seed(day_key(secret, today), today)
+    runs = [random_run(runs_config, seed, bot_seed) for bot_seed in range(6)]
+    budget = 3 * max(map(len, runs)) + 300
+    server = await start_with_bystander(start_server, daily_config=runs_config, daily_replay_bytes=budget)
+    hub: Hub = server.app.state.hub
+    async with client_on(server, ATTACKERS[0]) as http:
+        for run in runs:
+            token = (await http.post("/api/guests", json={"name": "m"})).json()["token"]
+            answer = await http.post("/api/daily/runs", content=run,
+                                     headers={"Authorization": f"Bearer {token}", **MSGPACK})
+            assert answer.status_code == 200, answer.text
+        board = (await http.get(f"/api/daily/{answer.json()['day']}")).json()
+        kept = [await http.get(f"/api/replays/{entry['replay']}") for entry in board["entries"]]
+    assert board["total"] == 6 and kept[0].status_code == 200
+    kept_bytes = sum(len(answer.content) for answer in kept if answer.status_code == 200)
+    assert kept_bytes <= budget and any(entry["replay"] is None for entry in board["entries"])
+    print(f"\nkept {kept_bytes} bytes of six runs' {sum(map(len, runs))} within a budget of {budget}")
     print_lateness(hub, "meanwhile")
