@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -230,3 +231,46 @@ async def test_a_days_kept_runs_stay_within_its_bytes_budget(start_server: Start
     assert kept_bytes <= budget and any(entry["replay"] is None for entry in board["entries"])
     print(f"\nkept {kept_bytes} bytes of six runs' {sum(map(len, runs))} within a budget of {budget}")
     print_lateness(hub, "meanwhile")
+
+
+async def test_the_queues_are_served_in_turn_and_bounded() -> None:
+    """With one slot: a client past its own queue is refused 429, past the total 503; a freed slot goes
+    to the clients in turn, so a newcomer's request runs after one of each client ahead of it (not
+    after all of theirs); a request that waits past the bound is refused 503."""
+    from server.errors import ServerError
+    from server.http.verify import Verifier
+
+    config = abuse_config(verify_concurrency=1, verify_per_client=1, verify_queue_per_client=2,
+                          verify_queue_total=5, verify_queue_seconds=600.0)
+    verifier = Verifier(config)
+    order: list[str] = []
+    done = {name: asyncio.Event() for name in ("a1", "a2", "a3", "b1", "b2", "c1")}
+
+    async def job(client: str, name: str) -> None:
+        async with verifier.slot(client):
+            order.append(name)
+            await done[name].wait()
+
+    tasks = [asyncio.create_task(job("a", "a1"))]
+    await until(lambda: order == ["a1"], 10 * UNIT, "the first job running")
+    for client, name in (("a", "a2"), ("a", "a3"), ("b", "b1"), ("b", "b2"), ("c", "c1")):
+        tasks.append(asyncio.create_task(job(client, name)))
+        await until(lambda: verifier.queued == len(tasks) - 1, 10 * UNIT, f"{name} waiting")
+    for client, status in (("a", 429), ("d", 503)):
+        with pytest.raises(ServerError) as refused:
+            async with verifier.slot(client):
+                pass
+        assert refused.value.status == status and refused.value.retry_after
+    for running, then in (("a1", "a2"), ("a2", "b1"), ("b1", "c1"), ("c1", "a3"), ("a3", "b2")):
+        done[running].set()
+        await until(lambda: order[-1] == then, 10 * UNIT, f"{then} served after {running}")  # noqa: B023
+    done["b2"].set()
+    await asyncio.gather(*tasks)
+    assert order == ["a1", "a2", "b1", "c1", "a3", "b2"] and verifier.busy == verifier.queued == 0
+
+    impatient = Verifier(replace(config, verify_queue_seconds=0.05))
+    async with impatient.slot("a"):
+        with pytest.raises(ServerError) as waited:
+            async with impatient.slot("b"):
+                pass
+    assert waited.value.status == 503 and impatient.queued == 0
