@@ -8,12 +8,16 @@
 
 A run is played here, with the `rules` package (the server only re-verifies its moves): a bot plays
 the day's board to its end (game over or the time limit) and the replay file is written. The token
-comes from `--token` or FLOE_TOKEN; `--name` makes a new guest first and prints its token.
+comes from `--token` or FLOE_TOKEN; `--name` makes a new guest first and prints its token. With a
+token the file is a layout 2 replay naming the guest as its player (the server refuses a run naming
+another player); without one it names no player, and the server binds it to whoever submits it.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import json
 import os
 import sys
@@ -82,13 +86,29 @@ def request(url: str, method: str = "GET", body: bytes | None = None, token: str
         raise DailyError(f"cannot reach {url}: {error.reason}") from None
 
 
-def play_run(ruleset: Ruleset[Any, Any], config: Any, seed: int, bot: str, name: str = "player") -> Replay:
-    """A run of (ruleset, config, seed) played to its end by `bot`; its replay."""
+def play_run(ruleset: Ruleset[Any, Any], config: Any, seed: int, bot: str, name: str = "player",
+             player: str | None = None) -> Replay:
+    """A run of (ruleset, config, seed) played to its end by `bot`; its replay (naming `player`, a
+    guest id, when one is given)."""
     match = ruleset.new_match(config, seed, [name])
-    player = ruleset.make_bot(bot, seat_seed(seed, 0))
+    brain = ruleset.make_bot(bot, seat_seed(seed, 0))
     while match.result is None:
-        match.step([player.decide(match.seat_view(0), match.frame)])
-    return record(match, ruleset)
+        match.step([brain.decide(match.seat_view(0), match.frame)])
+    return record(match, ruleset, player)
+
+
+def token_guest(token: str) -> str | None:
+    """The guest id a token speaks for (read from its payload; only the server can check it), or None
+    for a token that does not read as one."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (ValueError, binascii.Error):
+        return None
+    guest = payload.get("g") if isinstance(payload, dict) else None
+    return guest if isinstance(guest, str) else None
 
 
 def _token(args: argparse.Namespace) -> str:
@@ -101,8 +121,9 @@ def _token(args: argparse.Namespace) -> str:
     return str(guest["token"])
 
 
-def _submit(args: argparse.Namespace, data: bytes) -> None:
-    answer = request(f"{args.server}/api/daily/runs", "POST", data, _token(args), "application/msgpack")
+def _submit(args: argparse.Namespace, data: bytes, token: str | None = None) -> None:
+    token = token or _token(args)
+    answer = request(f"{args.server}/api/daily/runs", "POST", data, token, "application/msgpack")
     best = answer["best"]
     print(f"verified: {answer['score']} points in {answer['frames']} frames (day {answer['day']}, "
           f"replay {answer['replay']}); your best today: {best['score']}")
@@ -129,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
                 today = request(f"{args.server}/api/daily")
                 ruleset = lookup(today["ruleset"], today["ruleset_version"])
                 config, seed = ruleset.config_from_plain(today["config"]), today["seed"]
-            replay = play_run(ruleset, config, seed, args.bot)
+            token = _token(args) if args.submit else args.token
+            player = None if token is None else token_guest(str(token))
+            replay = play_run(ruleset, config, seed, args.bot, player=player)
             data = encode_replay(replay)
             print(f"{args.bot} played seed {seed}: {replay.result.scores[0]} points, {replay.result.reason} "
                   f"at frame {replay.final_frame}")
@@ -138,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
                 args.out.write_bytes(data)
                 print(f"replay written to {args.out}")
             if args.submit:
-                _submit(args, data)
+                _submit(args, data, token)
     except DailyError as error:
         print(f"floe daily: {error}", file=sys.stderr)
         return 1

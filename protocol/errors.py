@@ -107,6 +107,10 @@ class ErrorCode(enum.StrEnum):
     INTERNAL = "internal"
     """A bug on the server's side; the match and the process go on."""
 
+    # ---- issue 18: daily runs bound to their player --------------------------------------------------
+    DUPLICATE_RUN = "duplicate-run"
+    """The run (its moves: its log hash) was submitted for that day already, by anyone (HTTP 409)."""
+
 
 class CloseCode(enum.IntEnum):
     """The websocket close codes the server uses (RFC 6455 §7.4.1)."""

@@ -2,7 +2,9 @@
 
 A replay holds the format version, the ruleset's name and version, its config as plain data, the
 seed, the seat names, each seat's move list (`[frame, input byte]` whenever the byte changes), the
-final frame, the result and the chained SHA-256 of the canonical event log.
+final frame, the result and the chained SHA-256 of the canonical event log. Layout 2 adds `player`:
+the id of the player whose run it is (a daily run: the server checks it against the submitter);
+a match's replay is layout 1, which every build still reads and verifies.
 
     replay = record(match, PENGO_VERSUS)    # a finished match of that ruleset
     data = replay.to_plain()                # plain data; protocol/replay_codec.py packs it (msgpack)
@@ -40,6 +42,8 @@ from .synctest import canonical_encoding
 
 __all__ = [
     "FORMAT_VERSION",
+    "FORMAT_VERSIONS",
+    "MATCH_FORMAT_VERSION",
     "MAX_REPLAY_FRAMES",
     "MAX_SEATS",
     "Move",
@@ -50,8 +54,14 @@ __all__ = [
     "verify",
 ]
 
-#: The layout of `Replay.to_plain()`; a change to the layout bumps it.
-FORMAT_VERSION = 1
+#: The newest layout of `Replay.to_plain()`; a change to the layout bumps it. 2: layout 1 and `player`.
+FORMAT_VERSION = 2
+#: The layout a match's replay is written in (no player: its seats are named).
+MATCH_FORMAT_VERSION = 1
+#: The layouts this build reads and verifies.
+FORMAT_VERSIONS = (1, 2)
+#: The longest player id a replay may name.
+MAX_PLAYER_CHARS = 64
 #: The tag `to_plain()` writes first, so a replay file says what it is.
 FORMAT_TAG = "floe-replay"
 #: The default bound of `verify`: 30 minutes of frames.
@@ -98,10 +108,13 @@ class Replay:
     final_frame: int
     result: MatchResult
     log_hash: str
+    #: Layout 2: whose run this is (a player id), or None; layout 1 has no such field.
+    player: str | None = None
 
     def to_plain(self) -> dict[str, Any]:
-        """Plain data (str keys, lists, ints, strings, None), in a fixed key order."""
-        return {
+        """Plain data (str keys, lists, ints, strings, None), in a fixed key order (`player` last, in
+        layout 2 only)."""
+        plain = {
             "format": FORMAT_TAG,
             "version": self.format_version,
             "ruleset": self.ruleset,
@@ -114,6 +127,9 @@ class Replay:
             "result": self.result.plain(),
             "log_hash": self.log_hash,
         }
+        if self.format_version >= 2:
+            plain["player"] = self.player
+        return plain
 
     @classmethod
     def from_plain(cls, data: object) -> Replay:
@@ -126,9 +142,12 @@ class Replay:
         if mapping.get("format") != FORMAT_TAG:
             raise ValueError(f"format: expected {FORMAT_TAG!r}, got {show(mapping.get('format'))}")
         version = check_int("version", mapping.get("version"), 1)
-        if version != FORMAT_VERSION:
-            raise ValueError(f"version: replay format {version} is not this build's ({FORMAT_VERSION})")
-        exact_keys("replay", mapping, _PLAIN_FIELDS)
+        if version not in FORMAT_VERSIONS:
+            raise ValueError(f"version: replay format {version} is not one this build reads")
+        exact_keys("replay", mapping, _PLAIN_FIELDS + (("player",) if version >= 2 else ()))
+        player = mapping.get("player")
+        if player is not None:
+            player = check_str("player", player, MAX_PLAYER_CHARS)
         ruleset = check_str("ruleset", mapping["ruleset"])
         ruleset_version = check_int("ruleset_version", mapping["ruleset_version"], 1)
         config = check_map("config", mapping["config"])
@@ -149,7 +168,7 @@ class Replay:
         if not isinstance(log_hash, str) or not _HASH.fullmatch(log_hash):
             raise ValueError(f"log_hash: expected 64 lowercase hex digits, got {show(log_hash)}")
         return cls(
-            FORMAT_VERSION,
+            version,
             ruleset,
             ruleset_version,
             copy_plain(config),
@@ -159,6 +178,7 @@ class Replay:
             final_frame,
             result,
             log_hash,
+            player,
         )
 
     def __repr__(self) -> str:
@@ -182,13 +202,14 @@ def _moves_from_plain(name: str, data: object) -> tuple[Move, ...]:
     return tuple(moves)
 
 
-def record(match: Match[Any], ruleset: Ruleset[Any, Any]) -> Replay:
-    """The replay of a finished match of `ruleset`; ValueError when the match has not ended."""
+def record(match: Match[Any], ruleset: Ruleset[Any, Any], player: str | None = None) -> Replay:
+    """The replay of a finished match of `ruleset` (layout 1; layout 2 naming `player` when one is
+    given: a run bound to that player); ValueError when the match has not ended."""
     result = match.result
     if result is None:
         raise ValueError(f"record: the match has not ended (frame {match.frame})")
     return Replay(
-        format_version=FORMAT_VERSION,
+        format_version=MATCH_FORMAT_VERSION if player is None else FORMAT_VERSION,
         ruleset=ruleset.name,
         ruleset_version=ruleset.version,
         config=ruleset.config_plain(match.config),
@@ -198,6 +219,7 @@ def record(match: Match[Any], ruleset: Ruleset[Any, Any]) -> Replay:
         final_frame=match.frame,
         result=result,
         log_hash=match.log_hash,
+        player=player,
     )
 
 
@@ -228,8 +250,10 @@ class _Rejected(Exception):
 
 def _check(replay: Replay, max_frames: int) -> tuple[Ruleset[Any, Any], Any]:
     """Every check that needs no simulation; raises _Rejected with the reason. The ruleset and config."""
-    if replay.format_version != FORMAT_VERSION:
-        raise _Rejected(f"format version {replay.format_version!r} is not this build's ({FORMAT_VERSION})")
+    if replay.format_version not in FORMAT_VERSIONS:
+        raise _Rejected(f"format version {replay.format_version!r} is not one this build reads")
+    if replay.format_version < 2 and replay.player is not None:
+        raise _Rejected("player: layout 1 names no player (layout 2 does)")
     try:
         ruleset = lookup(replay.ruleset, replay.ruleset_version)
     except UnknownRulesetError as error:

@@ -109,7 +109,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.state.hub = hub
     app.state.dispatcher = dispatcher
     app.state.verifier = verifier
-    app.state.replay_streams = streams = ReplayStreams()
+    streams = ReplayStreams(config.replay_stream_cache, config.replay_stream_cache_per_client)
+    app.state.replay_streams = streams
     app.include_router(build_router(hub, verifier, streams))
 
     app.add_middleware(

@@ -206,6 +206,19 @@ class ServerConfig:
     #: The Redis store's URL (None: the embedded store) and its keys' prefix.
     redis_url: str | None = None
     redis_prefix: str = "floe:"
+    # ---- issue 18: the verification pool shared fairly, replay streams, daily runs bounded ----------
+    #: Verification requests (verify, daily runs, replay streams) one client address may have waiting
+    #: for a slot (429 past it), all clients together (503 past it), and seconds one may wait (503).
+    verify_queue_per_client: int = 4
+    verify_queue_total: int = 64
+    verify_queue_seconds: float = 20.0
+    #: Replay streams kept in memory, and how many of them one client's cache misses may hold (a miss
+    #: past its share evicts that client's own oldest stream, not another client's).
+    replay_stream_cache: int = 16
+    replay_stream_cache_per_client: int = 4
+    #: Bytes of daily runs' replays kept per day (the lowest-ranked runs' replays go first; their
+    #: scores stay on the board).
+    daily_replay_bytes: int = 32 * 1024 * 1024
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 

@@ -22,8 +22,9 @@ def floe(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_floe_daily_plays_submits_and_shows_the_board(tmp_path: Path) -> None:
-    """`floe daily play --submit --name` plays the server's day with a bot, gets a guest, is verified,
-    and `floe daily board` lists it; a second submit of the file keeps the same best."""
+    """`floe daily play --submit --name` plays the server's day with a bot, gets a guest, writes a layout 2
+    replay naming that guest (which `floe verify` reads), is verified, and `floe daily board` lists it; a
+    second submit of the same run is refused as a duplicate."""
     config = replace(fast_config(), daily_config=SoloConfig(time_limit_frames=900))
     with server_in_thread(create_app(config)) as server:
         out = tmp_path / "run.replay"
@@ -32,8 +33,12 @@ def test_floe_daily_plays_submits_and_shows_the_board(tmp_path: Path) -> None:
         assert played.returncode == 0, played.stderr
         assert "verified:" in played.stdout and out.exists()
         token = next(line.rsplit(" ", 1)[1] for line in played.stdout.splitlines() if "its token:" in line)
+        guest = next(line.split()[2] for line in played.stdout.splitlines() if "its token:" in line)
+        written = decode_replay(out.read_bytes())
+        assert (written.format_version, written.player) == (2, guest)
+        assert floe("verify", "--no-progress", str(out)).returncode == 0
         again = floe("daily", "submit", str(out), "--server", server.http_url, "--token", token)
-        assert again.returncode == 0 and "verified:" in again.stdout, again.stderr
+        assert again.returncode == 1 and "409 duplicate-run" in again.stderr, again.stderr
         board = floe("daily", "board", "--server", server.http_url)
         assert board.returncode == 0 and "1 players" in board.stdout and " cli " in board.stdout
         refused = floe("daily", "submit", str(out), "--server", server.http_url, "--token", "v1.forged.token")
@@ -41,8 +46,11 @@ def test_floe_daily_plays_submits_and_shows_the_board(tmp_path: Path) -> None:
 
 
 def test_floe_daily_plays_offline_and_the_file_verifies(tmp_path: Path) -> None:
-    """`floe daily play --seed N --out F` needs no server; the replay it writes verifies."""
+    """`floe daily play --seed N --out F` needs no server; the replay it writes (layout 1: no token, no
+    player) verifies, with `floe verify` too."""
     out = tmp_path / "offline.replay"
     played = floe("daily", "play", "--seed", "77", "--bot", "lazy", "--out", str(out))
     assert played.returncode == 0, played.stderr
-    assert verify(decode_replay(out.read_bytes())).ok
+    replay = decode_replay(out.read_bytes())
+    assert verify(replay).ok and (replay.format_version, replay.player) == (1, None)
+    assert floe("verify", "--no-progress", str(out)).returncode == 0

@@ -7,6 +7,7 @@ every status it answers in the OpenAPI schema; protocol/README.md lists the endp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
@@ -189,18 +190,21 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     async def replay_stream(replay_id: str, request: Request) -> Response:
         """A finished match's stream re-simulated from its replay (joined, keyframes, frames, over;
         msgpack values back to back), for a viewer that owns no rules; cached per replay."""
-        cached = streams.get(replay_id)
-        if cached is None:
+        client = address_of(request)
+
+        async def make(began: Callable[[], None]) -> bytes:
             data = await hub.store.get_replay(replay_id)
             if data is None:
                 raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
-            with verifier.slot(address_of(request)) as held:
+            async with verifier.slot(client) as held:  # the miss is paid from this client's share
                 config = hub.config
+                began()
                 answer = await verifier.run(held, data, replay_stream_bytes, replay_id,
                                             config.verify_max_frames, config.runner.keyframe_every)
-            cached = answer["body"]
-            streams.put(replay_id, cached)
-        return Response(content=cached, media_type=MSGPACK)
+            body: bytes = answer["body"]
+            return body
+
+        return Response(content=await streams.stream(replay_id, client, make), media_type=MSGPACK)
 
     @router.post(
         "/api/replays/verify",
@@ -219,7 +223,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         if declared is not None and declared.isdigit() and int(declared) > limit:
             message = f"body of {declared} bytes is over the limit of {limit}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
-        with verifier.slot(address_of(request)) as held:  # before the body is read
+        async with verifier.slot(address_of(request)) as held:  # before the body is read
             body = await read_body(request, limit, hub.config.http_body_seconds)
             return await verifier.run(held, body)
 

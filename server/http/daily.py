@@ -15,16 +15,23 @@ practice runs) or by a bot, and submitted.
 - `GET /api/daily`: today's challenge: day, seed, ruleset and version, config, when its runs close,
   the submission cap.
 - `POST /api/daily/runs` (the guest token as `Authorization: Bearer`, the run's replay file as the
-  body, msgpack, ≤ `verify_max_bytes`): at most `daily_submissions` a guest a day (counted before
-  verifying; 429 past it); the run is re-verified in the verification pool (off the event loop,
-  under its bounds) and must be of a day that takes runs: today, or yesterday within `daily_grace`
-  after midnight (a run lasts at most 10 minutes). Answers: 422 `bad-replay` (not a replay file),
-  422 `not-daily` (another ruleset, config or seed, or more than one seat), 422 `unverified` (the
-  moves do not reproduce the result and log hash: the reason and the first frame it concerns);
-  200 with the verified score and the guest's best of the day otherwise. Only verified runs reach
-  the board; the run's replay is kept (`GET /api/replays/{id}`).
-- `GET /api/daily/{day}?offset=0&limit=50`: that day's board, best first (ties: the earlier run),
-  and once its runs are closed, its key.
+  body, msgpack, ≤ `verify_max_bytes`): at most `daily_submissions` a guest a day, every submission
+  counted (before verifying; 429 past it); the run is re-verified in the verification pool (off the
+  event loop, under its bounds and the client's share) and must be of a day that takes runs: today,
+  or yesterday within `daily_grace` after midnight (a run lasts at most 10 minutes). A run is bound
+  to its player: a replay of layout 2 names its player, who must be the token's guest (a layout 1
+  replay, or one naming no player, is the token's guest's), and the replay kept is layout 2 naming
+  the guest. A run is submitted once: its id is its day and its log hash (which its moves decide),
+  so the same moves again, renamed or not, by anyone, are refused 409 `duplicate-run`, and a kept
+  replay is never overwritten. Answers: 422 `bad-replay` (not a replay file), 422 `not-daily`
+  (another ruleset, config or seed, more than one seat, or another player's run), 422 `unverified`
+  (the moves do not reproduce the result and log hash: the reason and the first frame it concerns),
+  409 `duplicate-run`; 200 with the verified score and the guest's best of the day otherwise. Only
+  verified runs reach the board; the guest's best run's replay is kept (`GET /api/replays/{id}`)
+  while the day's kept replays are within `daily_replay_bytes` (past it the lowest-ranked runs'
+  replays go first: their scores stay, their `replay` becomes null).
+- `GET /api/daily/{day}?offset=0&limit=50` (day: YYYY-MM-DD exactly, else 422 `malformed`): that
+  day's board, best first (ties: the earlier run), and once its runs are closed, its key.
 """
 
 from __future__ import annotations
@@ -32,19 +39,21 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
+import re
+import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 
 from protocol.errors import ErrorCode
 from protocol.replay_codec import encode_replay
-from rules.replay import verify
+from rules.replay import FORMAT_VERSION, verify
 
 from ..errors import ServerError
 from ..match.hub import Hub
-from ..store.players import DailyEntry
+from ..store.players import DailyEntry, daily_run_id
 from ..tokens import Guest
 from .auth import guest_of
 from .body import read_body
@@ -53,6 +62,8 @@ from .verify import Verifier, decode_body
 DAY_SECONDS = 24 * 3600
 #: Most entries of one board page.
 MAX_PAGE = 100
+#: The one form of a day in a path: YYYY-MM-DD.
+DAY_FORM = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def day_of(wall: float) -> str:
@@ -87,6 +98,8 @@ class Terms:
     #: seed → the day it is the seed of.
     days: dict[int, str]
     max_frames: int
+    #: The submitting guest: a run naming another player is refused; the kept replay names this one.
+    player: str
 
 
 def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
@@ -104,6 +117,8 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
         wrong = f"a daily run has one seat, this replay {len(replay.seats)}"
     elif replay.seed not in terms.days:
         wrong = f"seed {replay.seed} is not the seed of a day that takes runs now (GET /api/daily gives it)"
+    elif replay.player is not None and replay.player != terms.player:
+        wrong = f"the run is player {replay.player[:64]!r}'s; a run is submitted by its own player"
     if wrong is not None:
         code = ErrorCode.NOT_DAILY.value
         return {"decoded": True, "ok": False, "error": code, "reason": wrong, "frame": None}
@@ -118,7 +133,7 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
         "score": verdict.result.scores[0],
         "frames": verdict.frames,
         "log_hash": verdict.log_hash,
-        "replay": encode_replay(replay),
+        "replay": encode_replay(replace(replay, format_version=FORMAT_VERSION, player=terms.player)),
     }
 
 
@@ -162,6 +177,8 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
     ) -> dict[str, Any]:
         """A day's board, best first; its key once its runs are closed."""
         try:
+            if not DAY_FORM.fullmatch(day):
+                raise ValueError(day)
             start = day_start(day)
         except ValueError:
             message = f"day: expected YYYY-MM-DD, got {day[:16]!r}"
@@ -191,7 +208,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         if declared is not None and declared.isdigit() and int(declared) > limit:
             message = f"body of {declared} bytes is over the limit of {limit}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
-        with verifier.slot(address_of(request)) as held:  # before the body is read
+        async with verifier.slot(address_of(request)) as held:  # before the body is read
             body = await read_body(request, limit, config.http_body_seconds)
             return await _submit(guest, body, held)
 
@@ -199,8 +216,10 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         wall = hub.clock.wall()
         days = open_days(wall)
         today = day_of(wall)
+        # Every submission counts (a unique member each): one run sent again is verified again, so it
+        # costs the guest's cap like any other.
         counted = await hub.store.add_member(
-            f"daily:{today}:runs:{guest.id}", hashlib.sha256(body).hexdigest(), config.daily_submissions,
+            f"daily:{today}:runs:{guest.id}", secrets.token_hex(8), config.daily_submissions,
             2 * DAY_SECONDS, wall,
         )
         if not counted:
@@ -208,23 +227,27 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
             message = f"{config.daily_submissions} runs submitted today already; tomorrow takes more"
             raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
         terms = Terms(ruleset.name, ruleset.version, ruleset.config_plain(config.daily_config), days,
-                      config.verify_max_frames)
+                      config.verify_max_frames, guest.id)
         answer = await verifier.run(held, body, check_run, terms)
         if not answer["ok"]:
             frame = f" (frame {answer['frame']})" if answer.get("frame") is not None else ""
             raise ServerError(ErrorCode(answer["error"]), f"{answer['reason']}{frame}", 422)
         day = answer["day"]
-        run_id = "d-" + answer["log_hash"][:20]
-        await hub.store.put_replay(run_id, answer["replay"])
+        run_id = daily_run_id(day, answer["log_hash"])
         at = wall - day_start(day)
         entry = DailyEntry(guest.id, guest.name, answer["score"], answer["frames"], run_id, at)
-        best = await hub.store.put_daily(day, entry)
+        stored = await hub.store.put_daily(day, entry, answer["replay"], config.daily_replay_bytes)
+        if stored.duplicate:
+            message = f"this run (its moves) was submitted for {day} already; a run is submitted once"
+            raise ServerError(ErrorCode.DUPLICATE_RUN, message, 409)
+        best = stored.best
+        assert best is not None
         return {
             "ok": True,
             "day": day,
             "score": entry.score,
             "frames": entry.frames,
-            "replay": run_id,
+            "replay": run_id if best.replay == run_id else None,
             "best": best.plain(),
         }
 

@@ -3,10 +3,15 @@
 The bytes are decoded and re-simulated in a worker (a process pool by default, so a long verify
 takes another core instead of the match loop's GIL). Every bound is checked as early as it can be:
 
-1. a slot is reserved *before the body is read*: at most `verify_concurrency` verifications at once
-   (more are answered 503 `busy`) and at most `verify_per_client` of them for one client address
-   (more are answered 429 `rate-limited`), both with a Retry-After hint, so one client cannot take
-   every slot and a refused request costs no upload;
+1. a slot is reserved *before the body is read*, shared fairly between client addresses: at most
+   `verify_concurrency` verifications run at once and at most `verify_per_client` of them for one
+   client; a request that finds no slot for its client waits in its client's queue (FIFO, at most
+   `verify_queue_per_client` waiting: more are answered 429 `rate-limited`), and the queues are
+   served in turn (round robin: a freed slot goes to the next client in the rotation that may run
+   one, and a served client goes to the back), so a new client's job runs after at most one job of
+   each client ahead of it. At most `verify_queue_total` requests wait in all (more: 503 `busy`),
+   none longer than `verify_queue_seconds` (then 503 `busy`), all with a Retry-After hint; a
+   refused request costs no upload;
 2. the body's size (`verify_max_bytes`, 413 `too-large`, checked against Content-Length before
    reading and while reading);
 3. in the worker, the bytes' nesting and shape (protocol/replay_codec.py) and the replay's length in
@@ -28,9 +33,9 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
-from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -86,18 +91,32 @@ def verify_bytes(data: bytes, max_frames: int) -> dict[str, Any]:
 
 
 class Verifier:
-    """The worker pool, its slots and the share of each client."""
+    """The worker pool, its slots, and the clients' queues for them (served in turn)."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self._busy = 0
         self._by_client: Counter[str] = Counter()
+        #: Each waiting client's requests, oldest first (a granted request's future holds None).
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        #: The clients with a request waiting, in the order they are served (round robin).
+        self._rotation: deque[str] = deque()
+        self._queued = 0
         self._executor: concurrent.futures.Executor | None = None
 
     @property
     def busy(self) -> int:
         """Slots taken now (a timed-out job's included until its worker is done)."""
         return self._busy
+
+    @property
+    def queued(self) -> int:
+        """Requests waiting for a slot now."""
+        return self._queued
+
+    def queued_for(self, client: str) -> int:
+        """Requests of `client` waiting for a slot now."""
+        return len(self._waiting.get(client, ()))
 
     def _pool(self) -> concurrent.futures.Executor:
         if self._executor is None:  # made on first use: a server that never verifies starts no workers
@@ -115,19 +134,12 @@ class Verifier:
                 )
         return self._executor
 
-    @contextmanager
-    def slot(self, client: str) -> Iterator[_Slot]:
-        """Reserve a verification slot for `client` (before its body is read); ServerError if none."""
-        config = self.config
-        if self._busy >= config.verify_concurrency:
-            raise ServerError(ErrorCode.BUSY, "every verification slot is busy; try again", 503,
-                              retry_after=RETRY_AFTER)
-        if self._by_client[client] >= config.verify_per_client:
-            raise ServerError(ErrorCode.RATE_LIMITED,
-                              f"at most {config.verify_per_client} verifications at once per client", 429,
-                              retry_after=RETRY_AFTER)
-        self._busy += 1
-        self._by_client[client] += 1
+    @asynccontextmanager
+    async def slot(self, client: str) -> AsyncIterator[_Slot]:
+        """A verification slot for `client` (reserved before its body is read), after its turn in the
+        queues; ServerError (429 or 503 with Retry-After) when its queue, or all of them, are full or
+        its wait ran out."""
+        await self._acquire(client)
         held = _Slot(self, client)
         try:
             yield held
@@ -135,11 +147,88 @@ class Verifier:
             if not held.handed_over:
                 held.free()
 
+    def _may_run(self, client: str) -> bool:
+        config = self.config
+        return self._busy < config.verify_concurrency and self._by_client[client] < config.verify_per_client
+
+    def _take(self, client: str) -> None:
+        self._busy += 1
+        self._by_client[client] += 1
+
+    async def _acquire(self, client: str) -> None:
+        """Take a slot now, or wait in `client`'s queue until the rotation hands it one."""
+        config = self.config
+        if client not in self._waiting and self._may_run(client):
+            self._take(client)
+            return
+        if self.queued_for(client) >= config.verify_queue_per_client:
+            message = (f"at most {config.verify_per_client} verification(s) at once and "
+                       f"{config.verify_queue_per_client} waiting per client")
+            raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=RETRY_AFTER)
+        if self._queued >= config.verify_queue_total:
+            message = "every verification slot is busy and the queue is full; try again"
+            raise ServerError(ErrorCode.BUSY, message, 503, retry_after=RETRY_AFTER)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue = self._waiting.get(client)
+        if queue is None:
+            queue = self._waiting[client] = deque()
+            self._rotation.append(client)
+        queue.append(turn)
+        self._queued += 1
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), config.verify_queue_seconds)
+        except TimeoutError:
+            if turn.done() and not turn.cancelled():
+                return  # granted just as the wait ran out: the slot is this request's
+            turn.cancel()
+            self._unqueue(client, turn)
+            message = f"no verification slot within {config.verify_queue_seconds:g} s; try again"
+            raise ServerError(ErrorCode.BUSY, message, 503, retry_after=RETRY_AFTER) from None
+        except BaseException:  # the request went away while it waited
+            if turn.done() and not turn.cancelled():
+                self._free(client)  # granted as it left: the slot goes on to the next in turn
+            else:
+                turn.cancel()
+                self._unqueue(client, turn)
+            raise
+
+    def _unqueue(self, client: str, turn: asyncio.Future[None]) -> None:
+        """Take a request that stopped waiting out of its client's queue."""
+        queue = self._waiting.get(client)
+        if queue is None or turn not in queue:
+            return
+        queue.remove(turn)
+        self._queued -= 1
+        if not queue:
+            del self._waiting[client]
+            self._rotation.remove(client)
+
+    def _serve(self) -> None:
+        """Hand free slots to waiting requests, one client after another in the rotation."""
+        while self._rotation and self._busy < self.config.verify_concurrency:
+            for _ in range(len(self._rotation)):
+                client = self._rotation.popleft()
+                if self._may_run(client):
+                    break
+                self._rotation.append(client)
+            else:
+                return  # every waiting client runs as many jobs as it may
+            queue = self._waiting[client]
+            turn = queue.popleft()
+            self._queued -= 1
+            if queue:
+                self._rotation.append(client)
+            else:
+                del self._waiting[client]
+            self._take(client)
+            turn.set_result(None)
+
     def _free(self, client: str) -> None:
         self._busy -= 1
         self._by_client[client] -= 1
         if self._by_client[client] <= 0:
             del self._by_client[client]
+        self._serve()
 
     async def run(
         self, held: _Slot, data: bytes, job: Callable[..., dict[str, Any]] | None = None, *args: Any

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from protocol.messages import MatchState
 
-from .players import DailyEntry, PlayerRecord
+from .players import DailyEntry, DailyStored, PlayerRecord
 
 #: A change to one player's record: the record as stored (None: none yet) → the new one, or None to
 #: leave it. It may run more than once (a concurrent write makes the store retry), so it must depend
@@ -94,7 +94,7 @@ class Store(Protocol):
         ...
 
     async def get_replay(self, replay_id: str) -> bytes | None:
-        """A replay's bytes, or None."""
+        """A replay's bytes (a daily run's too, while its day keeps it), or None."""
         ...
 
     async def put_match(self, record: MatchRecord) -> bool:
@@ -139,10 +139,18 @@ class Store(Protocol):
         """The ranked match's result was applied (or there is none to apply)."""
         ...
 
-    # ---- daily boards: one guest's best verified run per day -----------------------------------------
+    # ---- daily boards: one guest's best verified run per day, its replay within a bytes budget --------
 
-    async def put_daily(self, day: str, entry: DailyEntry) -> DailyEntry:
-        """Keep `entry` on the day's board if it beats the guest's best there; the guest's best after."""
+    async def put_daily(self, day: str, entry: DailyEntry, replay: bytes, budget: int) -> DailyStored:
+        """Keep a verified run whose replay id is `entry.replay` (`daily_run_id`), atomically.
+
+        A run whose id the day has seen already is refused (`duplicate`, nothing changes): a run is
+        submitted once, and a kept replay is never overwritten. Otherwise the id is noted; if the run
+        beats the guest's best it becomes the guest's entry and its `replay` bytes are kept (the old
+        best's are dropped); a run that does not is not kept. Past `budget` bytes of the day's kept
+        replays, the lowest-ranked runs' replays are dropped (their entries keep the score, with
+        `replay` None) until the day is within it.
+        """
         ...
 
     async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:

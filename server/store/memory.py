@@ -1,17 +1,19 @@
 """The embedded store: dicts in this process, bounded by evicting the oldest entries (the default).
 
 Bounds: `capacity` replays, match records and player records each (the least recently written go
-first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT daily boards. Everything is gone when the process ends.
+first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT daily boards, each keeping its runs' replays within the
+bytes budget `put_daily` is given. Everything is gone when the process ends.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 
 from .base import MatchRecord, PlayerChange
-from .players import DailyEntry, PlayerRecord, board_score
+from .players import DailyEntry, DailyStored, PlayerRecord, board_score, run_day
 
 #: Limit keys (buckets, claims, sets) kept before the least recently touched are forgotten.
 MAX_LIMIT_KEYS = 100_000
@@ -37,11 +39,37 @@ class _Ranking:
             index = bisect.bisect_left(self._order, (-score, member))
             del self._order[index]
 
+    def lowest(self) -> str:
+        return self._order[-1][1]
+
     def page(self, offset: int, limit: int) -> list[str]:
         return [member for _, member in self._order[max(0, offset) : max(0, offset) + max(0, limit)]]
 
     def __len__(self) -> int:
         return len(self._order)
+
+
+class _Day:
+    """One day's board, its runs' kept replays (within a bytes budget) and the run ids it has seen."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, DailyEntry] = {}
+        self.board = _Ranking()
+        self.replays: dict[str, bytes] = {}
+        #: Kept replays by their run's board score (the lowest is dropped first), and whose they are.
+        self.kept = _Ranking()
+        self.owners: dict[str, str] = {}
+        self.kept_bytes = 0
+        self.seen: set[str] = set()
+
+    def drop(self, run_id: str) -> None:
+        """Forget a kept replay; its run's entry (if it is still the guest's) keeps no replay."""
+        self.kept_bytes -= len(self.replays.pop(run_id))
+        self.kept.discard(run_id)
+        guest = self.owners.pop(run_id)
+        entry = self.entries.get(guest)
+        if entry is not None and entry.replay == run_id:
+            self.entries[guest] = replace(entry, replay=None)
 
 
 class MemoryStore:
@@ -59,7 +87,7 @@ class MemoryStore:
         self._players: OrderedDict[str, PlayerRecord] = OrderedDict()
         self._boards = {False: _Ranking(), True: _Ranking()}
         self._pending: dict[str, float] = {}
-        self._days: OrderedDict[str, tuple[dict[str, DailyEntry], _Ranking]] = OrderedDict()
+        self._days: OrderedDict[str, _Day] = OrderedDict()
         #: key -> (tokens, stamp); key -> (holder, until); key -> {member: until}.
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._claims: OrderedDict[str, tuple[str, float]] = OrderedDict()
@@ -74,6 +102,10 @@ class MemoryStore:
         self._trim(self._replays)
 
     async def get_replay(self, replay_id: str) -> bytes | None:
+        day = run_day(replay_id)
+        if day is not None:
+            held = self._days.get(day)
+            return None if held is None else held.replays.get(replay_id)
         return self._replays.get(replay_id)
 
     async def put_match(self, record: MatchRecord) -> bool:
@@ -128,34 +160,46 @@ class MemoryStore:
 
     # ---- daily boards ------------------------------------------------------------------------------
 
-    def _day(self, day: str) -> tuple[dict[str, DailyEntry], _Ranking]:
+    def _day(self, day: str) -> _Day:
         held = self._days.get(day)
         if held is None:
-            held = self._days[day] = ({}, _Ranking())
+            held = self._days[day] = _Day()
             while len(self._days) > DAYS_KEPT:
                 self._days.popitem(last=False)
         return held
 
-    async def put_daily(self, day: str, entry: DailyEntry) -> DailyEntry:
-        entries, board = self._day(day)
-        best = entries.get(entry.guest)
+    async def put_daily(self, day: str, entry: DailyEntry, replay: bytes, budget: int) -> DailyStored:
+        held = self._day(day)
+        run_id = entry.replay
+        assert run_id is not None
+        best = held.entries.get(entry.guest)
+        if run_id in held.seen:
+            return DailyStored(best, duplicate=True)
+        held.seen.add(run_id)
         if not entry.beats(best):
-            assert best is not None
-            return best
-        entries[entry.guest] = entry
-        board.put(entry.guest, board_score(entry))
-        return entry
+            return DailyStored(best)
+        if best is not None and best.replay is not None:
+            held.drop(best.replay)
+        score = board_score(entry)
+        held.entries[entry.guest] = entry
+        held.board.put(entry.guest, score)
+        held.replays[run_id] = bytes(replay)
+        held.kept.put(run_id, score)
+        held.owners[run_id] = entry.guest
+        held.kept_bytes += len(replay)
+        while held.kept_bytes > budget:
+            held.drop(held.kept.lowest())
+        return DailyStored(held.entries[entry.guest])
 
     async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
         held = self._days.get(day)
         if held is None:
             return [], 0
-        entries, board = held
-        return [entries[guest] for guest in board.page(offset, limit)], len(board)
+        return [held.entries[guest] for guest in held.board.page(offset, limit)], len(held.board)
 
     async def daily_entry(self, day: str, guest_id: str) -> DailyEntry | None:
         held = self._days.get(day)
-        return None if held is None else held[0].get(guest_id)
+        return None if held is None else held.entries.get(guest_id)
 
     # ---- limits --------------------------------------------------------------------------------------
 

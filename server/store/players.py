@@ -4,7 +4,8 @@
 the rated games it has applied, newest first and bounded (`GAMES_KEPT`): the list is both the
 player's recent matches and the note of which match results the record has applied, which is what
 makes a rating update idempotent per record (server/match/ratings.py). `DailyEntry` is one guest's
-best verified run of one day's challenge.
+best verified run of one day's challenge; `DailyStored` what keeping a run did. A daily run's replay
+id names its day (`daily_run_id`), so a store finds the run among that day's kept replays.
 
 Both round-trip through `plain()` / `from_plain()` (JSON-ready dicts: the Redis store writes them as
 JSON, the HTTP API answers with them).
@@ -12,6 +13,7 @@ JSON, the HTTP API answers with them).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -180,7 +182,8 @@ class DailyEntry:
     name: str
     score: int
     frames: int
-    replay: str
+    #: The run's replay id; None once its replay was dropped past the day's bytes budget.
+    replay: str | None
     #: Seconds after the day's start (UTC midnight) the run was accepted: the earlier breaks a tie.
     at: float
 
@@ -203,7 +206,7 @@ class DailyEntry:
             str(data["name"]),
             int(data["score"]),
             int(data["frames"]),
-            str(data["replay"]),
+            None if data["replay"] is None else str(data["replay"]),
             float(data["at"]),
         )
 
@@ -222,3 +225,26 @@ def board_score(entry: DailyEntry) -> float:
     Exact in a float64 (a sorted set's score) for scores below 2**34.
     """
     return float(entry.score * _DAY_SPAN + (_DAY_SPAN - 1 - min(int(entry.at), _DAY_SPAN - 1)))
+
+
+@dataclass(frozen=True)
+class DailyStored:
+    """What `put_daily` did with a run: the guest's best after it (None: none), and whether the run was
+    refused as one already submitted that day (nothing changed then)."""
+
+    best: DailyEntry | None
+    duplicate: bool = False
+
+
+_RUN_ID = re.compile(r"d-(\d{4}-\d{2}-\d{2})-[0-9a-f]{20}")
+
+
+def daily_run_id(day: str, log_hash: str) -> str:
+    """A daily run's replay id: its day and its log hash (which its moves decide: one id per run)."""
+    return f"d-{day}-{log_hash[:20]}"
+
+
+def run_day(replay_id: str) -> str | None:
+    """The day of a daily run's replay id, or None for any other replay id."""
+    found = _RUN_ID.fullmatch(replay_id)
+    return None if found is None else found.group(1)

@@ -16,8 +16,11 @@ so nothing spans two slots):
   record update; the best `leaderboard_capacity` (10,000) of each;
 - `ranked:pending`: ranked matches whose result is still to apply (sorted set by when noted),
   emptied as results apply (the lobby drops stale ones);
-- `daily:{day}:board` (sorted set), `daily:{day}:entries` (hash): a day's best run per guest,
-  updated together by one script (one slot: the day is their hash tag); kept `day_ttl` (31 days);
+- `daily:{day}:board` (sorted set), `daily:{day}:entries` (hash): a day's best run per guest;
+  `daily:{day}:replays` (hash run id → replay bytes), `:kept` (sorted set of those runs by board
+  score), `:owners` (hash run id → guest), `:bytes` (their total), `:seen` (set of the day's run
+  ids): the kept replays within the day's bytes budget and the runs submitted; all updated
+  together by one script (one slot: the day is their hash tag) and kept `day_ttl` (31 days);
 - `bucket:{key}`, `claim:{key}`, `set:{key}`: the limit primitives, one script on one key each,
   expiring when nothing in them is live any more.
 
@@ -36,7 +39,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from .base import MatchRecord, PlayerChange, StoreError
-from .players import DailyEntry, PlayerRecord, board_score
+from .players import DailyEntry, DailyStored, PlayerRecord, board_score, run_day
 
 DAY = 24 * 3600.0
 #: Attempts at one player record's read-modify-write before giving up as too contended (each round of
@@ -79,13 +82,45 @@ return 1
 """
 
 _PUT_DAILY = """
-local held = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if held and tonumber(held) >= tonumber(ARGV[3]) then return redis.call('HGET', KEYS[2], ARGV[1]) end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return ARGV[2]
+local board, entries, replays, kept = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owners, total, seen = KEYS[5], KEYS[6], KEYS[7]
+local guest, entry, score, run, budget = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[5], tonumber(ARGV[7])
+if redis.call('SADD', seen, run) == 0 then return {0, redis.call('HGET', entries, guest)} end
+redis.call('PEXPIRE', seen, ARGV[4])
+local function drop(gone)
+  redis.call('DECRBY', total, redis.call('HSTRLEN', replays, gone))
+  redis.call('HDEL', replays, gone)
+  redis.call('ZREM', kept, gone)
+  local owner = redis.call('HGET', owners, gone)
+  redis.call('HDEL', owners, gone)
+  local held = owner and redis.call('HGET', entries, owner)
+  if held then
+    local decoded = cjson.decode(held)
+    if decoded['replay'] == gone then
+      decoded['replay'] = cjson.null
+      redis.call('HSET', entries, owner, cjson.encode(decoded))
+    end
+  end
+end
+local best = redis.call('ZSCORE', board, guest)
+if best and tonumber(best) >= score then return {1, redis.call('HGET', entries, guest)} end
+local old = redis.call('HGET', entries, guest)
+if old then
+  local old_run = cjson.decode(old)['replay']
+  if old_run ~= cjson.null and redis.call('HEXISTS', replays, old_run) == 1 then drop(old_run) end
+end
+redis.call('ZADD', board, ARGV[3], guest)
+redis.call('HSET', entries, guest, entry)
+redis.call('HSET', replays, run, ARGV[6])
+redis.call('ZADD', kept, ARGV[3], run)
+redis.call('HSET', owners, run, guest)
+local bytes = redis.call('INCRBY', total, string.len(ARGV[6]))
+while bytes > budget do
+  drop(redis.call('ZRANGE', kept, 0, 0)[1])
+  bytes = tonumber(redis.call('GET', total))
+end
+for i = 1, 7 do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
+return {1, redis.call('HGET', entries, guest)}
 """
 
 
@@ -175,7 +210,11 @@ class RedisStore:
         await self._call("SET", key, bytes(data), "PX", _ms(self.archive_ttl))
 
     async def get_replay(self, replay_id: str) -> bytes | None:
-        data = await self._call("GET", self._match_key(replay_id, "replay"))
+        day = run_day(replay_id)
+        if day is not None:
+            data = await self._call("HGET", self._day_key(day, "replays"), replay_id)
+        else:
+            data = await self._call("GET", self._match_key(replay_id, "replay"))
         return None if data is None else bytes(data)
 
     async def put_match(self, record: MatchRecord) -> bool:
@@ -300,13 +339,18 @@ class RedisStore:
 
     # ---- daily boards --------------------------------------------------------------------------------------
 
-    async def put_daily(self, day: str, entry: DailyEntry) -> DailyEntry:
-        keys = [self._day_key(day, "board"), self._day_key(day, "entries")]
+    async def put_daily(self, day: str, entry: DailyEntry, replay: bytes, budget: int) -> DailyStored:
+        parts = ("board", "entries", "replays", "kept", "owners", "bytes", "seen")
+        run_id = entry.replay
+        assert run_id is not None
         self.round_trips += 1
-        best = await self._put_daily(
-            keys=keys, args=[entry.guest, _json(entry.plain()), board_score(entry), _ms(self.day_ttl)]
+        fresh, best = await self._put_daily(
+            keys=[self._day_key(day, part) for part in parts],
+            args=[entry.guest, _json(entry.plain()), board_score(entry), _ms(self.day_ttl), run_id,
+                  bytes(replay), budget],
         )
-        return DailyEntry.from_plain(json.loads(best))
+        held = None if best is None else DailyEntry.from_plain(json.loads(best))
+        return DailyStored(held, duplicate=not fresh)
 
     async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
         guests, total = await self._page(self._day_key(day, "board"), offset, limit)

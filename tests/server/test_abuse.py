@@ -221,10 +221,11 @@ def stuck_worker(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 async def test_one_client_cannot_take_every_verification_slot(
     start_server: StartServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With two slots and a share of one per client, the attacker's second concurrent verification is
-    429 with Retry-After before its body is sent; a bystander gets the other slot."""
+    """With two slots, a share of one per client and no queue, the attacker's second concurrent
+    verification is 429 with Retry-After before its body is sent; a bystander gets the other slot."""
     release = stuck_worker(monkeypatch)
-    server = await start_server(abuse_config(verify_pool="thread", verify_concurrency=2, verify_per_client=1))
+    server = await start_server(abuse_config(verify_pool="thread", verify_concurrency=2, verify_per_client=1,
+                                             verify_queue_per_client=0))
     verifier = server.app.state.verifier
     try:
         async with attacker(server) as http:
@@ -267,7 +268,8 @@ async def test_a_timed_out_job_keeps_its_slot_until_its_worker_is_done(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A verification past its time bound is answered 504 at once, but its slot stays taken until the
-    worker finishes, so the next one is told busy instead of queueing behind a busy worker."""
+    worker finishes, so the next one (with no queue to wait in) is told busy instead of queueing behind a
+    busy worker."""
     from server.errors import ServerError
     from server.http import verify as verify_module
 
@@ -279,18 +281,21 @@ async def test_a_timed_out_job_keeps_its_slot_until_its_worker_is_done(
                 "log_hash": None}
 
     monkeypatch.setattr(verify_module, "verify_bytes", stuck)
-    config = abuse_config(verify_pool="thread", verify_concurrency=1, verify_timeout=0.05)
+    config = abuse_config(verify_pool="thread", verify_concurrency=1, verify_timeout=0.05,
+                          verify_queue_total=0)
     verifier = verify_module.Verifier(config)
     try:
-        with verifier.slot("127.0.0.2") as held, pytest.raises(ServerError) as timed_out:
-            await verifier.run(held, b"\x80")
+        async with verifier.slot("127.0.0.2") as held:
+            with pytest.raises(ServerError) as timed_out:
+                await verifier.run(held, b"\x80")
         assert timed_out.value.status == 504 and verifier.busy == 1
-        with pytest.raises(ServerError) as busy, verifier.slot("127.0.0.3"):
-            pass
+        with pytest.raises(ServerError) as busy:
+            async with verifier.slot("127.0.0.3"):
+                pass
         assert busy.value.status == 503 and busy.value.retry_after
         release.set()
         await until(lambda: verifier.busy == 0, 10 * UNIT, "the worker finishing its job")
-        with verifier.slot("127.0.0.3") as held:
+        async with verifier.slot("127.0.0.3") as held:
             assert (await verifier.run(held, b"\x80"))["ok"] is True
     finally:
         release.set()

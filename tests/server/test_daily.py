@@ -76,7 +76,8 @@ async def test_a_scripted_run_is_verified_and_ranked(start_server: StartServer) 
                                                    "frames": verified["frames"], "replay": verified["replay"],
                                                    "at": 0}
         kept = await http.get(f"/api/replays/{verified['replay']}")
-        assert kept.status_code == 200 and decode_replay(kept.content) == decode_replay(run)
+        assert kept.status_code == 200
+        assert decode_replay(kept.content) == replace(decode_replay(run), format_version=2, player=ann)
 
 
 async def test_a_tampered_run_is_refused_with_a_clear_error(start_server: StartServer) -> None:
@@ -116,19 +117,70 @@ async def test_runs_of_another_challenge_and_non_replays_are_refused(start_serve
 
 
 async def test_a_guest_has_a_cap_of_runs_a_day(start_server: StartServer) -> None:
-    """Past the cap (3 here) a new run is refused 429 with a retry hint; the same bytes again are not
-    counted."""
+    """Past the cap (3 here) a new run is refused 429 with a retry hint; every submission counts, the
+    same run sent again too (it is refused as a duplicate, and counted)."""
     server = await start(start_server)
     async with httpx.AsyncClient(base_url=server.http_url) as http:
         challenge = (await http.get("/api/daily")).json()
         _, auth = await guest(http, "cap")
-        runs = [bot_authors_run(challenge, bot, name) for bot, name in
-                (("competent", "a"), ("lazy", "b"), ("random", "c"), ("competent", "d"))]
-        statuses = [(await http.post("/api/daily/runs", content=run, headers={**auth, **MSGPACK})).status_code
-                    for run in (runs[0], runs[0], runs[1], runs[2], runs[3])]
-        assert statuses == [200, 200, 200, 200, 429]
-        refused = await http.post("/api/daily/runs", content=runs[3], headers={**auth, **MSGPACK})
+        runs = [bot_authors_run(challenge, bot) for bot in ("competent", "lazy", "random")]
+        answers = [await http.post("/api/daily/runs", content=run, headers={**auth, **MSGPACK})
+                   for run in (runs[0], runs[0], runs[1], runs[2])]
+        assert [answer.status_code for answer in answers] == [200, 409, 200, 429]
+        assert answers[1].json()["code"] == "duplicate-run"
+        refused = answers[3]
         assert refused.json()["code"] == "rate-limited" and int(refused.headers["retry-after"]) >= 1
+
+
+async def test_a_leaders_replay_renamed_is_refused_and_the_original_kept(start_server: StartServer) -> None:
+    """The leader's public replay, renamed (seat and player) and resubmitted by another guest, is refused
+    409 `duplicate-run`; the board and the stored original are unchanged."""
+    server = await start(start_server)
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        challenge = (await http.get("/api/daily")).json()
+        ann, ann_auth = await guest(http, "ann")
+        run = bot_authors_run(challenge)
+        first = await http.post("/api/daily/runs", content=run, headers={**ann_auth, **MSGPACK})
+        run_id = first.json()["replay"]
+        original = (await http.get(f"/api/replays/{run_id}")).content
+        eve, eve_auth = await guest(http, "eve")
+        for player in (eve, None):
+            copy = encode_replay(replace(decode_replay(original), seats=("eve",), player=player))
+            answer = await http.post("/api/daily/runs", content=copy, headers={**eve_auth, **MSGPACK})
+            assert answer.status_code == 409 and answer.json()["code"] == "duplicate-run", answer.text
+        board = (await http.get(f"/api/daily/{challenge['day']}")).json()
+        assert board["total"] == 1 and board["entries"][0]["guest"] == ann
+        assert (await http.get(f"/api/replays/{run_id}")).content == original
+
+
+async def test_a_run_is_bound_to_its_player(start_server: StartServer) -> None:
+    """A run naming another player is refused 422 `not-daily`; a layout 1 run (no player) is kept as a
+    layout 2 replay naming its submitter."""
+    server = await start(start_server)
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        challenge = (await http.get("/api/daily")).json()
+        bob, auth = await guest(http, "bob")
+        run = decode_replay(bot_authors_run(challenge))
+        someone_elses = encode_replay(replace(run, format_version=2, player="g-someone"))
+        answer = await http.post("/api/daily/runs", content=someone_elses, headers={**auth, **MSGPACK})
+        assert answer.status_code == 422 and answer.json()["code"] == "not-daily"
+        assert "submitted by its own player" in answer.json()["message"]
+        layout_1 = bot_authors_run(challenge)
+        assert decode_replay(layout_1).format_version == 1
+        kept = await http.post("/api/daily/runs", content=layout_1, headers={**auth, **MSGPACK})
+        assert kept.status_code == 200, kept.text
+        stored = decode_replay((await http.get(f"/api/replays/{kept.json()['replay']}")).content)
+        assert (stored.format_version, stored.player) == (2, bob)
+
+
+async def test_a_board_is_asked_for_by_its_date_only(start_server: StartServer) -> None:
+    """`GET /api/daily/{day}` takes YYYY-MM-DD only: other ISO forms of a date are 422 `malformed`."""
+    server = await start(start_server)
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        assert (await http.get("/api/daily/2030-01-02")).status_code == 200
+        for form in ("20300102", "2030-W01-3", "2030-002", "2030-1-2", "2030-01-02T00"):
+            answer = await http.get(f"/api/daily/{form}")
+            assert answer.status_code == 422 and answer.json()["code"] == "malformed", form
 
 
 async def test_a_past_days_key_proves_its_seed(start_server: StartServer) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from protocol.messages import MatchState
 from server.store.base import MatchRecord, Store
-from server.store.players import DailyEntry, Glicko, PlayerRecord
+from server.store.players import DailyEntry, Glicko, PlayerRecord, daily_run_id
 
 pytestmark = pytest.mark.asyncio
 
@@ -158,14 +158,18 @@ async def test_pending_ranked_results_are_a_journal(store: Store) -> None:
 async def test_a_daily_board_keeps_each_guests_best_run(store: Store) -> None:
     """A guest's better run replaces the older one, a worse one does not; the board is best first, paged."""
     day = "2030-01-02"
-    assert await store.put_daily(day, DailyEntry("g1", "ann", 500, 900, "r1", 10.0)) == DailyEntry(
-        "g1", "ann", 500, 900, "r1", 10.0
-    )
-    best = await store.put_daily(day, DailyEntry("g1", "ann", 300, 900, "r2", 20.0))
-    assert best.replay == "r1"
-    assert (await store.put_daily(day, DailyEntry("g1", "ann", 800, 900, "r3", 30.0))).replay == "r3"
-    await store.put_daily(day, DailyEntry("g2", "bob", 800, 700, "r4", 40.0))  # same score, later: second
-    await store.put_daily(day, DailyEntry("g3", "cat", 100, 700, "r5", 5.0))
+
+    async def put(guest: str, name: str, score: int, frames: int, run: str, at: float) -> DailyEntry | None:
+        entry = DailyEntry(guest, name, score, frames, run, at)
+        return (await store.put_daily(day, entry, run.encode(), 1 << 20)).best
+
+    assert await put("g1", "ann", 500, 900, "r1", 10.0) == DailyEntry("g1", "ann", 500, 900, "r1", 10.0)
+    best = await put("g1", "ann", 300, 900, "r2", 20.0)
+    assert best is not None and best.replay == "r1"
+    best = await put("g1", "ann", 800, 900, "r3", 30.0)
+    assert best is not None and best.replay == "r3"
+    await put("g2", "bob", 800, 700, "r4", 40.0)  # same score, later: second
+    await put("g3", "cat", 100, 700, "r5", 5.0)
     board, total = await store.daily_board(day, 0, 2)
     assert [e.guest for e in board] == ["g1", "g2"] and total == 3
     assert [e.guest for e in (await store.daily_board(day, 2, 5))[0]] == ["g3"]
@@ -173,3 +177,43 @@ async def test_a_daily_board_keeps_each_guests_best_run(store: Store) -> None:
     assert entry is not None and entry.replay == "r4"
     assert await store.daily_entry("2030-01-03", "g2") is None
     assert await store.daily_board("2030-01-03", 0, 5) == ([], 0)
+
+
+def run_of(day: str, n: int) -> str:
+    """The replay id of a day's run number n."""
+    return daily_run_id(day, f"{n:02x}" * 32)
+
+
+async def test_a_daily_run_is_kept_once_and_never_overwritten(store: Store) -> None:
+    """A run id the day has seen is refused as a duplicate, by any guest, even once it is no longer
+    anyone's best, and its kept replay stays the first one's."""
+    day = "2030-01-02"
+    first = DailyEntry("g1", "ann", 500, 900, run_of(day, 1), 10.0)
+    assert not (await store.put_daily(day, first, b"ann's run", 1 << 20)).duplicate
+    thief = DailyEntry("g2", "eve", 500, 900, run_of(day, 1), 5.0)
+    stolen = await store.put_daily(day, thief, b"eve's copy", 1 << 20)
+    assert stolen.duplicate and stolen.best is None
+    assert await store.get_replay(run_of(day, 1)) == b"ann's run"
+    assert (await store.daily_board(day, 0, 5))[1] == 1
+    better = DailyEntry("g1", "ann", 600, 900, run_of(day, 2), 20.0)
+    assert (await store.put_daily(day, better, b"ann's better run", 1 << 20)).best == better
+    assert await store.get_replay(run_of(day, 1)) is None  # no longer the best: not kept
+    again = await store.put_daily(day, replace(first, at=30.0), b"ann's run", 1 << 20)
+    assert again.duplicate and again.best == better
+
+
+async def test_a_days_run_replays_stay_within_its_bytes_budget(store: Store) -> None:
+    """Past the day's bytes budget the lowest-ranked runs' replays are dropped (their scores stay on the
+    board, their replay null); the best runs' replays are kept; another day has its own budget."""
+    day = "2030-01-02"
+    for n, score in enumerate((300, 100, 500, 200, 400)):
+        entry = DailyEntry(f"g{n}", f"p{n}", score, 900, run_of(day, n), float(n))
+        await store.put_daily(day, entry, bytes(1000), 3000)
+    board, total = await store.daily_board(day, 0, 10)
+    assert total == 5 and [e.score for e in board] == [500, 400, 300, 200, 100]
+    kept = [await store.get_replay(e.replay) if e.replay else None for e in board]
+    assert [e.replay is not None for e in board] == [True, True, True, False, False]
+    assert all(data == bytes(1000) for data in kept[:3])
+    assert await store.get_replay(run_of(day, 1)) is None and await store.get_replay(run_of(day, 3)) is None
+    other = DailyEntry("g9", "p9", 1, 900, run_of("2030-01-03", 9), 0.0)
+    assert (await store.put_daily("2030-01-03", other, bytes(1000), 3000)).best == other

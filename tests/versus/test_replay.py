@@ -10,7 +10,15 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from protocol.replay_codec import MAX_REPLAY_BYTES, ReplayDecodeError, decode_replay, encode_replay
-from rules.replay import FORMAT_VERSION, MAX_REPLAY_FRAMES, Replay, Verdict, record, verify
+from rules.replay import (
+    FORMAT_VERSION,
+    MATCH_FORMAT_VERSION,
+    MAX_REPLAY_FRAMES,
+    Replay,
+    Verdict,
+    record,
+    verify,
+)
 from rules.result import MatchResult, result_from_plain
 from rules.synctest import run_synctest
 from rules.versus.events import Landing, record_plain
@@ -56,7 +64,7 @@ def test_record_verify_round_trip_through_msgpack() -> None:
     verdict = verify(decoded)
     assert verdict == Verdict(True, "ok", match.result, match.log_hash, match.frame)
     assert (replay.ruleset, replay.ruleset_version, replay.format_version) == (RULESET_NAME, RULESET_VERSION,
-                                                                              FORMAT_VERSION)
+                                                                              MATCH_FORMAT_VERSION)
     assert replay.final_frame == match.frame == replay.result.frame
     assert [list(map(list, m)) for m in replay.moves] == match.moves
 
@@ -176,7 +184,7 @@ def _plain_with(path: str, value: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("path", "value", "message"), [
     ("format", "other", "format"),
-    ("version", 2, "version"),
+    ("version", 3, "version"),
     ("version", "1", "version"),
     ("ruleset", 5, "ruleset"),
     ("ruleset", "", "ruleset"),
@@ -515,3 +523,21 @@ def test_a_rollback_to_frame_0_keeps_the_log_hash() -> None:
     match.restore(snap)
     assert _plain_step(match, [NEUTRAL, NEUTRAL]) == first
     assert match.log_hash == hashed
+
+
+def test_layout_2_names_a_player_and_layout_1_still_reads() -> None:
+    """A replay recorded for a player is layout 2 (`player` last) and round-trips; a match's replay stays
+    layout 1, byte for byte as before (no `player` key); layout 1 with a `player` and layout 2
+    without one are refused naming the field, and both layouts verify."""
+    match = play(BUSY_SEED, config=BUSY)
+    plain_1 = record(match, PENGO_VERSUS).to_plain()
+    assert plain_1["version"] == MATCH_FORMAT_VERSION == 1 and "player" not in plain_1
+    bound = record(match, PENGO_VERSUS, "g-ann")
+    plain_2 = bound.to_plain()
+    assert plain_2["version"] == FORMAT_VERSION == 2 and list(plain_2)[-1] == "player"
+    assert decode_replay(encode_replay(bound)) == bound and verify(bound).ok
+    with pytest.raises(ValueError, match="player"):
+        Replay.from_plain({**plain_1, "player": "g-ann"})
+    with pytest.raises(ValueError, match="player"):
+        Replay.from_plain({key: value for key, value in plain_2.items() if key != "player"})
+    assert verify(Replay.from_plain(plain_1)).ok
