@@ -207,7 +207,8 @@ function dailySection(): HTMLElement {
       + "runs each. Play it with `floe daily play` and submit the replay here.";
     const { entries } = await ranked.dailyBoard(daily.day, 10);
     board.replaceChildren(...(entries.length ? entries.map((entry) =>
-      el("li", {}, `${entry.name} ${entry.score}`, " ", el("a", { href: `#/replay/${entry.replay}` }, "replay")))
+      entry.replay === null ? el("li", {}, `${entry.name} ${entry.score}`)
+        : el("li", {}, `${entry.name} ${entry.score}`, " ", el("a", { href: `#/replay/${entry.replay}` }, "replay")))
       : [el("li", {}, "no runs yet")]));
   }).catch(() => {
     about.textContent = "The daily challenge is not available.";

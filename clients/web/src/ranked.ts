@@ -95,7 +95,8 @@ export interface DailyEntry {
   name: string;
   score: number;
   frames: number;
-  replay: string;
+  /** The kept run's replay id; null once the day's replay budget dropped it (the score stays). */
+  replay: string | null;
 }
 
 async function json<T>(path: string): Promise<T> {
