@@ -14,6 +14,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 import pytest_asyncio
 
@@ -90,9 +91,10 @@ async def test_a_trickled_json_body_is_cut_off_with_408(served: RunningServer) -
 
 
 async def test_every_answer_carries_the_security_headers(served: RunningServer) -> None:
-    """`/`, `/docs`, the API, its refusals and the body bound's own answers say nosniff, deny framing
-    (X-Frame-Options and CSP frame-ancestors), send no referrer, and carry a Content-Security-Policy:
-    the pages' allow only this server's files (/docs its one inline script by hash), the rest nothing."""
+    """`/`, `/docs`, the API, its refusals, the body bound's and the listener's own answers say nosniff,
+    deny framing (X-Frame-Options and CSP frame-ancestors), send no referrer, and carry a
+    Content-Security-Policy: the pages' allow only this server's files (/docs its one inline script by
+    hash), the rest nothing."""
     async with attacker(served) as http:
         answers = {
             "page": await http.get("/"),
@@ -104,8 +106,15 @@ async def test_every_answer_carries_the_security_headers(served: RunningServer) 
             "schema": await http.get("/openapi.json"),
         }
     assert answers["too-large"].status_code == 413
-    for name, answer in answers.items():
-        headers = answer.headers
+    reader, writer = await open_raw(served)
+    try:
+        writer.write(b"HELLO THERE\r\n\r\n")  # refused by the listener itself, before the app
+        status, listener_headers, _ = await read_answer(reader)
+    finally:
+        writer.close()
+    assert status.startswith("HTTP/1.1 400")
+    for name, headers in [*((name, answer.headers) for name, answer in answers.items()),
+                          ("listener", httpx.Headers(listener_headers))]:
         assert headers["x-content-type-options"] == "nosniff", name
         assert headers["x-frame-options"] == "DENY", name
         assert headers["referrer-policy"] == "no-referrer", name
