@@ -26,7 +26,8 @@ MOST_LATE = 14
 
 def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
     """Late inputs (within and beyond the window) roll the match back; on every record of the players'
-    stream, each `rewind` targets a frame at or above every `confirmed` sent before it."""
+    stream, each `rewind` targets a frame at or above every `confirmed` sent before it, and every
+    frame's `lag` is within the range the page gives."""
     hub, session, out, clock = make()
     assert hub.config.send_every > 1  # publications gather several advances: the case that went wrong
     guest = Guest("g_ann", "ann")
@@ -47,6 +48,7 @@ def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
 
     confirmed_sent = 0
     rewinds = 0
+    lags: list[int] = []
     for data in out.messages:
         if not isinstance(data, bytes):
             continue
@@ -54,6 +56,7 @@ def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
             match message:
                 case Frame():
                     confirmed_sent = max(confirmed_sent, message.confirmed)
+                    lags.append(message.frame + 1 - message.confirmed)
                 case Resync():
                     confirmed_sent = max(confirmed_sent, message.confirmed)
                 case Rewind():
@@ -64,3 +67,7 @@ def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
                 case Keyframe():
                     pass
     assert rewinds > 10 and live.runner.late_inputs > 0
+    # The range the page gives `lag` on the players' stream.
+    window = hub.config.runner.rollback_window
+    assert 1 - window - hub.config.max_catch_up <= min(lags) and max(lags) <= window
+    assert min(lags) <= 0  # frames already final when sent (re-simulated after a rewind) say so
