@@ -14,8 +14,11 @@ It keeps the stream's state: the last stream number seen (for `resume()` after a
 frames as they stand after rewinds and resyncs, the keyframes, the result; and the clock: `ping`/
 `pong` samples (the one with the smallest round trip wins) plus the newest frame record give an
 estimate of the server's current match frame, from which `input()` stamps frames `input_delay` ahead;
-when the server reports an input as late (`input-late`), the estimate leans ahead by that lateness,
-fading out over the following seconds.
+when the server reports an input as late (`input-late`), the estimate leans ahead, as protocol/
+README.md advises: to the lean it had when that input was stamped plus the input's lateness (never
+the lean now plus the lateness: the inputs sent before the answer came were stamped alike and report
+the same lateness, which would stack), fading out over the following seconds (stamps never go back:
+a client that keeps sending keeps its pace, and the fading matters after a pause).
 
 Inputs are gathered into runs: `input(value, now)` says what the player holds from the next frame to
 stamp on, fills every frame up to `stamp(now)` (the kick only on the first), and returns an `input`
@@ -34,7 +37,7 @@ from typing import Any, assert_never
 from rules.versus.inputs import held
 
 from .codec import ProtocolError, decode_server_messages, encode
-from .limits import MAX_INPUT_RUN, MAX_SERVER_MESSAGE_BYTES
+from .limits import MAX_INPUT_RUN, MAX_PING_VALUE, MAX_SERVER_MESSAGE_BYTES
 from .messages import (
     Error,
     Frame,
@@ -67,6 +70,8 @@ from .version import PROTOCOL_VERSION
 CLOCK_SAMPLES = 8
 #: Frames per second by which the lean-ahead after a late input fades.
 CATCH_UP_DECAY = 2.0
+#: Stamps remembered with the lean they were made with (enough for the inputs in flight).
+STAMPS_KEPT = 64
 
 
 class ClientSession:
@@ -121,6 +126,9 @@ class ClientSession:
         #: Frames added to the estimate after the server reported late inputs (decays, see `_apply`).
         self._catch_up = 0.0
         self._catch_up_at = 0.0
+        #: (first frame stamped, how far its stamp led the unleaned estimate), in frame order: what
+        #: `input-late` is measured against.
+        self._stamped: deque[tuple[int, float]] = deque(maxlen=STAMPS_KEPT)
 
     # ---- what to send --------------------------------------------------------------------------------
 
@@ -164,7 +172,7 @@ class ClientSession:
         self._pings[ping_id] = now
         if len(self._pings) > 4 * CLOCK_SAMPLES:  # unanswered pings must not pile up
             del self._pings[min(self._pings)]
-        return encode(Ping(id=ping_id, t=int(now * 1000) & 0x7FFFFFFF))
+        return encode(Ping(id=ping_id % (MAX_PING_VALUE + 1), t=int(now * 1000) % (MAX_PING_VALUE + 1)))
 
     def stamp(self, now: float) -> int | None:
         """The frame an input made now should carry: the server's frame plus the input delay, never reused."""
@@ -187,6 +195,10 @@ class ClientSession:
             return []
         # Frames the server has simulated already are left to its prediction (the held byte anyway).
         first = target if self._last_byte is None else max(self.next_stamp, int(estimate) + 1)
+        # How far ahead of the unleaned estimate this stamp is (the lean, or more while earlier stamps,
+        # which never go back, keep it further ahead): what an `input-late` for it is measured against.
+        assert self.welcome is not None
+        self._stamped.append((first, target - (estimate - self.lean(now)) - self.welcome.input_delay))
         out: list[bytes] = []
         if self._run and first != self._run_start + len(self._run):
             out += self.flush()  # frames were skipped: the gathered run cannot go on
@@ -249,8 +261,22 @@ class ClientSession:
             floor = frame + 1 + (now - seen) * rate
             best = floor if best is None else max(best, floor)
         if best is not None:
-            best += max(0.0, self._catch_up - (now - self._catch_up_at) * CATCH_UP_DECAY)
+            best += self.lean(now)
         return best
+
+    def lean(self, now: float) -> float:
+        """Frames the estimate leans ahead at `now` after late inputs (fading by CATCH_UP_DECAY a second)."""
+        return max(0.0, self._catch_up - (now - self._catch_up_at) * CATCH_UP_DECAY)
+
+    def _stamped_lean(self, frame: int) -> float:
+        """How far the stamp `frame` led the unleaned estimate when it was made: the lean then, or more
+        while the stamps before it kept it ahead (0 for one stamped before any kept)."""
+        lean = 0.0
+        for first, stamped in self._stamped:
+            if first > frame:
+                break
+            lean = stamped
+        return lean
 
     def _apply(self, message: ServerMessage, now: float) -> None:
         match message:
@@ -305,9 +331,11 @@ class ClientSession:
                     self._samples.append((rtt, message.frame + rtt / 2 * rate - now * rate))
             case InputLate():
                 self.late.append(message)
-                # The estimate was behind the server by at least this much: lean ahead, then ease off.
-                current = max(0.0, self._catch_up - (now - self._catch_up_at) * CATCH_UP_DECAY)
-                self._catch_up = max(current, float(message.applied - message.frame))
+                # When that input was stamped, its stamp was `applied - frame` frames too early: lean
+                # that much further than the stamp led then (not than the lean now: later inputs were
+                # stamped alike, and their own input-late reports the same lateness), then ease off.
+                needed = self._stamped_lean(message.frame) + (message.applied - message.frame)
+                self._catch_up = max(self.lean(now), float(needed))
                 self._catch_up_at = now
             case Error():
                 self.errors.append(message)

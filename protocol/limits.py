@@ -23,5 +23,8 @@ MAX_INPUT_RUN = 16
 MAX_TOKEN_CHARS = 512
 MAX_ID_CHARS = 64
 MAX_NAME_CHARS = 32
-#: Frame numbers and ping ids are non-negative and below 2**31.
+#: Frame numbers are non-negative and below 2**31.
 MAX_FRAME = 2**31 - 1
+#: A ping's `id` and `t` are non-negative integers a JavaScript number holds exactly (at most 2**53 - 1):
+#: a client's natural clock, Unix milliseconds (about 1.8e12 in 2027), fits for the next 285,000 years.
+MAX_PING_VALUE = 2**53 - 1

@@ -17,12 +17,13 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
-from .limits import MAX_FRAME, MAX_ID_CHARS, MAX_INPUT_RUN, MAX_NAME_CHARS, MAX_TOKEN_CHARS
+from .limits import MAX_FRAME, MAX_ID_CHARS, MAX_INPUT_RUN, MAX_NAME_CHARS, MAX_PING_VALUE, MAX_TOKEN_CHARS
 
 #: Unknown fields are refused rather than ignored: a typo must not pass silently.
 STRICT = ConfigDict(extra="forbid")
 
 FrameNumber = Annotated[StrictInt, Field(ge=0, le=MAX_FRAME)]
+PingValue = Annotated[StrictInt, Field(ge=0, le=MAX_PING_VALUE)]
 StreamNumber = Annotated[StrictInt, Field(ge=0, le=2**62)]
 MatchId = Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)]
 Token = Annotated[StrictStr, Field(min_length=1, max_length=MAX_TOKEN_CHARS)]
@@ -100,8 +101,8 @@ class Ping:
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "ping"
-    id: FrameNumber
-    t: FrameNumber
+    id: PingValue
+    t: PingValue
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -29,6 +30,8 @@ from .config import ServerConfig
 from .errors import ServerError
 from .http.api import build_router
 from .http.bodylimit import BodyLimit
+from .http.headers import PAGE_POLICY, SecurityHeaders, docs_policy
+from .http.refusals import list_common_refusals
 from .http.replaystream import ReplayStreams
 from .http.verify import Verifier
 from .logs import log_event
@@ -112,11 +115,20 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     streams = ReplayStreams(config.replay_stream_cache, config.replay_stream_cache_per_client)
     app.state.replay_streams = streams
     app.include_router(build_router(hub, verifier, streams))
+    openapi = app.openapi
+
+    def openapi_with_common_refusals() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = list_common_refusals(openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi_with_common_refusals  # type: ignore[method-assign]
 
     app.add_middleware(
         BodyLimit,
         default_bytes=config.http_body_bytes,
         upload_bytes={path: config.verify_max_bytes for path in ("/api/replays/verify", "/api/daily/runs")},
+        seconds=config.http_body_seconds,
     )
 
     @app.exception_handler(ServerError)
@@ -133,30 +145,46 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.exception_handler(StarletteHTTPException)
     async def http_refusal(_: Request, error: StarletteHTTPException) -> JSONResponse:
         code = ErrorCode.NOT_FOUND if error.status_code == 404 else ErrorCode.MALFORMED
-        return respond(ServerError(code, str(error.detail), error.status_code))
+        answer = respond(ServerError(code, str(error.detail), error.status_code))
+        if error.status_code == 405:
+            answer.headers["Allow"] = allowed_methods(error.headers)
+        return answer
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, error: Exception) -> JSONResponse:
         log_event(log, logging.ERROR, "http.failed", error=f"{type(error).__name__}: {error}")
         return respond(ServerError(ErrorCode.INTERNAL, "the server failed on this request", 500))
 
-    serve_web(app, Path(config.web_root) if config.web_root else DEFAULT_WEB_ROOT)
+    docs_page = serve_web(app, Path(config.web_root) if config.web_root else DEFAULT_WEB_ROOT)
+    # Outermost: the answers the body bound gives get the headers too.
+    app.add_middleware(SecurityHeaders, policies={"/": PAGE_POLICY, "/docs": docs_policy(docs_page)})
     return app
 
 
-def serve_web(app: FastAPI, root: Path) -> None:
+def allowed_methods(headers: Mapping[str, str] | None) -> str:
+    """The `Allow` header of a 405: the route's methods as Starlette names them (sorted, so the header
+    is the same every time), or GET and HEAD for the static files, which name none."""
+    named = (headers or {}).get("Allow", "")
+    methods = sorted({method.strip() for method in named.split(",") if method.strip()})
+    return ", ".join(methods or ["GET", "HEAD"])
+
+
+def serve_web(app: FastAPI, root: Path) -> str:
     """The browser client at `/` (its build, clients/web/dist) and the API's docs at `/docs`, offline:
-    Swagger UI's files come from the same build (docs-assets/), never from a CDN."""
+    Swagger UI's files come from the same build (docs-assets/), never from a CDN. Returns the /docs
+    page (its policy allows its inline script by hash)."""
+    docs_page = get_swagger_ui_html(
+        openapi_url=app.openapi_url or "/openapi.json",
+        title="floe API",
+        swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+        swagger_css_url="/docs-assets/swagger-ui.css",
+        swagger_favicon_url="data:,",
+    ).body
+    docs_html = bytes(docs_page).decode("utf-8")
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url or "/openapi.json",
-            title="floe API",
-            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
-            swagger_css_url="/docs-assets/swagger-ui.css",
-            swagger_favicon_url="data:,",
-        )
+        return HTMLResponse(docs_html)
 
     index = root / "index.html"
     if index.is_file():
@@ -170,9 +198,11 @@ def serve_web(app: FastAPI, root: Path) -> None:
         async def page() -> FileResponse:
             return FileResponse(index, media_type="text/html")
 
-        return
+        return docs_html
     log_event(log, logging.WARNING, "http.no-web-client", root=str(root))
 
     @app.get("/", include_in_schema=False)
     async def not_built() -> HTMLResponse:
         return HTMLResponse(NOT_BUILT, status_code=503)
+
+    return docs_html

@@ -169,7 +169,8 @@ class ServerConfig:
     max_matches: int = 2000
     #: The largest request body of the JSON routes (bytes; refused with 413 before it is read).
     http_body_bytes: int = 16 * 1024
-    #: Seconds an upload's body may take to arrive (408 past it: a trickled body holds no slot).
+    #: Seconds a request's body (JSON or upload) may take to arrive, from its head (408 past it: a
+    #: trickled body holds no request open, nor a verification slot).
     http_body_seconds: float = 10.0
     #: Replay verification: body bound, frame bound, concurrency, wall-time bound, pool kind.
     verify_max_bytes: int = 1024 * 1024

@@ -24,6 +24,7 @@ from .auth import guest_of as bearer_guest
 from .body import read_body
 from .daily import daily_router
 from .ranked import ranked_router
+from .refusals import refusals
 from .replaystream import ReplayStreams, replay_stream_bytes
 from .verify import Verifier
 
@@ -58,36 +59,6 @@ class JoinRequest(BaseModel):
 REPLAY_TYPES = (MSGPACK, "application/octet-stream")
 
 
-def _refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI entries for the refusals a route can answer, each in the error shape."""
-    return {status: {"description": _STATUS_TEXT[status], "model": ErrorBody} for status in statuses}
-
-
-class ErrorBody(BaseModel):
-    """Every refusal: the protocol's `error` message as JSON."""
-
-    kind: Literal["error"] = "error"
-    code: str
-    message: str
-    ref: str | None = None
-    fatal: bool = False
-
-
-_STATUS_TEXT = {
-    401: "no guest token, or one that is malformed, forged or expired (`auth`)",
-    400: "the client went away before its body arrived (`malformed`)",
-    404: "no such match, room, invitation or replay (`not-found`, `no-such-match`)",
-    408: "the body did not arrive in time (`timeout`)",
-    409: "the guest already plays a match, has too many open rooms, or the room is full",
-    413: "the body is over its size limit (`too-large`); it was not read",
-    415: "the body is not msgpack (`malformed`)",
-    422: "the request is malformed, or the bytes are not a replay (`malformed`, `bad-replay`)",
-    429: "a rate or share limit; see Retry-After (`rate-limited`)",
-    503: "the server holds as many matches or verifications as it can; see Retry-After (`busy`)",
-    504: "the verification ran past its time bound (`timeout`)",
-}
-
-
 #: The `Authorization: Bearer <token>` header of a guest's request.
 Authorization = Annotated[str | None, Header()]
 
@@ -111,7 +82,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     def guest_of(authorization: str | None) -> Guest:
         return bearer_guest(hub, authorization)
 
-    @router.post("/api/guests", responses=_refusals(422, 429))
+    @router.post("/api/guests", responses=refusals(422, 429))
     async def new_guest(request: Request, body: GuestRequest | None = None) -> dict[str, str]:
         """A guest identity and its signed token (rate-limited per address)."""
         await hub.lobby.admit_guest(address_of(request))
@@ -119,14 +90,14 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         guest, token = hub.signer.new_guest(hub.ids.guest_id(), name, hub.clock.wall())
         return {"guest": guest.id, "name": guest.name, "token": token}
 
-    @router.post("/api/rooms", responses=_refusals(401, 409, 429, 503))
+    @router.post("/api/rooms", responses=refusals(401, 409, 429, 503))
     async def new_room(request: Request, authorization: Authorization = None) -> dict[str, Any]:
         """A private room: the guest holds seat 0; whoever has the invitation takes seat 1."""
         guest = guest_of(authorization)
         live = await hub.lobby.create_room(guest, address_of(request))
         return {"match": live.id, "seat": 0, "invite": live.invite}
 
-    @router.post("/api/rooms/join", responses=_refusals(401, 404, 409, 422))
+    @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422))
     async def join_room(body: JoinRequest, authorization: Authorization = None) -> dict[str, Any]:
         """Take the free seat of the room an invitation opens."""
         guest = guest_of(authorization)
@@ -135,7 +106,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
 
     @router.post(
         "/api/bot-matches",
-        responses=_refusals(401, 409, 422, 429, 503),
+        responses=refusals(401, 409, 422, 429, 503),
         openapi_extra={"requestBody": {"content": {"application/json": {"schema": bot_schema}}}},
     )
     async def new_bot_match(
@@ -151,7 +122,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         """Running matches to watch, newest first."""
         return {"matches": hub.live_list()}
 
-    @router.get("/api/matches/{match_id}", responses=_refusals(404))
+    @router.get("/api/matches/{match_id}", responses=refusals(404))
     async def match_record(match_id: str) -> dict[str, Any]:
         """A live match's summary, or a finished match's record."""
         live = hub.matches.get(match_id)
@@ -164,7 +135,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
 
     @router.get(
         "/api/replays/{replay_id}",
-        responses={200: {"content": {MSGPACK: {}}, "description": "the replay file"}, **_refusals(404)},
+        responses={200: {"content": {MSGPACK: {}}, "description": "the replay file"}, **refusals(404)},
     )
     async def replay(replay_id: str) -> Response:
         """A finished match's replay, msgpack (protocol/README.md documents the file)."""
@@ -185,7 +156,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     @router.get(
         "/api/replays/{replay_id}/stream",
         responses={200: {"content": {MSGPACK: {}}, "description": "the replay's spectators' stream"},
-                   **_refusals(404, 422, 429, 503, 504)},
+                   **refusals(404, 422, 429, 503, 504)},
     )
     async def replay_stream(replay_id: str, request: Request) -> Response:
         """A finished match's stream re-simulated from its replay (joined, keyframes, frames, over;
@@ -208,7 +179,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
 
     @router.post(
         "/api/replays/verify",
-        responses=_refusals(400, 408, 413, 415, 422, 429, 503, 504),
+        responses=refusals(400, 408, 413, 415, 422, 429, 503, 504),
         openapi_extra={"requestBody": {"required": True, "content": {t: {"schema": {"type": "string",
                                                                                      "format": "binary"}}
                                                                      for t in REPLAY_TYPES}}},

@@ -57,6 +57,7 @@ from ..store.players import DailyEntry, daily_run_id
 from ..tokens import Guest
 from .auth import guest_of
 from .body import read_body
+from .refusals import refusals
 from .verify import Verifier, decode_body
 
 DAY_SECONDS = 24 * 3600
@@ -169,7 +170,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
             "submissions": config.daily_submissions,
         }
 
-    @router.get("/api/daily/{day}")
+    @router.get("/api/daily/{day}", responses=refusals(422))
     async def board(
         day: str,
         offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
@@ -197,7 +198,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
                 answer["key"] = key.hex()
         return answer
 
-    @router.post("/api/daily/runs")
+    @router.post("/api/daily/runs", responses=refusals(400, 401, 408, 413, 422, 429, 503, 504))
     async def submit(
         request: Request, authorization: Annotated[str | None, Header()] = None
     ) -> dict[str, Any]:

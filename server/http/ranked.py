@@ -22,6 +22,7 @@ from ..errors import ServerError
 from ..match.hub import Hub
 from ..store.players import PlayerRecord
 from .auth import guest_of
+from .refusals import refusals
 
 #: Most entries of one leaderboard page.
 MAX_PAGE = 100
@@ -46,7 +47,7 @@ def ranked_router(hub: Hub) -> APIRouter:
     """The routes above, closed over one hub."""
     router = APIRouter()
 
-    @router.get("/api/leaderboard")
+    @router.get("/api/leaderboard", responses=refusals(422))
     async def leaderboard(
         offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
@@ -61,7 +62,7 @@ def ranked_router(hub: Hub) -> APIRouter:
             "players": [entry(offset + index + 1, player) for index, player in enumerate(players)],
         }
 
-    @router.get("/api/players/{guest_id}")
+    @router.get("/api/players/{guest_id}", responses=refusals(404))
     async def player(guest_id: str) -> dict[str, Any]:
         """A player's rating, counts and recent rated matches."""
         record = await hub.store.get_player(guest_id)
@@ -69,7 +70,7 @@ def ranked_router(hub: Hub) -> APIRouter:
             raise ServerError(ErrorCode.NOT_FOUND, f"no rated player {guest_id!r}", 404)
         return record.plain()
 
-    @router.post("/api/guests/renew")
+    @router.post("/api/guests/renew", responses=refusals(401, 429))
     async def renew(authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         """A new token for the same guest, valid for the full lifetime from now."""
         guest = guest_of(hub, authorization)

@@ -314,9 +314,9 @@ class LiveMatch:
             self._publish(out, now)
 
     def _publish(self, out: Advance, now: float) -> None:
-        runner = self.runner
-        assert runner is not None
-        confirmed = runner.confirmed
+        # What was final when this advance ended, not now: a later advance of the same publication
+        # may have confirmed frames that a rewind in it changes (`confirmed` would then lie).
+        confirmed = out.confirmed_to
         if out.rewind_to is not None:
             self.players.publish(_rewind(out.rewind_to))
             self._bodies = {f: body for f, body in self._bodies.items() if f < out.rewind_to}

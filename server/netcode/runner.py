@@ -123,6 +123,10 @@ class Advance:
     confirmed: list[FrameRecord | KeyframeRecord] = field(default_factory=list)
     #: Set once: the result, when the frame that ended the match is confirmed.
     result: MatchResult | None = None
+    #: Frames below this were final when this advance ended: what its records may say is confirmed.
+    #: (The runner's own `confirmed` may have moved on by the time they are published: a later
+    #: advance's late input confirms frames that this advance's records still show as predicted.)
+    confirmed_to: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +304,7 @@ class MatchRunner:
             if self.settings.synctest_every and self.match.frame % self.settings.synctest_every == 0:
                 self._synctest_check()
         self._confirm(out)
+        out.confirmed_to = self.confirmed
         return out
 
     def _step(self) -> FrameRecord:

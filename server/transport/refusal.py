@@ -36,6 +36,12 @@ def refusal(status: int, code: ErrorCode, message: str) -> Response:
             ("Connection", "close"),
             ("Content-Length", str(len(body))),
             ("Content-Type", "application/json"),
+            # The headers every answer of the app carries (server/http/headers.py; the transport
+            # layer does not import the HTTP one).
+            ("X-Content-Type-Options", "nosniff"),
+            ("X-Frame-Options", "DENY"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
         ]
     )
     return Response(status, http.HTTPStatus(status).phrase, headers, body)

@@ -14,7 +14,8 @@ The listener has read the request head (server/transport/head.py) and knows the 
   rewritten only in `Connection`: a client that keeps its connection alive (HTTP/1.1 without
   `Connection: close`) gets it back for its next request, whose head the listener reads afresh
   (pipelined requests included, in order); any other is closed once the answer is sent, and one
-  answered before its body was all sent lingers to drain it (server/transport/refusal.py);
+  answered before its body was all sent is told `Connection: close` and lingers to drain it
+  (server/transport/refusal.py);
 - drops both sockets after `http_idle_timeout` seconds without a byte either way.
 """
 
@@ -202,7 +203,11 @@ class HttpRelay(asyncio.Protocol):
                 self._transport.write(answer)
             return
         self._answer_start = None
-        head, self._keep_alive = answer_head(bytes(answer[:end]), self._head.method, self._keep_alive)
+        # An answer that comes before the request's body was all read (a 413 on its declared length, a
+        # refusal before the upload) ends the connection: the rest of the body is drained and dropped
+        # (upstream_closed), never read as the next request, and the client is told so.
+        keep = self._keep_alive and self._request_done
+        head, self._keep_alive = answer_head(bytes(answer[:end]), self._head.method, keep)
         self._transport.writelines([head, answer[end + 4 :]])
 
     def upstream_closed(self, clean: bool) -> None:

@@ -261,6 +261,15 @@ async def test_a_private_room_is_joined_by_its_link(browser: BrowserFactory) -> 
     await shot(guest_page, "room-guest")
 
 
+async def test_the_docs_render_under_their_content_security_policy(browser: BrowserFactory) -> None:
+    """/docs, under its policy (this server's files and its one inline script by hash), renders the API
+    and opens an operation with no console error (a refused script or style would log one)."""
+    page = await (await browser()).page("/docs")
+    await until(page, "() => document.querySelector('.swagger-ui .info .title') !== null", 10, "the docs")
+    await page.click(".opblock-summary >> nth=0")
+    await until(page, "() => document.querySelector('.opblock-body') !== null", 10, "an operation to open")
+
+
 async def test_a_dropped_connection_shows_a_banner_and_resumes(browser: BrowserFactory) -> None:
     """When the socket drops, the page shows the reconnect banner, reconnects by itself and resumes the
     stream with `since`: no gap, no resync, and its model still agrees with every keyframe."""
