@@ -8,7 +8,7 @@ every status it answers in the OpenAPI schema; protocol/README.md lists the endp
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
