@@ -107,6 +107,9 @@ class ErrorCode(enum.StrEnum):
     INTERNAL = "internal"
     """A bug on the server's side; the match and the process go on."""
 
+    IDLE = "idle"
+    """The connection said hello, then followed no match and waited in no queue for too long (fatal)."""
+
 
 class CloseCode(enum.IntEnum):
     """The websocket close codes the server uses (RFC 6455 §7.4.1)."""
@@ -116,6 +119,9 @@ class CloseCode(enum.IntEnum):
 
     GOING_AWAY = 1001
     """The server is shutting down."""
+
+    INVALID_DATA = 1007
+    """A text frame that is not UTF-8 (RFC 6455 §8.1), with a fatal `malformed` error."""
 
     POLICY = 1008
     """The connection broke a rule: a fatal error (version, hostile, replaced, refused origin)."""
