@@ -1,7 +1,7 @@
 """A bystander's frame lateness while one client abuses websocket frames, and without it:
 `python -m bench.abuse_ws`.
 
-    PYTHONPATH=. python -m bench.abuse_ws [--seconds 3]
+    PYTHONPATH=. python -m bench.abuse_ws [--seconds 3] [--no-frame-budget]
 
 Each scenario starts a server in this process on the default settings (60 frames/s) with a bystander's
 match of two server-side bots, then runs one attacker from 127.0.0.2 for `--seconds`: nothing (quiet),
@@ -11,6 +11,7 @@ that reads. Printed per scenario: the bystander's clock wake-up lateness over th
 max; every window lasts `--seconds`), the most bytes the server held unsent for the attacker
 (sampled every 5 ms), what the attacker sent and whether (and how) the server ended its connection.
 It needs nothing the listener added for issue 18, so it measures the tree before that too.
+`--no-frame-budget` lifts the frame budget (where the tree has one) to see the other bounds alone.
 Results: bench/ABUSE.md ("Websocket frames").
 """
 
@@ -21,7 +22,7 @@ import asyncio
 import socket
 import statistics
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
@@ -159,8 +160,11 @@ async def watch_unsent(server: RunningServer, attack: Attack) -> None:
         await asyncio.sleep(0.005)
 
 
-async def run(name: str, seconds: float) -> str:
+async def run(name: str, seconds: float, frame_budget: bool) -> str:
     config = ServerConfig(secret=b"bench-secret-0123456789abcdef", tune_gc=False, verify_pool="thread")
+    if not frame_budget and hasattr(config, "ws_frame_rate"):
+        unbounded = {"ws_frame_rate": 1e9, "ws_frame_burst": 1e9, "ws_byte_rate": 1e12, "ws_byte_burst": 1e12}
+        config = replace(config, **unbounded)  # type: ignore[arg-type]
     app = create_app(config.with_time_limit(600))
     async with running_server(app) as server:
         hub: Hub = app.state.hub
@@ -190,9 +194,10 @@ async def run(name: str, seconds: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--no-frame-budget", action="store_true", help="lift the websocket frame budget")
     args = parser.parse_args()
     for name in SCENARIOS:
-        print(asyncio.run(run(name, args.seconds)), flush=True)
+        print(asyncio.run(run(name, args.seconds, not args.no_frame_budget)), flush=True)
 
 
 if __name__ == "__main__":
