@@ -33,10 +33,11 @@ from typing import cast
 
 from protocol.errors import ErrorCode
 
-from ..config import ServerConfig, connection_cap, descriptor_limit
+from ..config import ConfigError, ServerConfig, connection_cap, descriptor_limit
 from ..logs import log_event
 from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
+from .budget import FrameBudget
 from .head import HeadError, HeadReader, RequestHead
 from .refusal import refusal, refuse
 from .relay import HttpRelay
@@ -88,6 +89,17 @@ def peer_of(transport: asyncio.BaseTransport) -> Peer:
     return Peer("", 0)
 
 
+def check_websocket_settings(config: ServerConfig) -> None:
+    """ConfigError at startup for a frame budget or per-read bound no websocket could be served with."""
+    try:
+        FrameBudget(config.ws_frame_rate, config.ws_frame_burst, config.ws_byte_rate, config.ws_byte_burst,
+                    now=0.0)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    if config.ws_frames_per_read < 1:
+        raise ConfigError(f"ws_frames_per_read must be at least 1, got {config.ws_frames_per_read}")
+
+
 class Listener:
     """The public socket, its connections, and their shutdown."""
 
@@ -107,6 +119,7 @@ class Listener:
         self._all_closed = asyncio.Event()
         #: Sockets open at once on this node at most (ConfigError at startup when set above the limit).
         self.max_connections = connection_cap(self.config.max_connections, descriptor_limit())
+        check_websocket_settings(self.config)
 
     async def start(self, host: str, port: int) -> int:
         """Listen on `host` and `port` (0: a free one); returns the port bound."""

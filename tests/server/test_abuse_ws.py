@@ -31,6 +31,7 @@ from server.app import create_app
 from server.config import ConfigError, ServerConfig, connection_cap, descriptor_limit
 from server.embed import RunningServer
 from server.match.hub import Hub
+from server.transport.budget import FrameBudget
 from server.transport.listener import Listener
 from server.transport.websocket import READ_SLICE, WebSocketSession
 from tests.server.conftest import StartServer
@@ -345,3 +346,18 @@ async def test_the_connection_cap_stays_below_the_descriptor_limit() -> None:
     app = create_app(replace(abuse_config(), max_connections=descriptor_limit()))
     with pytest.raises(ConfigError, match="ulimit"):
         Listener(app.state.hub, app.state.dispatcher, "unused")
+
+
+async def test_the_frame_budget_is_two_token_buckets() -> None:
+    """Frames and bytes are each a bucket that refills at its rate up to its burst; a charge always lands,
+    and the one that takes either below zero is refused; a budget no connection could use is refused at
+    startup."""
+    budget = FrameBudget(frame_rate=10, frame_burst=20, byte_rate=100, byte_burst=1000, now=0.0)
+    assert budget.charge(20, 500, 0.0) and not budget.charge(1, 0, 0.0)
+    assert budget.charge(4, 0, 0.5)  # 5 frames refilled, 1 owed
+    assert not budget.charge(0, 600, 0.5) and budget.charge(0, 0, 6.0)  # bytes owed, then refilled
+    assert (budget.frames_charged, budget.bytes_charged) == (25, 1100)
+    for bad in ({"ws_frame_rate": 0.0}, {"ws_byte_burst": 0.5}, {"ws_frames_per_read": 0}):
+        app = create_app(replace(abuse_config(), **bad))
+        with pytest.raises(ConfigError):
+            Listener(app.state.hub, app.state.dispatcher, "unused")
