@@ -127,7 +127,8 @@ class Listener:
         backlog = self.config.listen_backlog
         self._server = await loop.create_server(lambda: FrontDoor(self), host, port, backlog=backlog)
         bound = int(self._server.sockets[0].getsockname()[1])
-        log_event(log, logging.INFO, "listener.start", host=host, port=bound)
+        log_event(log, logging.INFO, "listener.start", host=host, port=bound,
+                  max_connections=self.max_connections)
         return bound
 
     # ---- bookkeeping (called by the connections' protocols) ------------------------------------------
