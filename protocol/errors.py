@@ -110,6 +110,8 @@ class ErrorCode(enum.StrEnum):
     # ---- issue 18: daily runs bound to their player --------------------------------------------------
     DUPLICATE_RUN = "duplicate-run"
     """The run (its moves: its log hash) was submitted for that day already, by anyone (HTTP 409)."""
+    IDLE = "idle"
+    """The connection said hello, then followed no match and waited in no queue for too long (fatal)."""
 
 
 class CloseCode(enum.IntEnum):
@@ -120,6 +122,9 @@ class CloseCode(enum.IntEnum):
 
     GOING_AWAY = 1001
     """The server is shutting down."""
+
+    INVALID_DATA = 1007
+    """A text frame that is not UTF-8 (RFC 6455 §8.1), with a fatal `malformed` error."""
 
     POLICY = 1008
     """The connection broke a rule: a fatal error (version, hostile, replaced, refused origin)."""

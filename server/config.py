@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -220,6 +221,27 @@ class ServerConfig:
     #: Bytes of daily runs' replays kept per day (the lowest-ranked runs' replays go first; their
     #: scores stay on the board).
     daily_replay_bytes: int = 32 * 1024 * 1024
+    # ---- issue 18, the websocket listener: frames paid for, unread answers bounded, connections capped ----
+    #: Frames of every kind (data, continuation, ping, pong, close) one websocket may send: a token
+    #: bucket of this many a second and this burst, charged as each piece of a read is parsed and before
+    #: its frames are handled; past it the connection is closed (fatal `rate-limited`, code 1008).
+    ws_frame_rate: float = 4 * RATE_PER_SECOND
+    ws_frame_burst: float = 4 * RATE_BURST
+    #: ...and the bytes those frames take (headers included), a second and the burst.
+    ws_byte_rate: float = 256 * 1024
+    ws_byte_burst: float = 1024 * 1024
+    #: Frames handled per read of the socket: past it the rest of the read waits for the loop's next
+    #: turn (the socket is not read meanwhile), so one read costs the loop a bounded time.
+    ws_frames_per_read: int = 256
+    #: Seconds a websocket's socket may hold more than `send_buffer_bytes` it has not read (its reads are
+    #: paused meanwhile, so its pings are not answered) before it is dropped.
+    ws_unread_timeout: float = 10.0
+    #: Seconds a websocket that said hello may follow no match and wait in no queue before it is closed
+    #: (fatal `idle`, code 1008).
+    ws_idle_timeout: float = 120.0
+    #: Open connections (websockets and HTTP) on this node; None: what the descriptor limit allows
+    #: (`connection_cap`); a configured cap above that is refused at startup. Past it: HTTP 503 `busy`.
+    max_connections: int | None = None
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 
@@ -233,3 +255,30 @@ class ServerConfig:
         """The same config, every other rule kept, with matches limited to `seconds` of frames."""
         frames = max(1, round(seconds * FRAME_HZ))
         return replace(self, match_config=self.ruleset.with_time_limit(self.match_config, frames))
+
+
+#: Descriptors kept for the process's own use (Redis, the verification pool, uvicorn's socket, logs)
+#: when the connection cap is derived from the descriptor limit.
+DESCRIPTOR_HEADROOM = 256
+
+
+def descriptor_limit() -> int:
+    """The process's soft limit on open descriptors (RLIMIT_NOFILE; a large number when unlimited)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1 << 20 if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def connection_cap(configured: int | None, descriptors: int) -> int:
+    """The node-wide cap on open connections. Each connection may hold two descriptors (a relayed HTTP
+    request has one to uvicorn too) and DESCRIPTOR_HEADROOM are kept aside: the cap is what is left,
+    halved, unless configured lower; ConfigError when configured higher (the process would run out of
+    descriptors before its cap refuses anyone)."""
+    most = (descriptors - DESCRIPTOR_HEADROOM) // 2
+    if most < 1:
+        raise ConfigError(f"{descriptors} open descriptors (ulimit -n) leave no room for connections")
+    if configured is None:
+        return most
+    if configured < 1 or configured > most:
+        raise ConfigError(f"max_connections must be 1 to {most} with {descriptors} open descriptors "
+                          f"(ulimit -n; {DESCRIPTOR_HEADROOM} kept, two a connection), got {configured}")
+    return configured

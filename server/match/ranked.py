@@ -156,6 +156,15 @@ class RankedLobby:
         if waiting is not None and waiting.session is session:
             self._leave_queue(guest.id)
 
+    def holds(self, session: Session) -> bool:
+        """Does this connection wait in the queue (or is its `queue` being checked)?"""
+        guest = session.guest
+        if guest is None:
+            return False
+        waiting = self._waiting.get(guest.id)
+        admitting = self._admitting.get(guest.id) is session
+        return admitting or (waiting is not None and waiting.session is session)
+
     def _leave_queue(self, guest_id: str) -> None:
         self._waiting.pop(guest_id, None)
         self.queue.remove(guest_id)

@@ -11,9 +11,11 @@ HTTP request relayed to uvicorn.
 client's address is the socket's peer, or, when the peer is one of the `trusted_proxies`, the address
 that proxy appended to `X-Forwarded-For` (`client_address`); each address holds at most
 `max_connections_per_address` open sockets (past it: 429 and close — counted at accept for a direct
-peer, once the head names the client behind a proxy). The request head is read with a bound on its
-size (`max_head_bytes`, else 431) and on its time (`head_timeout`, else the socket is dropped:
-slowloris).
+peer, once the head names the client behind a proxy), and the node at most `max_connections` (by
+default what its descriptor limit allows, `connection_cap`; past it: 503 `busy` and an immediate
+close, so refused sockets hold no descriptor). Each refusal by either cap is logged (WARNING).
+The request head is read with a bound on its size (`max_head_bytes`, else 431) and on its time
+(`head_timeout`, else the socket is dropped: slowloris).
 A head for `/ws` hands the socket to a `WebSocketSession` (server/transport/websocket.py), any other
 to an `HttpRelay` (server/transport/relay.py), which tells the app the peer's address and, when the
 client keeps its connection alive, hands it back to a new FrontDoor for the next request (the same
@@ -31,10 +33,11 @@ from typing import cast
 
 from protocol.errors import ErrorCode
 
-from ..config import ServerConfig
+from ..config import ConfigError, ServerConfig, connection_cap, descriptor_limit
 from ..logs import log_event
 from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
+from .budget import FrameBudget
 from .head import HeadError, HeadReader, RequestHead
 from .refusal import refusal, refuse
 from .relay import HttpRelay
@@ -86,6 +89,17 @@ def peer_of(transport: asyncio.BaseTransport) -> Peer:
     return Peer("", 0)
 
 
+def check_websocket_settings(config: ServerConfig) -> None:
+    """ConfigError at startup for a frame budget or per-read bound no websocket could be served with."""
+    try:
+        FrameBudget(config.ws_frame_rate, config.ws_frame_burst, config.ws_byte_rate, config.ws_byte_burst,
+                    now=0.0)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    if config.ws_frames_per_read < 1:
+        raise ConfigError(f"ws_frames_per_read must be at least 1, got {config.ws_frames_per_read}")
+
+
 class Listener:
     """The public socket, its connections, and their shutdown."""
 
@@ -103,6 +117,9 @@ class Listener:
         self._address_of: dict[asyncio.Transport, str] = {}
         self.per_address: Counter[str] = Counter()
         self._all_closed = asyncio.Event()
+        #: Sockets open at once on this node at most (ConfigError at startup when set above the limit).
+        self.max_connections = connection_cap(self.config.max_connections, descriptor_limit())
+        check_websocket_settings(self.config)
 
     async def start(self, host: str, port: int) -> int:
         """Listen on `host` and `port` (0: a free one); returns the port bound."""
@@ -110,7 +127,8 @@ class Listener:
         backlog = self.config.listen_backlog
         self._server = await loop.create_server(lambda: FrontDoor(self), host, port, backlog=backlog)
         bound = int(self._server.sockets[0].getsockname()[1])
-        log_event(log, logging.INFO, "listener.start", host=host, port=bound)
+        log_event(log, logging.INFO, "listener.start", host=host, port=bound,
+                  max_connections=self.max_connections)
         return bound
 
     # ---- bookkeeping (called by the connections' protocols) ------------------------------------------
@@ -118,6 +136,18 @@ class Listener:
     def track(self, transport: asyncio.Transport, protocol: Stoppable) -> None:
         """`protocol` drives `transport` from now on."""
         self._open[transport] = protocol
+
+    def full(self) -> bool:
+        """Are more sockets open than the node's cap (the newest one counted)?"""
+        return len(self._open) > self.max_connections
+
+    def open_count(self) -> int:
+        """Sockets open now (refused ones still lingering included)."""
+        return len(self._open)
+
+    def websockets(self) -> list[WebSocketSession]:
+        """The websockets open now."""
+        return [protocol for protocol in self._open.values() if isinstance(protocol, WebSocketSession)]
 
     def admit(self, transport: asyncio.Transport, address: str) -> bool:
         """Count `transport` against its client `address` (once); False when the address is full."""
@@ -192,6 +222,9 @@ class FrontDoor(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)
         self.peer = peer_of(transport)
         self._listener.track(self._transport, self)
+        if self._listener.full():
+            self._node_full()
+            return
         behind_proxy = self.peer.host in self._config.trusted_proxies
         if not behind_proxy and not self._listener.admit(self._transport, self.peer.host):
             self._too_many(self.peer.host)
@@ -255,6 +288,16 @@ class FrontDoor(asyncio.Protocol):
         answer = refusal(429, ErrorCode.RATE_LIMITED, f"over {limit} open connections from this address")
         if self._transport is not None:
             refuse(self._transport, answer, self._config.head_timeout, self._listener)
+
+    def _node_full(self) -> None:
+        """Past the node's cap: answered at once and closed without lingering (a flood of refused sockets
+        must not hold the descriptors the cap keeps)."""
+        limit = self._listener.max_connections
+        log_event(log, logging.WARNING, "listener.full", peer=str(self.peer), limit=limit)
+        answer = refusal(503, ErrorCode.BUSY, f"the server holds its {limit} connections", retry_after=1)
+        if self._transport is not None:
+            self._transport.write(answer.serialize())
+            self._transport.close()
 
     def _too_slow(self) -> None:
         self._deadline = None

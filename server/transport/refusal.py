@@ -25,8 +25,9 @@ from protocol.errors import ErrorCode
 from .tracking import Tracker
 
 
-def refusal(status: int, code: ErrorCode, message: str) -> Response:
-    """An HTTP response with `status` and a fatal typed error body (the connection closes after it)."""
+def refusal(status: int, code: ErrorCode, message: str, retry_after: int | None = None) -> Response:
+    """An HTTP response with `status` and a fatal typed error body (the connection closes after it),
+    with `Retry-After` when given."""
     body = json.dumps(
         to_plain(error_message(code, message, fatal=True)), ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8")
@@ -44,6 +45,8 @@ def refusal(status: int, code: ErrorCode, message: str) -> Response:
             ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
         ]
     )
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
     return Response(status, http.HTTPStatus(status).phrase, headers, body)
 
 

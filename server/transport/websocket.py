@@ -6,13 +6,25 @@ the socket, following websockets' guide "Integrate the Sans-I/O layer":
 - the handshake: the Origin check (`origin_allowed`; an origin not allowed gets HTTP 403 with a typed
   error body), then websockets' `accept`, which refuses a bad upgrade with its own status. No
   extension is offered, so permessage-deflate is never negotiated;
-- reading: each complete message goes to the connection's `Reader` by a plain call, text ones as str
-  (the session answers those with a typed error); a message past `ws_max_bytes` makes the protocol
-  fail the connection (close code 1009);
+- reading: what the socket gives is parsed a slice (READ_SLICE bytes) at a time, and every frame of a
+  slice, whatever its kind (pings, pongs, continuations and the close too), is charged with its bytes
+  to the connection's `FrameBudget` (server/transport/budget.py: `ws_frame_rate`, `ws_frame_burst`,
+  `ws_byte_rate`, `ws_byte_burst`) before any of them is handled; a connection that overspends gets a
+  fatal `rate-limited` error and is failed (close code 1008): the rest of what it sent is dropped
+  unparsed and its socket is not read again (dropped at `ws_close_timeout`). Past
+  `ws_frames_per_read` frames in one read, the rest waits for the loop's next turn (the socket is
+  not read meanwhile). Each complete message goes to the connection's `Reader` by a plain
+  call, text ones as str (the session answers those with a typed error; text that is not UTF-8 closes
+  the connection, code 1007); a message past `ws_max_bytes` makes the protocol fail the connection
+  (close code 1009);
+- answers to the client's frames (pongs, the close) are bounded like the stream: while the socket
+  holds more than `send_buffer_bytes` the client has not read, the socket is not read either (so no
+  ping is answered), and a client that stays past that bound for `ws_unread_timeout` is dropped;
 - writing: this object is the connection's `DirectTransport`: a batch is framed and written to the
   socket at once, and the socket's unsent bytes tell the connection when its client is too slow;
 - the hello deadline: a websocket that has not said `hello` within `hello_timeout` of its handshake
-  is closed (policy, with a fatal `hello-first` error), even while it answers pings;
+  is closed (policy, with a fatal `hello-first` error), even while it answers pings; one that said
+  hello but follows no match and waits in no queue for `ws_idle_timeout` is closed too (fatal `idle`);
 - closing: once a close has started (either side, or a failure), the peer has `ws_close_timeout` to
   finish it before the socket is dropped; a keepalive ping every `ws_ping_interval` that gets no pong
   within `ws_ping_timeout` fails the connection (1011).
@@ -37,6 +49,7 @@ from protocol.errors import CloseCode, ErrorCode
 from ..logs import log_event
 from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
+from .budget import FrameBudget
 from .connection import Connection
 from .refusal import refusal
 from .ws import Reader, origin_allowed
@@ -49,6 +62,9 @@ OPEN = State.OPEN
 #: The close code of a connection whose keepalive ping went unanswered (1011, as uvicorn used).
 KEEPALIVE_FAILED = 1011
 BINARY, TEXT, CONTINUATION, PONG = Opcode.BINARY, Opcode.TEXT, Opcode.CONT, Opcode.PONG
+#: Bytes handed to the websocket parser at a time: a slice holds at most 170 frames (6 bytes is the
+#: smallest a client can send), so a frame is charged at most one slice's parsing after it arrived.
+READ_SLICE = 1024
 
 
 class WebSocketSession(asyncio.Protocol):
@@ -83,6 +99,28 @@ class WebSocketSession(asyncio.Protocol):
         self._keepalive: asyncio.TimerHandle | None = None
         self._hello_timer: asyncio.TimerHandle | None = None
         self._ping_payload: bytes | None = None
+        self._idle_timer: asyncio.TimerHandle | None = None
+        #: When the connection last followed a match or waited in the queue (the idle deadline's start).
+        self._busy_at = 0.0
+        config = self._config
+        self.budget = FrameBudget(config.ws_frame_rate, config.ws_frame_burst, config.ws_byte_rate,
+                                  config.ws_byte_burst, self._loop.time())
+        #: Bytes read but not parsed yet (past `ws_frames_per_read` in one read), and the call that
+        #: parses them on the loop's next turn.
+        self._pending = b""
+        self._continue: asyncio.Handle | None = None
+        #: The socket holds more than `send_buffer_bytes` unsent (asyncio's pause_writing): no reading.
+        self._write_blocked = False
+        self._unread_timer: asyncio.TimerHandle | None = None
+        #: Set once the connection overspent its budget: what it still sends is dropped unparsed.
+        self._refusing = False
+        #: The most bytes the socket held unsent after an answer to the client's frames, and the most
+        #: frames one read handled.
+        self.peak_buffered = 0
+        self.peak_frames_per_read = 0
+        #: Why the server ended the connection, if it did so for a bound of this module.
+        self.ended_for: str | None = None
+        transport.set_write_buffer_limits(high=config.send_buffer_bytes)
 
     def start(self, received: bytes) -> None:
         """Take the socket over with the bytes read so far: the request head and whatever followed it."""
@@ -91,24 +129,90 @@ class WebSocketSession(asyncio.Protocol):
     # ---- asyncio.Protocol ----------------------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
-        protocol = self.protocol
+        if self._refusing:
+            return  # the connection overspent: nothing it sends is parsed any more (a read under way)
+        if self._pending:  # a read that came while the last one's rest waits: it queues behind it
+            self._pending += data
+            return
+        self._consume(data)
+        if self._pending:
+            self._continue_soon()
+
+    def _consume(self, data: bytes) -> None:
+        """Parse `data` a slice at a time, charging each slice's frames before handling them; past
+        `ws_frames_per_read` frames the rest is kept in `_pending` and reading pauses."""
+        protocol, budget, loop = self.protocol, self.budget, self._loop
+        size, start, handled = len(data), 0, 0
         try:
-            protocol.receive_data(data)
-            for event in protocol.events_received():
-                if type(event) is Frame:
-                    # The hot path first: a whole binary message for the reader.
-                    if event.opcode is BINARY and event.fin and self._reader is not None:
-                        self._reader.receive(bytes(event.data))
-                    else:
-                        self._frame(event)
-                elif isinstance(event, Request):
-                    self._handshake(event)
+            while start < size:
+                piece = data if size <= READ_SLICE else data[start : start + READ_SLICE]
+                start += len(piece)
+                protocol.receive_data(piece)
+                events = protocol.events_received()
+                frames = len(events) if self.conn is not None else sum(type(e) is Frame for e in events)
+                if not budget.charge(frames, len(piece), loop.time()):
+                    self._overspent()
+                    return
+                for event in events:
+                    if type(event) is Frame:
+                        # The hot path first: a whole binary message for the reader.
+                        if event.opcode is BINARY and event.fin and self._reader is not None:
+                            self._reader.receive(bytes(event.data))
+                        else:
+                            self._frame(event)
+                    elif isinstance(event, Request):
+                        self._handshake(event)
+                handled += frames
+                if handled >= self._config.ws_frames_per_read and start < size:
+                    self._pending = data[start:]
+                    self._transport.pause_reading()
+                    break
+            if handled > self.peak_frames_per_read:
+                self.peak_frames_per_read = handled
             writes = protocol.data_to_send()
             if writes:
                 self._write_all(writes)
         except Exception:  # noqa: BLE001 - a broken connection must never take the process down
             log_event(log, logging.ERROR, "ws.failed", exc_info=True, peer=self.peer)
             self._drop()
+
+    def _continue_soon(self) -> None:
+        """Parse the rest of the last read on the loop's next turn (unless the socket must wait)."""
+        if self._continue is None and not (self._gone or self._refusing or self._write_blocked):
+            self._continue = self._loop.call_soon(self._read_pending)
+
+    def _read_pending(self) -> None:
+        self._continue = None
+        if self._gone or self._refusing or self._write_blocked:
+            return
+        data, self._pending = self._pending, b""
+        self._consume(data)
+        if self._pending:
+            self._continue_soon()
+        elif not (self._gone or self._refusing or self._write_blocked):
+            self._transport.resume_reading()
+
+    def _overspent(self) -> None:
+        """The connection sent more frames or bytes than its budget: a fatal `rate-limited` error, the
+        connection failed (1008), and nothing more it sends is parsed."""
+        self._refusing = True
+        self._pending = b""
+        self.ended_for = "overspent"
+        self._transport.pause_reading()  # its close reply is not awaited: the close timeout drops it
+        budget, config = self.budget, self._config
+        self.protocol.data_to_send()  # the answers to the refused frames (pongs) are not sent
+        log_event(log, logging.WARNING, "ws.overspent", peer=self.peer, frames=budget.frames_charged,
+                  bytes=budget.bytes_charged)
+        if self.conn is None:
+            self._drop()
+            return
+        message = (f"over {config.ws_frame_rate:g} websocket frames a second (burst "
+                   f"{config.ws_frame_burst:g}) or {config.ws_byte_rate:g} bytes a second (burst "
+                   f"{config.ws_byte_burst:g})")
+        self.conn.close(CloseCode.POLICY, error_message(ErrorCode.RATE_LIMITED, message, fatal=True))
+        self.conn.flush()  # the error and the close frame now, before the transport is half-closed
+        self.protocol.fail(CloseCode.POLICY, "rate-limited")
+        self._write_all(self.protocol.data_to_send())
 
     def eof_received(self) -> None:
         # The peer closed its side: nothing it sent can be answered any more; the transport closes.
@@ -118,7 +222,8 @@ class WebSocketSession(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._gone = True
         self.protocol.receive_eof()  # idempotent: the protocol's state becomes CLOSED
-        for timer in (self._close_timer, self._keepalive, self._hello_timer):
+        for timer in (self._close_timer, self._keepalive, self._hello_timer, self._idle_timer,
+                      self._unread_timer, self._continue):
             if timer is not None:
                 timer.cancel()
         self._forget(self._transport)
@@ -126,6 +231,31 @@ class WebSocketSession(asyncio.Protocol):
             self._hub.connections -= 1
             self._reader.closed()
             self.conn.close()
+
+    def pause_writing(self) -> None:
+        """The socket holds more than `send_buffer_bytes` unsent: read nothing more (no ping is answered)
+        until it drains, and drop the client if it does not read within `ws_unread_timeout`."""
+        self._write_blocked = True
+        self._transport.pause_reading()
+        if self._unread_timer is None:
+            self._unread_timer = self._loop.call_later(self._config.ws_unread_timeout, self._unread_due)
+
+    def resume_writing(self) -> None:
+        self._write_blocked = False
+        if self._unread_timer is not None:
+            self._unread_timer.cancel()
+            self._unread_timer = None
+        if self._pending:
+            self._continue_soon()
+        elif not (self._gone or self._refusing):
+            self._transport.resume_reading()
+
+    def _unread_due(self) -> None:
+        self._unread_timer = None
+        log_event(log, logging.WARNING, "ws.not-reading", peer=self.peer, buffered=self.buffered(),
+                  seconds=self._config.ws_unread_timeout)
+        self.ended_for = "not-reading"
+        self._drop()
 
     # ---- DirectTransport (server/transport/connection.py) --------------------------------------------
 
@@ -183,6 +313,8 @@ class WebSocketSession(asyncio.Protocol):
         hub.websockets_served += 1
         self._schedule_ping()
         self._hello_timer = self._loop.call_later(config.hello_timeout, self._hello_due)
+        self._busy_at = self._loop.time()
+        self._idle_timer = self._loop.call_later(config.ws_idle_timeout, self._idle_due)
 
     def _hello_due(self) -> None:
         """The hello deadline: a connection that has not greeted is closed."""
@@ -194,6 +326,25 @@ class WebSocketSession(asyncio.Protocol):
         log_event(log, logging.INFO, "ws.no-hello", peer=self.peer, seconds=seconds)
         late = error_message(ErrorCode.HELLO_FIRST, f"no hello within {seconds:g} s", fatal=True)
         conn.close(CloseCode.POLICY, late)
+
+    def _idle_due(self) -> None:
+        """The idle deadline: a connection that said hello and has since followed no match and waited in
+        no queue for `ws_idle_timeout` is closed; one that does is looked at again a deadline later."""
+        self._idle_timer = None
+        reader, conn = self._reader, self.conn
+        if reader is None or conn is None or not conn.open:
+            return
+        session, now, seconds = reader.session, self._loop.time(), self._config.ws_idle_timeout
+        if session.match is not None or self._hub.ranked.holds(session) or not session.protocol.greeted:
+            self._busy_at = now  # (one that has not greeted is the hello deadline's)
+        elif now - self._busy_at >= seconds:
+            log_event(log, logging.INFO, "ws.idle", peer=self.peer, seconds=seconds)
+            self.ended_for = "idle"
+            reason = f"no match followed and no queue waited in for {seconds:g} s"
+            idle = error_message(ErrorCode.IDLE, reason, fatal=True)
+            conn.close(CloseCode.POLICY, idle)
+            return
+        self._idle_timer = self._loop.call_later(seconds - (now - self._busy_at), self._idle_due)
 
     def _frame(self, frame: Frame) -> None:
         """Every frame but a whole binary message: text, fragments, pongs (websockets answers pings
@@ -215,23 +366,53 @@ class WebSocketSession(asyncio.Protocol):
             self._pong(bytes(frame.data))
 
     def _deliver(self, data: bytes, text: bool) -> None:
-        if self._reader is not None:
-            self._reader.receive(data.decode("utf-8", errors="replace") if text else data)
+        if self._reader is None:
+            return
+        if not text:
+            self._reader.receive(data)
+            return
+        try:
+            message = data.decode("utf-8")
+        except UnicodeDecodeError:
+            self._not_utf8()
+            return
+        self._reader.receive(message)
+
+    def _not_utf8(self) -> None:
+        """A text message that is not UTF-8: a fatal `malformed` error and close code 1007 (RFC 6455
+        §8.1: the endpoint fails the connection)."""
+        if self.conn is None:
+            return
+        self.ended_for = "not-utf8"
+        log_event(log, logging.INFO, "ws.not-utf8", peer=self.peer)
+        refused = error_message(ErrorCode.MALFORMED, "a text frame that is not UTF-8", fatal=True)
+        self.conn.close(CloseCode.INVALID_DATA, refused)
 
     def _write_all(self, writes: list[bytes]) -> None:
-        """Write what the protocol produced; an empty chunk is its end of stream (a half-close)."""
+        """Write what the protocol produced, joined (a flood of pings makes many small pongs); an empty
+        chunk is its end of stream (a half-close)."""
         transport = self._transport
         if self._gone:
             return
+        chunks: list[bytes] = []
         for data in writes:
             if data:
-                transport.write(data)
-            elif transport.can_write_eof():
+                chunks.append(data)
+                continue
+            if chunks:
+                transport.write(b"".join(chunks))
+                chunks = []
+            if transport.can_write_eof():
                 # The peer closes its side in answer; uvloop raises RuntimeError on a closing socket.
                 with contextlib.suppress(OSError, RuntimeError):
                     transport.write_eof()
             else:
                 transport.close()
+        if chunks:
+            transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        buffered = transport.get_write_buffer_size()
+        if buffered > self.peak_buffered:
+            self.peak_buffered = buffered
         if self._close_timer is None and self.protocol.close_expected():
             self._close_timer = self._loop.call_later(self._config.ws_close_timeout, self._close_timed_out)
 

@@ -160,6 +160,8 @@ def test_hostile_frames_leave_the_real_match_alone() -> None:
         fast_config(),
         rate_per_second=4000,
         rate_burst=600,
+        ws_frame_rate=16000,  # the fuzz's frames are paid for like any client's: 4 frames a message
+        ws_frame_burst=2400,
         max_strikes=5000,
         match_config=VersusConfig(rules=rules),
     )
