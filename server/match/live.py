@@ -11,6 +11,12 @@ connection's queue.
 Seats: a room starts when every seat is taken (by a guest or a bot) and every guest has connected
 once. A player who drops holds nothing while away (`hold_neutral`); back within the grace period
 they resume the seat, after it the seat forfeits through the match's own step.
+
+Ranked matches: a result is rated only after a minimum of play (`ranked_min_play_seconds` of frames,
+and an input other than neutral from each seat); a ranked match that ends before it is *aborted*:
+it ends as cancelled (`over` with a null result, no replay, the record's `aborted` set). Who made a
+ranked match not happen is frozen when it ends (`dodgers`), not read later: a player who was
+there then and closes its socket on `over` is never one of them.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
 from rules.ruleset import Bot, seat_seed
+from rules.versus.tables import FRAME_HZ
 
 from ..config import ServerConfig
 from ..logs import log_event
@@ -112,6 +119,12 @@ class LiveMatch:
         self.ranked = ranked
         #: Seats whose player left with `leave` before the start (they cancelled it).
         self.left: set[int] = set()
+        #: Ranked: the client address each seat queued from, the seats that sent an input other than
+        #: neutral, and, once it is cancelled or aborted, the seats that made it so (the dodgers).
+        self.addresses: tuple[str, ...] = ()
+        self.played: set[int] = set()
+        self.dodgers: tuple[int, ...] = ()
+        self.aborted = False
         self.players: Stream[Outbox] = Stream(config.history)
         self.spectators: Stream[Outbox] = Stream(config.history)
         self.runner: MatchRunner | None = None
@@ -378,9 +391,31 @@ class LiveMatch:
 
     # ---- the end -------------------------------------------------------------------------------------
 
+    def rated_play(self) -> bool:
+        """Has this match had a rated result's minimum of play (see the module docstring)?"""
+        runner = self.runner
+        minimum = self.config.ranked_min_play_seconds * FRAME_HZ
+        return runner is not None and runner.match.frame >= minimum and len(self.played) == len(self.seats)
+
+    def _abort(self, now: float) -> None:
+        """A ranked match ended before the minimum of play: cancelled; the dodgers are the seats that
+        forfeited (left, or did not come back) and those that never played."""
+        runner = self.runner
+        assert runner is not None and runner.result is not None
+        outcomes = runner.result.plain().get("outcomes", [])
+        self.dodgers = tuple(index for index in range(len(self.seats))
+                             if index not in self.played or outcomes[index] == "forfeited")
+        self.aborted = True
+        log_event(log, logging.INFO, "match.aborted", match=self.id, frames=runner.match.frame,
+                  played=sorted(self.played), dodgers=list(self.dodgers))
+        self.cancel(now, "aborted before a rated result's minimum of play")
+
     def _finish(self, now: float) -> None:
         runner = self.runner
         assert runner is not None and runner.result is not None
+        if self.ranked and not self.rated_play():
+            self._abort(now)
+            return
         self.state = MatchState.OVER
         self.ended_at = now
         self.result = runner.result.plain()
@@ -405,6 +440,8 @@ class LiveMatch:
         """End without a result (a room that never started, or a match the server failed)."""
         if self.state not in (MatchState.WAITING, MatchState.RUNNING):
             return
+        if self.ranked and self.state == MatchState.WAITING:
+            self.dodgers = tuple(self.absent_seats())
         self.state = MatchState.CANCELLED
         self.ended_at = now
         self._end_streams(None, None)
@@ -432,6 +469,7 @@ class LiveMatch:
             ended=self.created_wall + (now - self.created),
             frames=frames,
             ranked=self.ranked,
+            aborted=self.aborted,
         )
 
     def close_all(self) -> None:
@@ -453,7 +491,12 @@ class LiveMatch:
             return RunOutcome(refused=InputRefused(ErrorCode.NOT_STARTED.value, "the match has not started"))
         if self.state != MatchState.RUNNING:
             return RunOutcome(refused=InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended"))
-        return self.runner.tell_inputs(seat, frame, values)
+        outcome = self.runner.tell_inputs(seat, frame, values)
+        if self.ranked and seat not in self.played and outcome.refused is None:
+            neutral = self.config.ruleset.inputs.neutral
+            if any(value != neutral for value in values):
+                self.played.add(seat)
+        return outcome
 
     def current_frame(self) -> int:
         """The schedule's frame (-1 before the start): what a pong tells."""

@@ -64,6 +64,8 @@ class MemoryStore:
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._claims: OrderedDict[str, tuple[str, float]] = OrderedDict()
         self._sets: OrderedDict[str, dict[str, float]] = OrderedDict()
+        #: key -> (generation, until).
+        self._generations: OrderedDict[str, tuple[int, float]] = OrderedDict()
 
     def _trim(self, table: OrderedDict[str, Any]) -> None:
         while len(table) > self.capacity:
@@ -200,6 +202,16 @@ class MemoryStore:
         members = self._sets.get(key)
         if members is not None:
             members.pop(member, None)
+
+    async def generation(self, key: str, now: float) -> int:
+        held = self._generations.get(key)
+        return held[0] if held is not None and held[1] > now else 0
+
+    async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
+        if await self.generation(key, now) != expected:
+            return False
+        self._touch(self._generations, key, (new, now + ttl))
+        return True
 
     async def close(self) -> None:
         return None

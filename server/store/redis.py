@@ -19,7 +19,9 @@ so nothing spans two slots):
 - `daily:{day}:board` (sorted set), `daily:{day}:entries` (hash): a day's best run per guest,
   updated together by one script (one slot: the day is their hash tag); kept `day_ttl` (31 days);
 - `bucket:{key}`, `claim:{key}`, `set:{key}`: the limit primitives, one script on one key each,
-  expiring when nothing in them is live any more.
+  expiring when nothing in them is live any more;
+- `gen:{key}`: a generation (an integer; `token:{guest}` is the oldest token generation of a guest
+  still accepted), set by one script, expiring with the newest token.
 
 Times are the caller's wall-clock seconds (every node's clock), as the interface says; Redis' own
 expiry only collects what is no longer live. `round_trips` counts the requests sent (a pipeline or a
@@ -75,6 +77,13 @@ local present = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not present and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+return 1
+"""
+
+_ADVANCE_GENERATION = """
+local held = tonumber(redis.call('GET', KEYS[1]) or '0')
+if held ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
@@ -140,6 +149,7 @@ class RedisStore:
         self._release = client.register_script(_RELEASE)
         self._add_member = client.register_script(_ADD_MEMBER)
         self._put_daily = client.register_script(_PUT_DAILY)
+        self._advance_generation = client.register_script(_ADVANCE_GENERATION)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", **bounds: Any) -> RedisStore:
@@ -348,6 +358,17 @@ class RedisStore:
 
     async def remove_member(self, key: str, member: str) -> None:
         await self._call("ZREM", self._limit_key("set", key), member)
+
+    async def generation(self, key: str, now: float) -> int:
+        held = await self._call("GET", self._limit_key("gen", key))
+        return 0 if held is None else int(held)
+
+    async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
+        self.round_trips += 1
+        done = await self._advance_generation(
+            keys=[self._limit_key("gen", key)], args=[expected, new, _ms(ttl)]
+        )
+        return bool(done)
 
     async def close(self) -> None:
         await self.redis.aclose()
