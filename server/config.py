@@ -209,7 +209,8 @@ class ServerConfig:
     # ---- ranked play and tokens (issue 18): aborts, dodges, token renewals --------------------------
     #: A ranked result is rated only when the match ran at least this many seconds of frames (at the
     #: game's 60 frames a second) and both seats sent an input other than neutral; a match that ends
-    #: before that (a leave, a forfeit, anything) is aborted: cancelled, not rated.
+    #: before that (a leave, a forfeit, anything) is aborted: cancelled, not rated. 0: every result
+    #: is rated (the rule off).
     ranked_min_play_seconds: float = 10.0
     #: A guest's dodges (and aborts) within this many seconds double its cooldown each time, up to
     #: ranked_dodge_cooldown_max...

@@ -14,7 +14,8 @@ they resume the seat, after it the seat forfeits through the match's own step.
 
 Ranked matches: a result is rated only after a minimum of play (`ranked_min_play_seconds` of frames,
 and an input other than neutral from each seat); a ranked match that ends before it is *aborted*:
-it ends as cancelled (`over` with a null result, no replay, the record's `aborted` set). Who made a
+it ends as cancelled (`over` with a null result, no replay, the record's `aborted` set), and the
+seats that forfeited (or, when none did, those that never played) dodged it. Who made a
 ranked match not happen is frozen when it ends (`dodgers`), not read later: a player who was
 there then and closes its socket on `over` is never one of them.
 """
@@ -392,19 +393,23 @@ class LiveMatch:
     # ---- the end -------------------------------------------------------------------------------------
 
     def rated_play(self) -> bool:
-        """Has this match had a rated result's minimum of play (see the module docstring)?"""
-        runner = self.runner
-        minimum = self.config.ranked_min_play_seconds * FRAME_HZ
-        return runner is not None and runner.match.frame >= minimum and len(self.played) == len(self.seats)
+        """Has this match had a rated result's minimum of play (see the module docstring)? Always, with
+        `ranked_min_play_seconds` 0 (the rule off)."""
+        runner, seconds = self.runner, self.config.ranked_min_play_seconds
+        if seconds <= 0:
+            return True
+        return (runner is not None and runner.match.frame >= seconds * FRAME_HZ
+                and len(self.played) == len(self.seats))
 
     def _abort(self, now: float) -> None:
         """A ranked match ended before the minimum of play: cancelled; the dodgers are the seats that
-        forfeited (left, or did not come back) and those that never played."""
+        forfeited (left, or did not come back), or when none did, those that never played."""
         runner = self.runner
         assert runner is not None and runner.result is not None
         outcomes = runner.result.plain().get("outcomes", [])
-        self.dodgers = tuple(index for index in range(len(self.seats))
-                             if index not in self.played or outcomes[index] == "forfeited")
+        seats = range(len(self.seats))
+        forfeited = tuple(index for index in seats if outcomes[index] == "forfeited")
+        self.dodgers = forfeited or tuple(index for index in seats if index not in self.played)
         self.aborted = True
         log_event(log, logging.INFO, "match.aborted", match=self.id, frames=runner.match.frame,
                   played=sorted(self.played), dodgers=list(self.dodgers))
