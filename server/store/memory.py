@@ -104,7 +104,10 @@ class MemoryStore:
         self._players[guest_id] = new
         self._players.move_to_end(guest_id)
         self._boards[not new.provisional].discard(guest_id)
-        self._boards[new.provisional].put(guest_id, new.glicko.rating)
+        if new.played:
+            self._boards[new.provisional].put(guest_id, new.glicko.rating)
+        else:  # no rated game yet (a dodger's cooldown, a dodged player's note): not on a board
+            self._boards[new.provisional].discard(guest_id)
         while len(self._players) > self.capacity:
             gone, _ = self._players.popitem(last=False)
             for board in self._boards.values():

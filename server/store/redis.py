@@ -12,8 +12,8 @@ so nothing spans two slots):
   newest `recent_limit` (1,000) ids, and every kept id;
 - `player:{guest}`: a player's record (JSON, server/store/players.py), updated with WATCH/MULTI on
   that one key; kept `player_ttl` (365 days) after its last update, GAMES_KEPT games inside;
-- `leaderboard:ranked`, `leaderboard:provisional`: guest → rating (sorted sets), set after each
-  record update; the best `leaderboard_capacity` (10,000) of each;
+- `leaderboard:ranked`, `leaderboard:provisional`: guest → rating (sorted sets) of the players with
+  a rated game, set after each record update; the best `leaderboard_capacity` (10,000) of each;
 - `ranked:pending`: ranked matches whose result is still to apply (sorted set by when noted),
   emptied as results apply (the lobby drops stale ones);
 - `daily:{day}:board` (sorted set), `daily:{day}:entries` (hash): a day's best run per guest,
@@ -260,10 +260,14 @@ class RedisStore:
         raise StoreError(f"the record of {guest_id!r} changed under {MAX_UPDATE_ATTEMPTS} attempts in a row")
 
     async def _index(self, record: PlayerRecord) -> None:
-        """Put the player in its leaderboard at its rating (and out of the other), keeping the best."""
+        """Put the player in its leaderboard at its rating (and out of the other), keeping the best; a
+        player with no rated game yet (a dodger's cooldown, a dodged player's note) is on neither."""
         board = self._board_key(record.provisional)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(board, {record.id: record.glicko.rating})
+            if record.played:
+                pipe.zadd(board, {record.id: record.glicko.rating})
+            else:
+                pipe.zrem(board, record.id)
             pipe.zrem(self._board_key(not record.provisional), record.id)
             pipe.zremrangebyrank(board, 0, -self.leaderboard_capacity - 1)
             self.round_trips += 1
