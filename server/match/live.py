@@ -193,7 +193,7 @@ class LiveMatch:
         self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
         place = self.seats[seat]
         old = place.connection
-        if old is not None and old is not session:
+        if old is not None and old is not session and old.match is self:
             self.players.subscribers.discard(old.out)
             old.match, old.seat = None, None
             old.out.close(
@@ -232,6 +232,15 @@ class LiveMatch:
                     self.runner.hold_neutral(session.seat)
                 log_event(log, logging.INFO, "match.drop", match=self.id, seat=session.seat)
                 self._broadcast_status()
+        session.match, session.seat = None, None
+
+    def release(self, session: Session) -> None:
+        """A connection stops following this match once it has ended (to queue or play again): its
+        streams stop, but a player's seat keeps it as its connection, so `rated` still reaches it."""
+        assert self.ended_at is not None
+        self.players.subscribers.discard(session.out)
+        self.spectators.subscribers.discard(session.out)
+        self._watchers.discard(session)
         session.match, session.seat = None, None
 
     def leave(self, session: Session, now: float) -> None:
@@ -480,10 +489,11 @@ class LiveMatch:
     def close_all(self) -> None:
         """Close every connection following this match (shutdown, or the end of the linger)."""
         for place in self.seats:
-            if place.connection is not None:
+            if place.connection is not None and place.connection.match is self:
                 place.connection.match, place.connection.seat = None, None
         for watcher in self._watchers:
-            watcher.match = None
+            if watcher.match is self:
+                watcher.match = None
         self.players.subscribers.clear()
         self.spectators.subscribers.clear()
         self._watchers.clear()

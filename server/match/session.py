@@ -150,10 +150,11 @@ class Session:
             self.dispatcher.handle(self, message, at)
 
     def leave_finished(self, now: float) -> None:
-        """Stop following a match that is over or cancelled (its players may queue or join again)."""
+        """Stop following a match that is over or cancelled (its players may queue or join again; a
+        player still hears its `rated`)."""
         match = self.match
         if match is not None and match.ended_at is not None:
-            match.detach(self, now)
+            match.release(self)
 
     def closed(self, now: float) -> None:
         """The connection is gone: leave the queue and the match it followed (a grace period starts)."""

@@ -142,8 +142,8 @@ async def test_a_forfeit_at_once_from_alternate_guests_gives_no_rating(start_ser
 
 async def test_a_match_played_past_the_minimum_is_rated_once(start_server: StartServer) -> None:
     """Both players move and the match runs past the minimum of play before one leaves: the forfeit is
-    rated, once (a retry changes nothing), the leaver pays no cooldown, and the winner queues again at
-    once on the same connection."""
+    rated, once (a retry changes nothing), the leaver pays no cooldown, and the winner queues again on
+    `over` at once on the same connection, where its `rated` still arrives."""
     config = ranked_abuse_config(ranked_min_play_seconds=0.5)
     async with ranked_server(start_server, "memory", config) as server:
         hub: Hub = server.app.state.hub
@@ -166,13 +166,15 @@ async def test_a_match_played_past_the_minimum_is_rated_once(start_server: Start
             await read_playing(ann_ws, sessions[0], lambda: len(live.played) == 2 and live.runner is not None
                                and live.runner.match.frame >= minimum, 0)
             await bob_ws.send(sessions[1].leave())
-            await read_playing(ann_ws, sessions[0], lambda: sessions[0].over and sessions[0].rated, 0)
+            await read_playing(ann_ws, sessions[0], lambda: sessions[0].over, 0)
             over = sessions[0].over
             assert over is not None and over.result is not None
             assert over.result["outcomes"] == ["won", "forfeited"]
-            await ann_ws.send(sessions[0].queue())
-            await read_until(ann_ws, sessions[0], lambda: sessions[0].queued or sessions[0].errors)
+            await ann_ws.send(sessions[0].queue())  # at once: `rated` still comes to this connection
+            await read_until(ann_ws, sessions[0], lambda: (sessions[0].queued or sessions[0].errors)
+                             and sessions[0].rated)
             assert sessions[0].queued is not None and not sessions[0].errors
+            assert [rated.match for rated in sessions[0].rated] == [match_id]
         await settled(hub)
         record = await store.get_match(match_id)
         assert record is not None and not record.aborted and record.outcome is MatchState.OVER
