@@ -19,16 +19,20 @@ import pytest
 import websockets
 
 from protocol.client import ClientSession
-from protocol.messages import MatchState
+from protocol.codec import encode
+from protocol.messages import Error, Hello, MatchState, Ping, Pong
+from protocol.version import PROTOCOL_VERSION
 from server.config import ServerConfig
 from server.embed import RunningServer
 from server.match.hub import Hub
 from server.match.ratings import START, dodge_cooldown, with_dodge
 from server.store.base import Store
+from server.tokens import Guest
 from tests.server.conftest import StartServer
 from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import ATTACKER, abuse_config, attacker
 from tests.server.test_ranked import a_store, queue_on, read_until
+from tests.server.test_session import make
 
 pytestmark = pytest.mark.asyncio
 
@@ -310,3 +314,18 @@ async def test_renewals_are_bounded_per_address(start_server: StartServer) -> No
             answer = await http.post("/api/guests/renew", headers=bearer(token))
         assert answer.status_code == 200
 
+
+
+async def test_messages_before_welcome_wait_in_a_bounded_backlog() -> None:
+    """While hello's token is checked, the messages after it wait (at most hello_backlog; the rest are
+    refused `busy`), then are answered in order after `welcome`."""
+    hub, session, out, clock = make(hello_backlog=4)
+    token = hub.signer.issue(Guest("g_ann", "ann"), clock.wall())
+    session.receive(encode(Hello(version=PROTOCOL_VERSION, token=token)), clock.now)
+    for index in range(6):
+        session.receive(encode(Ping(id=index, t=0)), clock.now)
+    assert out.kinds() == ["error", "error"] and session.held is not None and len(session.held) == 4
+    assert {message.code for message in out.messages if isinstance(message, Error)} == {"busy"}
+    await until(lambda: session.held is None, 10 * UNIT, "the token checked")
+    assert out.kinds()[2:] == ["welcome", "pong", "pong", "pong", "pong"]
+    assert [message.id for message in out.messages if isinstance(message, Pong)] == [0, 1, 2, 3]
