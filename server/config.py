@@ -242,6 +242,26 @@ class ServerConfig:
     #: Open connections (websockets and HTTP) on this node; None: what the descriptor limit allows
     #: (`connection_cap`); a configured cap above that is refused at startup. Past it: HTTP 503 `busy`.
     max_connections: int | None = None
+    # ---- ranked play and tokens (issue 18): aborts, dodges, token renewals --------------------------
+    #: A ranked result is rated only when the match ran at least this many seconds of frames (at the
+    #: game's 60 frames a second) and both seats sent an input other than neutral; a match that ends
+    #: before that (a leave, a forfeit, anything) is aborted: cancelled, not rated. 0: every result
+    #: is rated (the rule off).
+    ranked_min_play_seconds: float = 10.0
+    #: A guest's dodges (and aborts) within this many seconds double its cooldown each time, up to
+    #: ranked_dodge_cooldown_max...
+    ranked_dodge_memory: float = 24 * 3600.0
+    ranked_dodge_cooldown_max: float = 3600.0
+    #: ...and a player is not paired again (for ranked_dodge_memory) with a guest, or any guest of an
+    #: address, that dodged it this many times in that time.
+    ranked_avoid_after: int = 2
+    #: Token renewals per guest, and per client address, in an hour (a burst of that many, refilled
+    #: over the hour).
+    renewals_per_guest: int = 6
+    renewals_per_address: int = 20
+    #: Messages a connection may send while its `hello`'s token is checked against the store; past it
+    #: they are refused (`busy`).
+    hello_backlog: int = 32
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 

@@ -1,8 +1,11 @@
 """Guest tokens: a guest id and name, an expiry, and an HMAC-SHA256 signature over them.
 
 A token is `v1.<payload>.<signature>`, both parts base64url without padding; the payload is JSON
-`{"g": guest id, "n": name, "e": expiry (unix seconds)}`. The server keeps no session table: any
-process with the same secret accepts the token, which is what several nodes sharing one Redis need.
+`{"g": guest id, "n": name, "e": expiry (unix seconds)}`, and `"r": generation` on a renewed token
+(absent: 0). The server keeps no session table: any process with the same secret accepts the token,
+which is what several nodes sharing one Redis need. Renewal revokes: the store keeps, per guest, the
+oldest generation still accepted (`token_key`), raised by each renewal, and a token of an older
+generation is refused where a guest is let in (`hello`, the HTTP routes' bearer check), not per message.
 """
 
 from __future__ import annotations
@@ -29,6 +32,13 @@ class Guest:
 
     id: str
     name: str
+    #: The token's generation: 0 when made, one more at each renewal.
+    generation: int = 0
+
+
+def token_key(guest_id: str) -> str:
+    """The store's generation key of a guest's tokens."""
+    return f"token:{guest_id}"
 
 
 def _b64(data: bytes) -> str:
@@ -64,7 +74,10 @@ class TokenSigner:
 
     def issue(self, guest: Guest, now: float) -> str:
         """A token for `guest`, valid for `ttl` seconds from `now`."""
-        body = json.dumps({"g": guest.id, "n": guest.name, "e": int(now + self.ttl)}, separators=(",", ":"))
+        fields: dict[str, str | int] = {"g": guest.id, "n": guest.name, "e": int(now + self.ttl)}
+        if guest.generation:
+            fields["r"] = guest.generation
+        body = json.dumps(fields, separators=(",", ":"))
         payload = _b64(body.encode("utf-8"))
         return f"{PREFIX}.{payload}.{self._sign(payload)}"
 
@@ -78,10 +91,12 @@ class TokenSigner:
             raise TokenError("bad token signature")
         try:
             data = json.loads(_unb64(payload))
-            guest = Guest(str(data["g"]), str(data["n"]))
+            guest = Guest(str(data["g"]), str(data["n"]), int(data.get("r", 0)))
             expiry = int(data["e"])
-        except (ValueError, KeyError, TypeError, binascii.Error) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, binascii.Error) as error:
             raise TokenError(f"malformed token payload ({type(error).__name__})") from None
         if expiry < now:
             raise TokenError("token expired")
+        if guest.generation < 0:
+            raise TokenError("malformed token payload (generation)")
         return guest

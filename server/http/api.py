@@ -20,7 +20,7 @@ from ..compendium import compendium
 from ..errors import ServerError
 from ..match.hub import Hub
 from ..tokens import Guest
-from .auth import guest_of as bearer_guest
+from .auth import current_guest
 from .body import read_body
 from .daily import daily_router
 from .ranked import ranked_router
@@ -79,8 +79,8 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         "properties": {"bot": {"type": "string", "enum": list(hub.config.ruleset.bot_names)}},
     }
 
-    def guest_of(authorization: str | None) -> Guest:
-        return bearer_guest(hub, authorization)
+    async def guest_of(authorization: str | None) -> Guest:
+        return await current_guest(hub, authorization)
 
     @router.post("/api/guests", responses=refusals(422, 429))
     async def new_guest(request: Request, body: GuestRequest | None = None) -> dict[str, str]:
@@ -93,14 +93,14 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     @router.post("/api/rooms", responses=refusals(401, 409, 429, 503))
     async def new_room(request: Request, authorization: Authorization = None) -> dict[str, Any]:
         """A private room: the guest holds seat 0; whoever has the invitation takes seat 1."""
-        guest = guest_of(authorization)
+        guest = await guest_of(authorization)
         live = await hub.lobby.create_room(guest, address_of(request))
         return {"match": live.id, "seat": 0, "invite": live.invite}
 
     @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422))
     async def join_room(body: JoinRequest, authorization: Authorization = None) -> dict[str, Any]:
         """Take the free seat of the room an invitation opens."""
-        guest = guest_of(authorization)
+        guest = await guest_of(authorization)
         live, seat = await hub.lobby.join_room(body.invite, guest)
         return {"match": live.id, "seat": seat}
 
@@ -113,7 +113,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         request: Request, body: BotRequest, authorization: Authorization = None
     ) -> dict[str, Any]:
         """Play against a server-side bot of this ruleset; the match starts when you connect."""
-        guest = guest_of(authorization)
+        guest = await guest_of(authorization)
         live = await hub.lobby.create_bot_match(guest, body.bot, address_of(request))
         return {"match": live.id, "seat": 0}
 
@@ -208,6 +208,6 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         """Liveness and the loop's numbers (constant time: running figures)."""
         return {"ok": True, **hub.stats()}
 
-    router.include_router(ranked_router(hub))
+    router.include_router(ranked_router(hub, address_of))
     router.include_router(daily_router(hub, verifier, address_of))
     return router

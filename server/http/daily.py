@@ -55,7 +55,7 @@ from ..errors import ServerError
 from ..match.hub import Hub
 from ..store.players import DailyEntry, daily_run_id
 from ..tokens import Guest
-from .auth import guest_of
+from .auth import current_guest
 from .body import read_body
 from .refusals import refusals
 from .verify import Verifier, decode_body
@@ -203,7 +203,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         request: Request, authorization: Annotated[str | None, Header()] = None
     ) -> dict[str, Any]:
         """Verify a run of a day's challenge and put it on that day's board."""
-        guest = guest_of(hub, authorization)
+        guest = await current_guest(hub, authorization)  # a token a renewal replaced is refused
         limit = config.verify_max_bytes
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:

@@ -6,28 +6,34 @@
 - `GET /api/players/{id}`: rating, RD, volatility, games won/lost/drawn, the recent rated matches
   (opponent, outcome, rating change, replay id), the queue cooldown.
 - `POST /api/guests/renew` (the token as `Authorization: Bearer`): a fresh token for the same guest
-  (same id and name: the rating stays), while the old one is still valid; at most
-  RENEWALS_PER_HOUR per guest.
+  (same id and name: the rating stays), while the old one is still valid; the old one (and any
+  older) is revoked by it. At most `renewals_per_guest` an hour per guest and `renewals_per_address`
+  an hour per client address (the address's budget is taken first, so a revoked or over-budget
+  guest's attempts spend it too).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Header, Query, Request
 
 from protocol.errors import ErrorCode
 
 from ..errors import ServerError
 from ..match.hub import Hub
 from ..store.players import PlayerRecord
+from ..tokens import token_key
 from .auth import guest_of
 from .refusals import refusals
 
 #: Most entries of one leaderboard page.
 MAX_PAGE = 100
-#: Token renewals one guest may make in an hour (a burst of that many, refilled over the hour).
-RENEWALS_PER_HOUR = 6
+HOUR = 3600.0
+#: The `Authorization: Bearer <token>` header.
+Authorization = Annotated[str | None, Header()]
 
 
 def entry(rank: int, player: PlayerRecord) -> dict[str, Any]:
@@ -43,8 +49,8 @@ def entry(rank: int, player: PlayerRecord) -> dict[str, Any]:
     }
 
 
-def ranked_router(hub: Hub) -> APIRouter:
-    """The routes above, closed over one hub."""
+def ranked_router(hub: Hub, address_of: Callable[[Request], str]) -> APIRouter:
+    """The routes above, closed over one hub (and how to read a request's client address)."""
     router = APIRouter()
 
     @router.get("/api/leaderboard", responses=refusals(422))
@@ -68,19 +74,32 @@ def ranked_router(hub: Hub) -> APIRouter:
         record = await hub.store.get_player(guest_id)
         if record is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no rated player {guest_id!r}", 404)
-        return record.plain()
+        return record.public()
+
+    async def take_renewal(key: str, per_hour: int, whose: str) -> None:
+        wait = await hub.store.take_token(key, per_hour / HOUR, per_hour, hub.clock.wall())
+        if wait > 0:
+            message = f"token renewed too often {whose}; again in {wait:.0f} s"
+            raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
 
     @router.post("/api/guests/renew", responses=refusals(401, 429))
-    async def renew(authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
-        """A new token for the same guest, valid for the full lifetime from now."""
+    async def renew(request: Request, authorization: Authorization = None) -> dict[str, Any]:
+        """A new token for the same guest, valid for the full lifetime from now; the old one is revoked."""
+        config = hub.config
+        await take_renewal(f"renew-address:{address_of(request)}", config.renewals_per_address,
+                           "from this address")
         guest = guest_of(hub, authorization)
+        oldest = await hub.store.generation(token_key(guest.id), hub.clock.wall())
+        if guest.generation < oldest:
+            raise ServerError(ErrorCode.AUTH, "token refused: it was renewed (use the newest token)", 401)
+        await take_renewal(f"renew:{guest.id}", config.renewals_per_guest, "for this guest")
         wall = hub.clock.wall()
-        rate = RENEWALS_PER_HOUR / 3600
-        wait = await hub.store.take_token(f"renew:{guest.id}", rate, RENEWALS_PER_HOUR, wall)
-        if wait > 0:
-            raise ServerError(ErrorCode.RATE_LIMITED, f"token renewed too often; again in {wait:.0f} s", 429,
-                              retry_after=wait)
-        token = hub.signer.issue(guest, wall)
+        renewed = replace(guest, generation=guest.generation + 1)
+        if not await hub.store.advance_generation(token_key(guest.id), oldest, renewed.generation,
+                                                  hub.signer.ttl, wall):
+            message = "token refused: it was renewed meanwhile (use the newest token)"
+            raise ServerError(ErrorCode.AUTH, message, 401)
+        token = hub.signer.issue(renewed, wall)
         return {"guest": guest.id, "name": guest.name, "token": token, "expires": int(wall + hub.signer.ttl)}
 
     return router

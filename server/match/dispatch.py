@@ -1,11 +1,14 @@
 """What each valid client message does. One handler per kind; `assert_never` makes a new kind that is
 not handled here a type error, and tests/server/test_dispatch.py makes it a test failure too.
 
-Handlers never await: they bind connections, tell the runner inputs, and queue answers.
+Handlers never await: they bind connections, tell the runner inputs, and queue answers. The one
+store read, whether a renewal revoked `hello`'s token, runs in the hub's background; the session
+holds the messages after `hello` until it is answered.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import assert_never
 
 from protocol.codec import error_message
@@ -26,9 +29,12 @@ from protocol.messages import (
 )
 from protocol.version import PROTOCOL_VERSION
 
-from ..tokens import TokenError
+from ..logs import log_event
+from ..tokens import Guest, TokenError, token_key
 from .hub import Hub
 from .session import Session
+
+log = logging.getLogger("floe.session")
 
 
 class Dispatcher:
@@ -68,16 +74,34 @@ class Dispatcher:
             session.match.detach(session, now)
 
     def _hello(self, session: Session, message: Hello) -> None:
-        guest = None
-        if message.token is not None:
-            try:
-                guest = self.hub.signer.verify(message.token, self.hub.clock.wall())  # expiry: wall time
-            except TokenError as error:
-                session.send(
-                    error_message(
-                        ErrorCode.AUTH, f"token refused: {error}; continuing as a spectator", "hello"
-                    )
-                )
+        if message.token is None:
+            self._welcome(session, None)
+            return
+        try:
+            guest = self.hub.signer.verify(message.token, self.hub.clock.wall())  # expiry: wall time
+        except TokenError as error:
+            self._welcome(session, None, f"token refused: {error}; continuing as a spectator")
+            return
+        session.held = []
+        self.hub.spawn(self._check_hello(session, guest))
+
+    async def _check_hello(self, session: Session, guest: Guest) -> None:
+        """Welcome the guest unless a renewal has revoked its token; then what came after `hello`."""
+        try:
+            oldest = await self.hub.store.generation(token_key(guest.id), self.hub.clock.wall())
+        except Exception:  # noqa: BLE001 - the signature holds; a store outage must not shut guests out
+            log_event(log, logging.WARNING, "session.token-unchecked", exc_info=True, guest=guest.id)
+            oldest = 0
+        if guest.generation < oldest:
+            self._welcome(session, None, "token refused: it was renewed (use the newest token); "
+                                         "continuing as a spectator")
+        else:
+            self._welcome(session, guest)
+        session.release_held()
+
+    def _welcome(self, session: Session, guest: Guest | None, refusal: str | None = None) -> None:
+        if refusal is not None:
+            session.send(error_message(ErrorCode.AUTH, refusal, "hello"))
         session.guest = guest
         config = self.config
         session.send(
@@ -98,6 +122,7 @@ class Dispatcher:
         )
 
     def _join(self, session: Session, message: Join, now: float) -> None:
+        session.leave_finished(now)
         if session.match is not None:
             session.send(
                 error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "join")
@@ -119,6 +144,7 @@ class Dispatcher:
         live.attach_player(session, seat, message.since, now)
 
     def _watch(self, session: Session, message: Watch, now: float) -> None:
+        session.leave_finished(now)
         if session.match is not None:
             session.send(
                 error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "watch")

@@ -11,6 +11,13 @@ connection's queue.
 Seats: a room starts when every seat is taken (by a guest or a bot) and every guest has connected
 once. A player who drops holds nothing while away (`hold_neutral`); back within the grace period
 they resume the seat, after it the seat forfeits through the match's own step.
+
+Ranked matches: a result is rated only after a minimum of play (`ranked_min_play_seconds` of frames,
+and an input other than neutral from each seat); a ranked match that ends before it is *aborted*:
+it ends as cancelled (`over` with a null result, no replay, the record's `aborted` set), and the
+seats that forfeited (or, when none did, those that never played) dodged it. Who made a
+ranked match not happen is frozen when it ends (`dodgers`), not read later: a player who was
+there then and closes its socket on `over` is never one of them.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
 from rules.ruleset import Bot, seat_seed
+from rules.versus.tables import FRAME_HZ
 
 from ..config import ServerConfig
 from ..logs import log_event
@@ -112,6 +120,12 @@ class LiveMatch:
         self.ranked = ranked
         #: Seats whose player left with `leave` before the start (they cancelled it).
         self.left: set[int] = set()
+        #: Ranked: the client address each seat queued from, the seats that sent an input other than
+        #: neutral, and, once it is cancelled or aborted, the seats that made it so (the dodgers).
+        self.addresses: tuple[str, ...] = ()
+        self.played: set[int] = set()
+        self.dodgers: tuple[int, ...] = ()
+        self.aborted = False
         self.players: Stream[Outbox] = Stream(config.history)
         self.spectators: Stream[Outbox] = Stream(config.history)
         self.runner: MatchRunner | None = None
@@ -179,7 +193,7 @@ class LiveMatch:
         self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
         place = self.seats[seat]
         old = place.connection
-        if old is not None and old is not session:
+        if old is not None and old is not session and old.match is self:
             self.players.subscribers.discard(old.out)
             old.match, old.seat = None, None
             old.out.close(
@@ -218,6 +232,15 @@ class LiveMatch:
                     self.runner.hold_neutral(session.seat)
                 log_event(log, logging.INFO, "match.drop", match=self.id, seat=session.seat)
                 self._broadcast_status()
+        session.match, session.seat = None, None
+
+    def release(self, session: Session) -> None:
+        """A connection stops following this match once it has ended (to queue or play again): its
+        streams stop, but a player's seat keeps it as its connection, so `rated` still reaches it."""
+        assert self.ended_at is not None
+        self.players.subscribers.discard(session.out)
+        self.spectators.subscribers.discard(session.out)
+        self._watchers.discard(session)
         session.match, session.seat = None, None
 
     def leave(self, session: Session, now: float) -> None:
@@ -378,9 +401,35 @@ class LiveMatch:
 
     # ---- the end -------------------------------------------------------------------------------------
 
+    def rated_play(self) -> bool:
+        """Has this match had a rated result's minimum of play (see the module docstring)? Always, with
+        `ranked_min_play_seconds` 0 (the rule off)."""
+        runner, seconds = self.runner, self.config.ranked_min_play_seconds
+        if seconds <= 0:
+            return True
+        return (runner is not None and runner.match.frame >= seconds * FRAME_HZ
+                and len(self.played) == len(self.seats))
+
+    def _abort(self, now: float) -> None:
+        """A ranked match ended before the minimum of play: cancelled; the dodgers are the seats that
+        forfeited (left, or did not come back), or when none did, those that never played."""
+        runner = self.runner
+        assert runner is not None and runner.result is not None
+        outcomes = runner.result.plain().get("outcomes", [])
+        seats = range(len(self.seats))
+        forfeited = tuple(index for index in seats if outcomes[index] == "forfeited")
+        self.dodgers = forfeited or tuple(index for index in seats if index not in self.played)
+        self.aborted = True
+        log_event(log, logging.INFO, "match.aborted", match=self.id, frames=runner.match.frame,
+                  played=sorted(self.played), dodgers=list(self.dodgers))
+        self.cancel(now, "aborted before a rated result's minimum of play")
+
     def _finish(self, now: float) -> None:
         runner = self.runner
         assert runner is not None and runner.result is not None
+        if self.ranked and not self.rated_play():
+            self._abort(now)
+            return
         self.state = MatchState.OVER
         self.ended_at = now
         self.result = runner.result.plain()
@@ -405,6 +454,8 @@ class LiveMatch:
         """End without a result (a room that never started, or a match the server failed)."""
         if self.state not in (MatchState.WAITING, MatchState.RUNNING):
             return
+        if self.ranked and self.state == MatchState.WAITING:
+            self.dodgers = tuple(self.absent_seats())
         self.state = MatchState.CANCELLED
         self.ended_at = now
         self._end_streams(None, None)
@@ -432,15 +483,17 @@ class LiveMatch:
             ended=self.created_wall + (now - self.created),
             frames=frames,
             ranked=self.ranked,
+            aborted=self.aborted,
         )
 
     def close_all(self) -> None:
         """Close every connection following this match (shutdown, or the end of the linger)."""
         for place in self.seats:
-            if place.connection is not None:
+            if place.connection is not None and place.connection.match is self:
                 place.connection.match, place.connection.seat = None, None
         for watcher in self._watchers:
-            watcher.match = None
+            if watcher.match is self:
+                watcher.match = None
         self.players.subscribers.clear()
         self.spectators.subscribers.clear()
         self._watchers.clear()
@@ -453,7 +506,12 @@ class LiveMatch:
             return RunOutcome(refused=InputRefused(ErrorCode.NOT_STARTED.value, "the match has not started"))
         if self.state != MatchState.RUNNING:
             return RunOutcome(refused=InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended"))
-        return self.runner.tell_inputs(seat, frame, values)
+        outcome = self.runner.tell_inputs(seat, frame, values)
+        if self.ranked and seat not in self.played and outcome.refused is None:
+            neutral = self.config.ruleset.inputs.neutral
+            if any(value != neutral for value in values):
+                self.played.add(seat)
+        return outcome
 
     def current_frame(self) -> int:
         """The schedule's frame (-1 before the start): what a pong tells."""

@@ -8,7 +8,9 @@
 A waiting guest accepts an opponent whose rating is within its *window*, which widens with the time
 waited: `window_base` points at first, `window_growth` more per second, at most `window_max`
 (defaults: ±100, +10 a second, ±600 from 50 s on). Two guests pair when each is within the other's
-window. `pair` goes through the queue longest-waiting first and gives each guest the nearest
+window, and neither avoids the other: a guest carries `tags` (who it is: its id, its address) and
+`avoid` (tags it must not be paired with: who dodged it too often lately). `pair` goes through the
+queue longest-waiting first and gives each guest the nearest
 rating among those it may pair with (ties: the one waiting longer, then the guest id), so the
 outcome is a function of the queue and the time only. Time is an argument; nothing here reads a
 clock.
@@ -47,6 +49,12 @@ class Waiting:
     guest: str
     rating: float
     since: float
+    tags: frozenset[str] = frozenset()
+    avoid: frozenset[str] = frozenset()
+
+    def accepts(self, other: Waiting) -> bool:
+        """Neither avoids the other."""
+        return not (self.avoid & other.tags or other.avoid & self.tags)
 
 
 @dataclass(frozen=True)
@@ -79,14 +87,21 @@ class Matchmaker:
         settings = self.settings
         return min(settings.window_max, settings.window_base + settings.window_growth * max(0.0, waited))
 
-    def add(self, guest: str, rating: float, now: float) -> Waiting:
+    def add(
+        self,
+        guest: str,
+        rating: float,
+        now: float,
+        tags: frozenset[str] = frozenset(),
+        avoid: frozenset[str] = frozenset(),
+    ) -> Waiting:
         """Put a guest in the queue (again: it keeps its place); QueueFullError when full."""
         held = self._waiting.get(guest)
         if held is not None:
             return held
         if len(self._waiting) >= self.settings.capacity:
             raise QueueFullError(f"the ranked queue holds {self.settings.capacity} guests already")
-        waiting = self._waiting[guest] = Waiting(guest, rating, now)
+        waiting = self._waiting[guest] = Waiting(guest, rating, now, tags, avoid)
         return waiting
 
     def remove(self, guest: str) -> Waiting | None:
@@ -129,7 +144,7 @@ class Matchmaker:
         best: tuple[float, float, str] | None = None
         found: Waiting | None = None
         for other in by_rating[low:high]:
-            if other.guest == waiting.guest or other.guest in taken:
+            if other.guest == waiting.guest or other.guest in taken or not waiting.accepts(other):
                 continue
             gap = abs(other.rating - waiting.rating)
             if gap > self.window(now - other.since):

@@ -2,15 +2,22 @@
 
 - `queue` (the dispatcher calls `request`): a guest with a token, not seated in a live match, not
   in a dodge's cooldown, waits (one entry per guest across nodes: a bounded set in the store, the
-  `ranked:queue` key) and is told `queued`. `unqueue` or a closed socket takes it out, at no cost.
+  `ranked:queue` key) and is told `queued`; a connection still following a match that is over or
+  cancelled stops following it, so its players may queue again at once. `unqueue` or a closed
+  socket takes it out, at no cost.
 - Pairing (`tick`, every `ranked_pair_every` seconds, and at once on an arrival): the pure
   matchmaker (server/match/matchmaker.py) pairs the nearest ratings within the widening windows;
   each pair gets a ranked match (1 v 1, the server's ruleset) and a `matched` each, and the match is
   noted in the store's journal of ranked results to apply. Pairing is per node: guests waiting on
   different nodes are not paired with each other.
 - Both must connect (`join`) within `ranked_join_timeout`; the match starts only when both are
-  connected. Otherwise it is cancelled, and whoever was not connected (or left) pays the queue
-  cooldown (`ranked_dodge_cooldown`), noted in their player record.
+  connected. Otherwise it is cancelled, and whoever was not connected (or left) when it had to
+  start (frozen then: server/match/live.py's `dodgers`) dodged. A ranked match that ends before a
+  rated result's minimum of play is aborted (live.py), and who left or never played dodged too.
+- A dodge costs the dodger the queue cooldown (`ranked_dodge_cooldown`, doubled for each further
+  dodge within `ranked_dodge_memory`, at most `ranked_dodge_cooldown_max`), noted in its player
+  record; the player it dodged notes the dodger's guest and address, and is not paired with a guest
+  or an address that dodged it `ranked_avoid_after` times within `ranked_dodge_memory`.
 - The end (`settle`, from the hub's store write, after the match record is kept): a finished match
   applies its result to both player records (server/match/ratings.py: once per record, whatever
   retries), and each player still connected is sent `rated`; a cancelled one only the cooldowns.
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from protocol.codec import error_message
@@ -34,10 +42,20 @@ from protocol.messages import Matched, MatchState, Queued, Rated, Unqueued
 from ..errors import ServerError
 from ..logs import log_event
 from ..store.base import MatchRecord
-from ..store.players import Glicko, PlayerRecord
+from ..store.players import DodgeNote, Glicko, PlayerRecord
 from ..tokens import Guest
 from .matchmaker import Matchmaker, QueueFullError
-from .ratings import START, apply_result, rated_seats, rating_before, with_cooldown
+from .ratings import (
+    START,
+    address_tag,
+    apply_result,
+    avoided,
+    guest_tag,
+    rated_seats,
+    rating_before,
+    with_dodge,
+    with_dodge_note,
+)
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -82,6 +100,7 @@ class RankedLobby:
 
     def request(self, session: Session, now: float) -> None:
         """`queue`: check the guest here, then against the store (in the background)."""
+        session.leave_finished(now)
         guest = session.guest
         if guest is None:
             refusal = error_message(ErrorCode.AUTH, "the ranked queue needs a guest token in hello", "queue")
@@ -118,8 +137,10 @@ class RankedLobby:
                 await store.remove_member(QUEUE_KEY, guest.id)
                 return
             glicko = player.glicko if player is not None else START
+            tags = frozenset((guest_tag(guest.id), address_tag(session.peer)))
+            avoid = avoided(player, self.config.ranked_avoid_after, self.config.ranked_dodge_memory, wall)
             try:
-                self.queue.add(guest.id, glicko.rating, self.hub.now())
+                self.queue.add(guest.id, glicko.rating, self.hub.now(), tags, avoid)
             except QueueFullError as error:
                 await store.remove_member(QUEUE_KEY, guest.id)
                 session.send(error_message(ErrorCode.BUSY, str(error), "queue"))
@@ -200,6 +221,7 @@ class RankedLobby:
             await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id)
             try:
                 live = self.hub.create_ranked_match(first.guest, second.guest, match_id)
+                live.addresses = (first.session.peer, second.session.peer)
             except ServerError:
                 await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id))
                 raise
@@ -224,7 +246,7 @@ class RankedLobby:
     # ---- the end of a ranked match ---------------------------------------------------------------------
 
     async def settle(self, record: MatchRecord, live: LiveMatch | None) -> None:
-        """A ranked match's record is kept: rate it (over) or charge the dodgers (cancelled); done."""
+        """A ranked match's record is kept: rate it (over) or charge its dodgers (cancelled, aborted)."""
         if record.outcome is MatchState.OVER:
             await self.rate(record, live)
         elif record.outcome is MatchState.CANCELLED and live is not None:
@@ -232,19 +254,26 @@ class RankedLobby:
         await self.hub.store.done_ranked(record.id)
 
     async def _charge_dodgers(self, record: MatchRecord, live: LiveMatch) -> None:
-        wall = self.hub.clock.wall()
-        until = wall + self.config.ranked_dodge_cooldown
-        for seat in live.absent_seats():
+        """Each dodger pays its (escalating) cooldown; each player it dodged notes it."""
+        config, wall = self.config, self.hub.clock.wall()
+        for seat in live.dodgers:
             guest = record.guests[seat]
             if guest is None:
                 continue
-            name = record.seats[seat]
-
-            def charge(held: PlayerRecord | None, guest: str = guest, name: str = name) -> PlayerRecord:
-                return with_cooldown(held, guest, name, until, wall)
-
-            await self.hub.store.update_player(guest, charge)
-            log_event(log, logging.INFO, "queue.dodge", match=record.id, guest=guest, until=round(until))
+            charge = partial(with_dodge, guest_id=guest, name=record.seats[seat],
+                             base=config.ranked_dodge_cooldown, most=config.ranked_dodge_cooldown_max,
+                             memory=config.ranked_dodge_memory, now=wall)
+            charged = await self.hub.store.update_player(guest, charge)
+            until = charged.cooldown_until if charged is not None else wall
+            log_event(log, logging.INFO, "queue.dodge", match=record.id, guest=guest, until=round(until),
+                      aborted=record.aborted)
+            address = live.addresses[seat] if seat < len(live.addresses) else ""
+            note = DodgeNote(guest, address, wall)
+            for other, other_guest in enumerate(record.guests):
+                if other_guest is not None and other not in live.dodgers:
+                    noted = partial(with_dodge_note, guest_id=other_guest, name=record.seats[other],
+                                    note=note, now=wall)
+                    await self.hub.store.update_player(other_guest, noted)
 
     async def rate(self, record: MatchRecord, live: LiveMatch | None = None) -> list[PlayerRecord]:
         """Apply a finished ranked match to both players' records (a no-op where it is applied already);

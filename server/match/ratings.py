@@ -28,7 +28,7 @@ from glicko2.math import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi, updat
 from protocol.messages import MatchState
 
 from ..store.base import MatchRecord
-from ..store.players import Glicko, PlayerRecord, RatedGame
+from ..store.players import DODGE_NOTES_KEPT, DodgeNote, Glicko, PlayerRecord, RatedGame
 
 #: A new player's rating.
 START = Glicko(rating=1500.0, rd=500.0, volatility=0.09)
@@ -113,11 +113,51 @@ def apply_result(
     return player.with_game(game, record.seats[seat], now)
 
 
-def with_cooldown(
-    held: PlayerRecord | None, guest_id: str, name: str, until: float, now: float
+def dodge_cooldown(player: PlayerRecord | None, base: float, most: float, memory: float, now: float) -> float:
+    """The cooldown of a guest's next dodge: `base`, doubled for each dodge of its within `memory`
+    seconds, at most `most`."""
+    if player is None or now - player.dodged_at > memory:
+        return base
+    return min(most, base * 2.0 ** min(player.dodges, 32))
+
+
+def with_dodge(
+    held: PlayerRecord | None, guest_id: str, name: str, base: float, most: float, memory: float, now: float
 ) -> PlayerRecord:
-    """The record with the queue refused until `until` (a dodge's cooldown); a longer one stays."""
+    """The record of a guest that dodged (or aborted) a ranked match at `now`: its dodge counted (anew
+    when the last is older than `memory`) and the queue refused for the escalated cooldown."""
     player = held or new_player(guest_id, name, now)
-    if player.cooldown_until >= until:
-        return player
-    return replace(player, cooldown_until=until)
+    until = now + dodge_cooldown(player, base, most, memory, now)
+    dodges = player.dodges + 1 if now - player.dodged_at <= memory else 1
+    return replace(player, cooldown_until=max(player.cooldown_until, until), dodges=dodges, dodged_at=now)
+
+
+def with_dodge_note(
+    held: PlayerRecord | None, guest_id: str, name: str, note: DodgeNote, now: float
+) -> PlayerRecord:
+    """The record of a player whose ranked match `note`'s guest dodged: the note kept (bounded)."""
+    player = held or new_player(guest_id, name, now)
+    return replace(player, dodged_by=(note, *player.dodged_by)[:DODGE_NOTES_KEPT])
+
+
+def guest_tag(guest_id: str) -> str:
+    """A waiting guest's tag for itself (server/match/matchmaker.py)."""
+    return f"guest:{guest_id}"
+
+
+def address_tag(address: str) -> str:
+    """A waiting guest's tag for its client address."""
+    return f"address:{address}"
+
+
+def avoided(player: PlayerRecord | None, after: int, memory: float, now: float) -> frozenset[str]:
+    """The tags (guests, addresses) that dodged this player at least `after` times within `memory`
+    seconds: the queue does not pair it with them."""
+    if player is None:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for note in player.dodged_by:
+        if now - note.at <= memory:
+            for tag in (guest_tag(note.guest), address_tag(note.address)):
+                counts[tag] = counts.get(tag, 0) + 1
+    return frozenset(tag for tag, count in counts.items() if count >= after)

@@ -10,7 +10,9 @@
 3. the strike count: a connection that keeps sending refused messages (`max_strikes`) is closed as
    hostile;
 4. the binding: which guest the connection speaks for, and which match and seat it follows;
-5. the dispatch of each valid message (server/match/dispatch.py).
+5. the dispatch of each valid message (server/match/dispatch.py); while `hello`'s token is checked
+   against the store (has a renewal revoked it?), the messages after it wait in order (at most
+   `hello_backlog`, the rest refused `busy`) and are dispatched once `welcome` is sent.
 
 Its way out is an `Outbox` (the transport's connection: send without waiting, close), and time is
 an argument, so the guards are tested without sockets or a clock (tests/server/test_session.py).
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from protocol.codec import error_message
 from protocol.errors import CloseCode, ErrorCode
-from protocol.messages import Error, ServerMessage
+from protocol.messages import ClientMessage, Error, ServerMessage
 from protocol.ratelimit import TokenBucket
 from protocol.session import ServerSession
 
@@ -83,6 +85,8 @@ class Session:
         self.match: LiveMatch | None = None
         self.seat: int | None = None
         self.spectator = False
+        #: Messages that came while `hello`'s token was checked (None: not checking), with their times.
+        self.held: list[tuple[ClientMessage, float]] | None = None
 
     @property
     def peer(self) -> str:
@@ -113,6 +117,8 @@ class Session:
                         out.close(CloseCode.POLICY, outcome)
                         return
                     out.send(outcome)
+                elif self.held is not None:
+                    self._hold(outcome, now)
                 else:
                     self.dispatcher.handle(self, outcome, now)
         except Exception:  # noqa: BLE001 - one bad message must not take the connection's match down
@@ -124,6 +130,31 @@ class Session:
             log_event(log, logging.WARNING, "session.hostile", peer=out.peer, strikes=self.strikes)
             hostile = error_message(ErrorCode.RATE_LIMITED, "too many refused messages", fatal=True)
             out.close(CloseCode.POLICY, hostile)
+
+    def _hold(self, message: ClientMessage, now: float) -> None:
+        held = self.held
+        assert held is not None
+        if len(held) >= self.config.hello_backlog:
+            self.strikes += 1
+            self.out.send(error_message(ErrorCode.BUSY, "wait for welcome: the token is being checked",
+                                        message.KIND))
+            return
+        held.append((message, now))
+
+    def release_held(self) -> None:
+        """`hello` is answered: dispatch what came after it, in order."""
+        held, self.held = self.held or [], None
+        for message, at in held:
+            if not self.out.open:
+                return
+            self.dispatcher.handle(self, message, at)
+
+    def leave_finished(self, now: float) -> None:
+        """Stop following a match that is over or cancelled (its players may queue or join again; a
+        player still hears its `rated`)."""
+        match = self.match
+        if match is not None and match.ended_at is not None:
+            match.release(self)
 
     def closed(self, now: float) -> None:
         """The connection is gone: leave the queue and the match it followed (a grace period starts)."""

@@ -46,6 +46,8 @@ class MatchRecord:
     frames: int = 0
     #: A ranked match (its result moves the players' ratings).
     ranked: bool = False
+    #: A ranked match that ended before a rated result's minimum of play (recorded as cancelled).
+    aborted: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def plain(self) -> dict[str, Any]:
@@ -61,6 +63,7 @@ class MatchRecord:
             "ended": self.ended,
             "frames": self.frames,
             "ranked": self.ranked,
+            "aborted": self.aborted,
         }
 
     @classmethod
@@ -77,6 +80,7 @@ class MatchRecord:
             ended=float(data["ended"]),
             frames=int(data["frames"]),
             ranked=bool(data.get("ranked", False)),
+            aborted=bool(data.get("aborted", False)),
         )
 
 
@@ -184,6 +188,16 @@ class Store(Protocol):
 
     async def remove_member(self, key: str, member: str) -> None:
         """Take `member` out of the set `key`."""
+        ...
+
+    # ---- a generation per key: which tokens of a guest are still good (server/tokens.py) ----------
+
+    async def generation(self, key: str, now: float) -> int:
+        """The generation `key` holds (0 when none is live): the oldest one still accepted."""
+        ...
+
+    async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
+        """Set `key` to `new` for `ttl` seconds if it holds `expected` (0: none live); True when set."""
         ...
 
     async def close(self) -> None:

@@ -92,6 +92,8 @@ class MemoryStore:
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._claims: OrderedDict[str, tuple[str, float]] = OrderedDict()
         self._sets: OrderedDict[str, dict[str, float]] = OrderedDict()
+        #: key -> (generation, until).
+        self._generations: OrderedDict[str, tuple[int, float]] = OrderedDict()
 
     def _trim(self, table: OrderedDict[str, Any]) -> None:
         while len(table) > self.capacity:
@@ -134,7 +136,10 @@ class MemoryStore:
         self._players[guest_id] = new
         self._players.move_to_end(guest_id)
         self._boards[not new.provisional].discard(guest_id)
-        self._boards[new.provisional].put(guest_id, new.glicko.rating)
+        if new.played:
+            self._boards[new.provisional].put(guest_id, new.glicko.rating)
+        else:  # no rated game yet (a dodger's cooldown, a dodged player's note): not on a board
+            self._boards[new.provisional].discard(guest_id)
         while len(self._players) > self.capacity:
             gone, _ = self._players.popitem(last=False)
             for board in self._boards.values():
@@ -244,6 +249,16 @@ class MemoryStore:
         members = self._sets.get(key)
         if members is not None:
             members.pop(member, None)
+
+    async def generation(self, key: str, now: float) -> int:
+        held = self._generations.get(key)
+        return held[0] if held is not None and held[1] > now else 0
+
+    async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
+        if await self.generation(key, now) != expected:
+            return False
+        self._touch(self._generations, key, (new, now + ttl))
+        return True
 
     async def close(self) -> None:
         return None

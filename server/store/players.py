@@ -21,6 +21,8 @@ from typing import Any
 GAMES_KEPT = 50
 #: A rating is provisional while its deviation is at least this (lichess's `provisionalDeviation`).
 PROVISIONAL_RD = 110.0
+#: Notes of who dodged a player (`PlayerRecord.dodged_by`) a record keeps, newest first.
+DODGE_NOTES_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,24 @@ class RatedGame:
 
 
 @dataclass(frozen=True)
+class DodgeNote:
+    """Someone made this player's found ranked match not happen (or aborted it): who, from where, when."""
+
+    guest: str
+    address: str
+    at: float
+
+    def plain(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {"guest": self.guest, "address": self.address, "at": self.at}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> DodgeNote:
+        """Rebuild from `plain()`."""
+        return cls(str(data["guest"]), str(data["address"]), float(data["at"]))
+
+
+@dataclass(frozen=True)
 class PlayerRecord:
     """One guest's rated standing (see the module docstring)."""
 
@@ -107,6 +127,12 @@ class PlayerRecord:
     #: Wall-clock second until which the ranked queue refuses this guest (a dodge's cooldown).
     cooldown_until: float = 0.0
     updated: float = 0.0
+    #: This guest's own dodges (and aborts) counted for the escalating cooldown, and the last one's time.
+    dodges: int = 0
+    dodged_at: float = 0.0
+    #: Who dodged this player, newest first, at most DODGE_NOTES_KEPT: the queue does not pair it
+    #: with a guest or an address that dodged it too often lately (server/match/ranked.py).
+    dodged_by: tuple[DodgeNote, ...] = ()
 
     @property
     def played(self) -> int:
@@ -143,7 +169,7 @@ class PlayerRecord:
         )
 
     def plain(self) -> dict[str, Any]:
-        """JSON-ready data (what the store writes and `GET /api/players/{id}` shows)."""
+        """JSON-ready data (what the store writes; `public()` is what the API shows)."""
         return {
             "id": self.id,
             "name": self.name,
@@ -156,7 +182,16 @@ class PlayerRecord:
             "recent": [game.plain() for game in self.games],
             "cooldown_until": self.cooldown_until,
             "updated": self.updated,
+            "dodges": self.dodges,
+            "dodged_at": self.dodged_at,
+            "dodged_by": [note.plain() for note in self.dodged_by],
         }
+
+    def public(self) -> dict[str, Any]:
+        """What `GET /api/players/{id}` shows: `plain()` without who dodged the player (their addresses)."""
+        shown = self.plain()
+        del shown["dodged_by"]
+        return shown
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> PlayerRecord:
@@ -171,6 +206,9 @@ class PlayerRecord:
             games=tuple(RatedGame.from_plain(game) for game in data["recent"]),
             cooldown_until=float(data["cooldown_until"]),
             updated=float(data["updated"]),
+            dodges=int(data.get("dodges", 0)),
+            dodged_at=float(data.get("dodged_at", 0.0)),
+            dodged_by=tuple(DodgeNote.from_plain(note) for note in data.get("dodged_by", ())),
         )
 
 

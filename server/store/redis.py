@@ -12,8 +12,8 @@ so nothing spans two slots):
   newest `recent_limit` (1,000) ids, and every kept id;
 - `player:{guest}`: a player's record (JSON, server/store/players.py), updated with WATCH/MULTI on
   that one key; kept `player_ttl` (365 days) after its last update, GAMES_KEPT games inside;
-- `leaderboard:ranked`, `leaderboard:provisional`: guest → rating (sorted sets), set after each
-  record update; the best `leaderboard_capacity` (10,000) of each;
+- `leaderboard:ranked`, `leaderboard:provisional`: guest → rating (sorted sets) of the players with
+  a rated game, set after each record update; the best `leaderboard_capacity` (10,000) of each;
 - `ranked:pending`: ranked matches whose result is still to apply (sorted set by when noted),
   emptied as results apply (the lobby drops stale ones);
 - `daily:{day}:board` (sorted set), `daily:{day}:entries` (hash): a day's best run per guest;
@@ -22,7 +22,9 @@ so nothing spans two slots):
   ids): the kept replays within the day's bytes budget and the runs submitted; all updated
   together by one script (one slot: the day is their hash tag) and kept `day_ttl` (31 days);
 - `bucket:{key}`, `claim:{key}`, `set:{key}`: the limit primitives, one script on one key each,
-  expiring when nothing in them is live any more.
+  expiring when nothing in them is live any more;
+- `gen:{key}`: a generation (an integer; `token:{guest}` is the oldest token generation of a guest
+  still accepted), set by one script, expiring with the newest token.
 
 Times are the caller's wall-clock seconds (every node's clock), as the interface says; Redis' own
 expiry only collects what is no longer live. `round_trips` counts the requests sent (a pipeline or a
@@ -78,6 +80,13 @@ local present = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not present and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+return 1
+"""
+
+_ADVANCE_GENERATION = """
+local held = tonumber(redis.call('GET', KEYS[1]) or '0')
+if held ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
@@ -175,6 +184,7 @@ class RedisStore:
         self._release = client.register_script(_RELEASE)
         self._add_member = client.register_script(_ADD_MEMBER)
         self._put_daily = client.register_script(_PUT_DAILY)
+        self._advance_generation = client.register_script(_ADVANCE_GENERATION)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", **bounds: Any) -> RedisStore:
@@ -289,10 +299,14 @@ class RedisStore:
         raise StoreError(f"the record of {guest_id!r} changed under {MAX_UPDATE_ATTEMPTS} attempts in a row")
 
     async def _index(self, record: PlayerRecord) -> None:
-        """Put the player in its leaderboard at its rating (and out of the other), keeping the best."""
+        """Put the player in its leaderboard at its rating (and out of the other), keeping the best; a
+        player with no rated game yet (a dodger's cooldown, a dodged player's note) is on neither."""
         board = self._board_key(record.provisional)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(board, {record.id: record.glicko.rating})
+            if record.played:
+                pipe.zadd(board, {record.id: record.glicko.rating})
+            else:
+                pipe.zrem(board, record.id)
             pipe.zrem(self._board_key(not record.provisional), record.id)
             pipe.zremrangebyrank(board, 0, -self.leaderboard_capacity - 1)
             self.round_trips += 1
@@ -392,6 +406,17 @@ class RedisStore:
 
     async def remove_member(self, key: str, member: str) -> None:
         await self._call("ZREM", self._limit_key("set", key), member)
+
+    async def generation(self, key: str, now: float) -> int:
+        held = await self._call("GET", self._limit_key("gen", key))
+        return 0 if held is None else int(held)
+
+    async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
+        self.round_trips += 1
+        done = await self._advance_generation(
+            keys=[self._limit_key("gen", key)], args=[expected, new, _ms(ttl)]
+        )
+        return bool(done)
 
     async def close(self) -> None:
         await self.redis.aclose()

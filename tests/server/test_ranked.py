@@ -29,9 +29,10 @@ pytestmark = pytest.mark.asyncio
 
 
 def ranked_config(**overrides: object) -> ServerConfig:
-    """Short ranked matches, a short join timeout and cooldown, frequent pairing."""
+    """Short ranked matches (every result rated: the minimum of play is tests/server/test_abuse_ranked.py's),
+    a short join timeout and cooldown, frequent pairing."""
     config = replace(fast_config().with_time_limit(4), ranked_join_timeout=1.0, ranked_dodge_cooldown=60.0,
-                     ranked_pair_every=0.05)
+                     ranked_pair_every=0.05, ranked_min_play_seconds=0.0)
     return replace(config, **overrides)  # type: ignore[arg-type]
 
 

@@ -21,6 +21,7 @@ from server.match.session import Session
 from server.store.memory import MemoryStore
 from server.tokens import Guest
 from tests.server.conftest import fast_config
+from tests.server.helpers import UNIT, until
 
 
 class FixedClock:
@@ -154,17 +155,21 @@ def test_handshake_first_once_and_of_this_version() -> None:
     assert fresh_out.closed and fresh_out.closed[0][0] == CloseCode.POLICY
 
 
-def test_joining_binds_the_seat_and_closing_starts_the_grace_period() -> None:
-    """A guest's token binds its session to its seat; when the session closes the seat holds nothing and,
-    past the grace period, forfeits."""
+@pytest.mark.asyncio
+async def test_joining_binds_the_seat_and_closing_starts_the_grace_period() -> None:
+    """A guest's token binds its session to its seat (once the store said no renewal revoked it, the
+    join sent meanwhile waiting for it); when the session closes the seat holds nothing and, past the
+    grace period, forfeits."""
     hub, session, out, clock = make(reconnect_grace=5.0)
     guest = Guest("g_ann", "ann")
     token = hub.signer.issue(guest, clock.wall())
     live = hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
     session.receive(hello(token), clock.now)
+    session.receive(encode(Join(match=live.id)), clock.now)
+    assert out.messages == [] and session.held is not None  # the token is being checked
+    await until(lambda: session.held is None, 10 * UNIT, "the token checked")
     welcome = out.messages[0]
     assert isinstance(welcome, Welcome) and welcome.guest == "g_ann"
-    session.receive(encode(Join(match=live.id)), clock.now)
     assert session.match is live and session.seat == 0 and not session.spectator
     assert isinstance(out.messages[1], Joined)
     live.tick(0, clock.now)

@@ -79,8 +79,8 @@ async def test_a_bounded_set_counts_live_members(store: Store) -> None:
 
 
 def player(guest: str, rating: float, rd: float = 80.0, name: str = "") -> PlayerRecord:
-    """A player record with a rating."""
-    return PlayerRecord(guest, name or guest, Glicko(rating, rd, 0.09))
+    """A player record with a rating (after one rated game)."""
+    return PlayerRecord(guest, name or guest, Glicko(rating, rd, 0.09), wins=1)
 
 
 async def test_a_match_record_round_trips_with_its_ranked_flag(store: Store) -> None:
@@ -125,7 +125,7 @@ async def test_concurrent_updates_of_one_record_all_apply(store: Store) -> None:
 
     await asyncio.gather(*(store.update_player("g1", win) for _ in range(20)))
     final = await store.get_player("g1")
-    assert final is not None and final.wins == 20
+    assert final is not None and final.wins == 1 + 20
 
 
 async def test_the_leaderboard_pages_players_by_rating_with_provisional_ones_apart(store: Store) -> None:
@@ -143,6 +143,28 @@ async def test_the_leaderboard_pages_players_by_rating_with_provisional_ones_apa
     page, total = await store.leaderboard(False, 0, 10)
     assert [p.id for p in page] == ["c", "b", "a", "d"] and total == 4
     assert await store.leaderboard(True, 0, 10) == ([], 0)
+
+
+async def test_a_player_without_a_rated_game_is_on_no_leaderboard(store: Store) -> None:
+    """A record with no rated game (a dodger's cooldown) is kept but listed on neither board; its first
+    rated game lists it."""
+    dodger = replace(player("d", 1500.0, 500.0), wins=0, cooldown_until=9.0)
+    await store.update_player("d", lambda held: dodger)
+    assert await store.get_player("d") is not None
+    assert await store.leaderboard(True, 0, 10) == ([], 0)
+    assert await store.leaderboard(False, 0, 10) == ([], 0)
+    await store.update_player("d", lambda held: player("d", 1500.0, 500.0))
+    assert [p.id for p in (await store.leaderboard(True, 0, 10))[0]] == ["d"]
+
+
+async def test_a_generation_advances_only_from_the_one_expected(store: Store) -> None:
+    """A generation reads 0 until set, and moves only from the value expected (a stale renewal fails)."""
+    assert await store.generation("token:g1", 0.0) == 0
+    assert await store.advance_generation("token:g1", 0, 1, 100.0, 0.0)
+    assert not await store.advance_generation("token:g1", 0, 2, 100.0, 1.0)  # a stale renewal
+    assert await store.generation("token:g1", 1.0) == 1 and await store.generation("token:g2", 1.0) == 0
+    assert await store.advance_generation("token:g1", 1, 2, 100.0, 2.0)
+    assert await store.generation("token:g1", 2.0) == 2
 
 
 async def test_pending_ranked_results_are_a_journal(store: Store) -> None:
