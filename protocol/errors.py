@@ -107,6 +107,9 @@ class ErrorCode(enum.StrEnum):
     INTERNAL = "internal"
     """A bug on the server's side; the match and the process go on."""
 
+    TOO_MANY_MATCHES = "too-many-matches"
+    """The client's address already has a seat in as many live matches as one address may (HTTP 429)."""
+
 
 class CloseCode(enum.IntEnum):
     """The websocket close codes the server uses (RFC 6455 §7.4.1)."""

@@ -187,12 +187,13 @@ class RankedLobby:
     async def _open(self, first: _Waiting, second: _Waiting) -> None:
         """Seat a pair (one live match per guest, across nodes), make their match, tell them."""
         match_id = self.hub.ids.match_id()
+        addresses = (first.session.peer, second.session.peer)
         try:
-            await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id)
+            await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id, addresses)
             try:
-                live = self.hub.create_ranked_match(first.guest, second.guest, match_id)
+                live = self.hub.create_ranked_match(first.guest, second.guest, match_id, addresses)
             except ServerError:
-                await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id))
+                await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id), addresses)
                 raise
         except ServerError as error:
             for waiting in (first, second):

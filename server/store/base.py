@@ -46,6 +46,8 @@ class MatchRecord:
     frames: int = 0
     #: A ranked match (its result moves the players' ratings).
     ranked: bool = False
+    #: Played from a room (by invitation): its replay is reachable by id but not listed.
+    private: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def plain(self) -> dict[str, Any]:
@@ -61,6 +63,7 @@ class MatchRecord:
             "ended": self.ended,
             "frames": self.frames,
             "ranked": self.ranked,
+            "private": self.private,
         }
 
     @classmethod
@@ -77,6 +80,7 @@ class MatchRecord:
             ended=float(data["ended"]),
             frames=int(data["frames"]),
             ranked=bool(data.get("ranked", False)),
+            private=bool(data.get("private", False)),
         )
 
 
