@@ -28,10 +28,13 @@ from protocol.messages import Error, MatchState, Unqueued, Welcome
 from server import botclient
 from server.config import LimitSettings
 from server.embed import RunningServer
+from server.errors import ServerError
 from server.match.hub import Hub
+from server.store.memory import MemoryStore
 from tests.server.conftest import TEST_FRAME_RATE, StartServer
 from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import ATTACKER, abuse_config, attacker, bystander, guest
+from tests.server.test_session import CountingIds, FixedClock
 
 pytestmark = pytest.mark.asyncio
 
@@ -282,3 +285,15 @@ async def test_a_private_match_is_not_listed(start_server: StartServer) -> None:
         replays = [entry["id"] for entry in (await http.get("/api/replays")).json()["replays"]]
         assert public.id in replays and private.id not in replays
         assert (await http.get(f"/api/replays/{private.id}")).status_code == 200
+
+
+async def test_a_ranked_pair_counts_against_both_addresses() -> None:
+    """A ranked pair whose address already has its share of live matches is refused with
+    too-many-matches and neither guest nor address is counted; the same guests pair from others."""
+    limits = LimitSettings(live_matches_per_address=1)
+    hub = Hub(replace(abuse_config(), limits=limits), MemoryStore(), FixedClock(), CountingIds())
+    await hub.lobby.seat_pair("g_a", "g_b", "m1", ("10.0.0.1", "10.0.0.2"))
+    with pytest.raises(ServerError) as refused:
+        await hub.lobby.seat_pair("g_c", "g_d", "m2", ("10.0.0.3", "10.0.0.1"))
+    assert refused.value.code == "too-many-matches" and refused.value.status == 429
+    await hub.lobby.seat_pair("g_c", "g_d", "m3", ("10.0.0.3", "10.0.0.4"))  # 10.0.0.3 was not counted
