@@ -11,13 +11,14 @@ No one client may degrade what others get, so every way to make a match is bound
   is joined). Creating a bot match or joining a room past it is refused with `already-playing`
   (joining a room whose creator is playing elsewhere too);
 - **live matches per address**: the client address (behind a trusted proxy, the one it forwarded)
-  of every guest who makes a room or a bot match, joins a room or is paired by the ranked queue has
-  a seat in at most `live_matches_per_address` live matches (rooms waiting included; a match counts
-  once per address whatever the number of its guests from there). Past it: 429 `too-many-matches`;
+  of every guest who makes a room or a bot match, joins a room, waits in the ranked queue or is
+  paired by it has a seat in at most `live_matches_per_address` live matches (rooms waiting and
+  guests queued included; a match counts once per address whatever the number of its guests from
+  there). Past it: 429 `too-many-matches`;
 - **the node's budget**: every way to make a match first asks the hub (`Hub.admit`: 503 `busy`
   with Retry-After past `capacity_board_frames` or `max_matches`), before anything is counted;
 - **open rooms per guest**: at most `open_rooms_per_guest` rooms waiting for their second player
-  (a room refused by the node gives its place back at once);
+  (a refused room gives its place back at once);
 - **invitations**: a room is joined by its invitation, a secret in the share link, never by its
   public id; a room expires `room_timeout` seconds after it was made, whatever happens in it. Only
   the creator cancels it; the invited guest who leaves before the start, or does not connect within
@@ -59,6 +60,11 @@ def _rooms_key(guest_id: str) -> str:
 
 def _address_key(address: str) -> str:
     return f"live-address:{address}"
+
+
+def _queue_place(guest_id: str) -> str:
+    """The member a guest waiting in the ranked queue holds in its address's set of live matches."""
+    return f"queue:{guest_id}"
 
 
 class Lobby:
@@ -114,6 +120,19 @@ class Lobby:
             log_event(log, logging.INFO, "lobby.address-full", address=address, limit=limit)
             raise ServerError(ErrorCode.TOO_MANY_MATCHES,
                               f"{whose} address already has a seat in {limit} live matches", 429)
+
+    async def reserve_queue(self, address: str, guest_id: str, ttl: float) -> None:
+        """A guest of `address` waits in the ranked queue: it holds one of the address's places (for
+        `ttl` seconds at most), or is refused with too-many-matches (429)."""
+        limit = self.limits.live_matches_per_address
+        if not await self.store.add_member(_address_key(address), _queue_place(guest_id), limit, ttl,
+                                           self.hub.clock.wall()):
+            raise ServerError(ErrorCode.TOO_MANY_MATCHES,
+                              f"your address already has a seat in {limit} live matches", 429)
+
+    async def release_queue(self, address: str, guest_id: str) -> None:
+        """The guest left the ranked queue (or was paired): its place is given back."""
+        await self.store.remove_member(_address_key(address), _queue_place(guest_id))
 
     async def _uncount(self, match_id: str, guests: tuple[str, ...], addresses: tuple[str, ...]) -> None:
         for guest in guests:

@@ -3,6 +3,9 @@
 - `queue` (the dispatcher calls `request`): a guest with a token, not seated in a live match, not
   in a dodge's cooldown, waits (one entry per guest across nodes: a bounded set in the store, the
   `ranked:queue` key) and is told `queued`. `unqueue` or a closed socket takes it out, at no cost.
+  While it waits it holds a place among its client address's live matches (as a room waiting does),
+  so an address at its share is refused at `queue` (`too-many-matches`), never at pairing, where the
+  refusal would cost its opponent the wait.
 - Pairing (`tick`, every `ranked_pair_every` seconds, and at once on an arrival): the pure
   matchmaker (server/match/matchmaker.py) pairs the nearest ratings within the widening windows;
   each pair gets a ranked match (1 v 1, the server's ruleset) and a `matched` each, and the match is
@@ -114,14 +117,23 @@ class RankedLobby:
                 message = "already waiting in the ranked queue (maybe on another node), or the queue is full"
                 session.send(error_message(ErrorCode.ALREADY_QUEUED, message, "queue"))
                 return
+            lobby = self.hub.lobby
+            try:
+                await lobby.reserve_queue(session.peer, guest.id, settings.max_wait)
+            except ServerError as error:
+                await store.remove_member(QUEUE_KEY, guest.id)
+                session.send(error.to_message("queue"))
+                return
             if guest.id in self._withdrawn or not session.out.open or session.guest is not guest:
                 await store.remove_member(QUEUE_KEY, guest.id)
+                await lobby.release_queue(session.peer, guest.id)
                 return
             glicko = player.glicko if player is not None else START
             try:
                 self.queue.add(guest.id, glicko.rating, self.hub.now())
             except QueueFullError as error:
                 await store.remove_member(QUEUE_KEY, guest.id)
+                await lobby.release_queue(session.peer, guest.id)
                 session.send(error_message(ErrorCode.BUSY, str(error), "queue"))
                 return
             self._waiting[guest.id] = _Waiting(session, guest, glicko)
@@ -157,9 +169,11 @@ class RankedLobby:
             self._leave_queue(guest.id)
 
     def _leave_queue(self, guest_id: str) -> None:
-        self._waiting.pop(guest_id, None)
+        waiting = self._waiting.pop(guest_id, None)
         self.queue.remove(guest_id)
         self.hub.spawn(self.hub.store.remove_member(QUEUE_KEY, guest_id))
+        if waiting is not None:
+            self.hub.spawn(self.hub.lobby.release_queue(waiting.session.peer, guest_id))
 
     # ---- the clock -------------------------------------------------------------------------------------
 
@@ -188,6 +202,8 @@ class RankedLobby:
         """Seat a pair (one live match per guest, across nodes), make their match, tell them."""
         match_id = self.hub.ids.match_id()
         addresses = (first.session.peer, second.session.peer)
+        for waiting in (first, second):  # the match takes the places their waits held
+            await self.hub.lobby.release_queue(waiting.session.peer, waiting.guest.id)
         try:
             await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id, addresses)
             try:

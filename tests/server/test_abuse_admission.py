@@ -300,3 +300,23 @@ async def test_a_ranked_pair_counts_against_both_addresses() -> None:
         await hub.lobby.seat_pair("g_c", "g_d", "m2", ("10.0.0.3", "10.0.0.1"))
     assert refused.value.code == "too-many-matches" and refused.value.status == 429
     await hub.lobby.seat_pair("g_c", "g_d", "m3", ("10.0.0.3", "10.0.0.4"))  # 10.0.0.3 was not counted
+
+
+async def test_an_address_at_its_share_is_refused_at_queue(start_server: StartServer) -> None:
+    """A guest whose address already has its share (a room waiting, with the share set to 1) is refused
+    at `queue` with too-many-matches, so no pairing fails on its side; another address queues."""
+    async with with_bystander(start_server, limits=LimitSettings(live_matches_per_address=1)) as server:
+        async with attacker(server) as http:
+            assert (await http.post("/api/rooms", headers=await guest(http, "mallory"))).status_code == 200
+            token = (await http.post("/api/guests", json={"name": "alt"})).json()["token"]
+        async with bystander(server) as http:
+            honest = (await http.post("/api/guests", json={"name": "ann"})).json()["token"]
+        tries = ((ATTACKER, token, "too-many-matches"), ("127.0.0.1", honest, "queued"))
+        for address, bearer, expected in tries:
+            session = ClientSession(bearer)
+            async with websockets.connect(server.ws_url, compression=None, proxy=None,
+                                          local_addr=(address, 0)) as ws:
+                await hello(ws, session)
+                await ws.send(session.queue())
+                reply = decode_server_messages(await asyncio.wait_for(ws.recv(), 10 * UNIT))[0]
+            assert (reply.code if isinstance(reply, Error) else reply.KIND) == expected, reply
