@@ -79,6 +79,8 @@ class Hub:
         #: The ranked queue and ranked matches (server/match/ranked.py).
         self.ranked = RankedLobby(self)
         #: The message budget every websocket of a client address shares (server/match/budget.py).
+        #: The node refused a match for its budget since it last admitted one (see `admit`).
+        self._full = False
         self.message_budgets = AddressBudgets(
             config.message_rate_per_address, config.message_burst_per_address
         )
@@ -213,9 +215,12 @@ class Hub:
                               retry_after=BUSY_RETRY_AFTER)
         work = self.work()
         if work + seats * config.frame_rate > config.capacity_board_frames:
-            log_event(log, logging.WARNING, "hub.full", work=work, budget=config.capacity_board_frames)
+            if not self._full:  # logged once per time the node fills, not once per refusal
+                self._full = True
+                log_event(log, logging.WARNING, "hub.full", work=work, budget=config.capacity_board_frames)
             raise ServerError(ErrorCode.BUSY, "this server runs as many matches as it can; try again later",
                               503, retry_after=BUSY_RETRY_AFTER)
+        self._full = False
 
     def new_match(
         self, seats: list[Seat], match_id: str | None = None, invite: str | None = None, ranked: bool = False

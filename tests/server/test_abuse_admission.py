@@ -29,6 +29,7 @@ from server import botclient
 from server.config import LimitSettings
 from server.embed import RunningServer
 from server.errors import ServerError
+from server.match.budget import AddressBudgets
 from server.match.hub import Hub
 from server.store.memory import MemoryStore
 from tests.server.conftest import TEST_FRAME_RATE, StartServer
@@ -320,3 +321,19 @@ async def test_an_address_at_its_share_is_refused_at_queue(start_server: StartSe
                 await ws.send(session.queue())
                 reply = decode_server_messages(await asyncio.wait_for(ws.recv(), 10 * UNIT))[0]
             assert (reply.code if isinstance(reply, Error) else reply.KIND) == expected, reply
+
+
+async def test_an_address_budget_outlives_its_sockets_until_refilled() -> None:
+    """Closing every socket and reconnecting gets the same (empty) shared bucket back; an address's
+    bucket is forgotten only once it would be full again."""
+    budgets = AddressBudgets(rate=1.0, burst=2.0)
+    bucket = budgets.acquire("10.0.0.1", 0.0)
+    assert [bucket.take(0.0) for _ in range(3)] == [True, True, False]
+    budgets.release("10.0.0.1", 0.0)
+    again = budgets.acquire("10.0.0.1", 0.5)
+    assert again is bucket and not again.take(0.5)
+    budgets.release("10.0.0.1", 0.5)
+    budgets.acquire("10.0.0.2", 2.4)
+    assert len(budgets) == 2  # 1.9 s after its last socket: not refilled yet
+    budgets.acquire("10.0.0.3", 2.5)
+    assert len(budgets) == 2  # 10.0.0.1's is gone: a fresh one would be the same
