@@ -337,3 +337,18 @@ async def test_an_address_budget_outlives_its_sockets_until_refilled() -> None:
     assert len(budgets) == 2  # 1.9 s after its last socket: not refilled yet
     budgets.acquire("10.0.0.3", 2.5)
     assert len(budgets) == 2  # 10.0.0.1's is gone: a fresh one would be the same
+
+
+async def test_the_operator_sets_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`floe serve --capacity` or FLOE_CAPACITY sets the node's budget; a malformed one is refused."""
+    from server.cli import config_from_env
+    from server.config import ConfigError
+
+    assert config_from_env("127.0.0.1", 8000).capacity_board_frames == 6000
+    assert config_from_env("127.0.0.1", 8000, capacity=2400).capacity_board_frames == 2400
+    monkeypatch.setenv("FLOE_CAPACITY", "3600")
+    assert config_from_env("127.0.0.1", 8000).capacity_board_frames == 3600
+    for bad in ("lots", "-5", "0"):
+        monkeypatch.setenv("FLOE_CAPACITY", bad)
+        with pytest.raises(ConfigError, match="board-frames|positive"):
+            config_from_env("127.0.0.1", 8000)
