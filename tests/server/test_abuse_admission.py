@@ -352,3 +352,21 @@ async def test_the_operator_sets_the_budget(monkeypatch: pytest.MonkeyPatch) -> 
         monkeypatch.setenv("FLOE_CAPACITY", bad)
         with pytest.raises(ConfigError, match="board-frames|positive"):
             config_from_env("127.0.0.1", 8000)
+
+
+async def test_behind_a_trusted_proxy_each_client_has_its_share(start_server: StartServer) -> None:
+    """Through a trusted proxy, the share of live matches is the forwarded client's: a second match of
+    one client is too-many-matches (share set to 1) while another client behind the same proxy plays."""
+    limits = LimitSettings(live_matches_per_address=1)
+    async with with_bystander(start_server, limits=limits, trusted_proxies=(NEIGHBOUR,)) as server:
+        async with from_address(server, NEIGHBOUR) as proxy:
+
+            async def via(client: str) -> httpx.Response:
+                forwarded = {"X-Forwarded-For": client}
+                made = await proxy.post("/api/guests", json={"name": "p"}, headers=forwarded)
+                token = {"Authorization": f"Bearer {made.json()['token']}", **forwarded}
+                return await proxy.post("/api/bot-matches", json={"bot": "lazy"}, headers=token)
+
+            first, second, other = await via("10.1.1.1"), await via("10.1.1.1"), await via("10.2.2.2")
+        assert first.status_code == 200 and other.status_code == 200
+        assert second.status_code == 429 and second.json()["code"] == "too-many-matches"
