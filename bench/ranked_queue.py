@@ -2,14 +2,14 @@
 
     python -m bench.ranked_queue [--pairs 20] [--seconds 4] [--redis redis://127.0.0.1:6379/0]
 
-The server (default settings, but matches of `--seconds`) runs in this process on a RedisStore under
-a fresh key prefix (deleted afterwards). 2 × `--pairs` guests, all new (rating 1500), connect over
-real websockets, say hello and `queue` at once; each measures the time from sending `queue` to
-receiving `matched` (the store's checks, the pairing pass, seating both through the lobby, the
-journal note). Then bots play every match to its end and read on to `rated`. The store counts its
-round trips (RedisStore.round_trips: a command, a pipeline or a script is one), read per phase: the
-queue and pairing, and everything from the start of play to the last `rated` (the match record,
-replay, seats given back, both rating updates, the leaderboard, the journal).
+The server (default settings, but matches of `--seconds` and the per-address bounds raised) runs in
+this process on a RedisStore under a fresh key prefix (deleted afterwards). 2 × `--pairs` guests, all
+new (rating 1500), connect over real websockets, say hello and `queue` at once; each measures the time
+from sending `queue` to receiving `matched` (the store's checks, the pairing pass, seating both through
+the lobby, the journal note). Then bots play every match to its end and read on to `rated`. The store
+counts its round trips (RedisStore.round_trips: a command, a pipeline or a script is one), read per
+phase: the queue and pairing, and everything from the start of play to the last `rated` (the match
+record, replay, seats given back, both rating updates, the leaderboard, the journal).
 Results: bench/README.md.
 """
 
@@ -50,11 +50,14 @@ async def queue_latency(ws_url: str, token: str) -> tuple[float, str]:
 async def measure(pairs: int, seconds: float, url: str) -> None:
     prefix = f"floe-bench:{uuid.uuid4().hex[:8]}:"
     store = RedisStore.from_url(url, prefix)
-    limits = LimitSettings(guest_rate_per_address=1000.0, guest_burst_per_address=1000)  # one bench address
+    limits = LimitSettings(guest_rate_per_address=1000.0, guest_burst_per_address=1000,  # one bench address
+                           live_matches_per_address=10**6)
     # every result rated (no minimum of play): the bench times the queue and the rating path, and its
     # matches may be shorter than the minimum
     config = ServerConfig(secret=b"bench-secret-0123456789", tune_gc=False, limits=limits,
-                          ranked_min_play_seconds=0.0)
+                          ranked_min_play_seconds=0.0,
+                          message_rate_per_address=10.0**9, message_burst_per_address=10.0**9,
+                          capacity_board_frames=10**9)
     config = config.with_time_limit(seconds)
     try:
         async with running_server(create_app(config, store)) as server:

@@ -200,17 +200,21 @@ def pin(cpu: int) -> None:
 #: The lobby's per-guest and per-address rates raised through their settings: every room of the bench
 #: is made from one address in a burst.
 BENCH_LIMITS = LimitSettings(match_burst_per_guest=10**6, match_burst_per_address=10**6,
-                             guest_burst_per_address=10**6)
+                             guest_burst_per_address=10**6, live_matches_per_address=10**6)
 
 
 def server_config() -> ServerConfig:
-    """The default server, with matches long enough to outlast the measurement, and the lobby's rates
-    and the connections per address raised (one address makes every room and opens every socket)."""
+    """The default server, with matches long enough to outlast the measurement, and the lobby's rates,
+    the live matches, connections and messages per address raised (one address makes every room and
+    opens every socket), and the node's budget raised (the bench measures past it)."""
     rules = replace(VERSUS_RULES, lives=99, time_limit_frames=30 * 60 * FRAME_HZ)
     return ServerConfig(
         match_config=replace(PENGO_VERSUS.default_config(), rules=rules),
         limits=BENCH_LIMITS,
         max_connections_per_address=100_000,
+        message_rate_per_address=10.0**9,
+        message_burst_per_address=10.0**9,
+        capacity_board_frames=10**9,
         secret=b"bench-secret-0123456789",
     )
 
@@ -245,7 +249,7 @@ async def measure(
             second, second_token = hub.signer.new_guest(hub.ids.guest_id(), "b", time.time())
             live = await hub.lobby.create_room(first, "bench")
             assert live.invite is not None
-            await hub.lobby.join_room(live.invite, second)
+            await hub.lobby.join_room(live.invite, second, "bench")
             rooms.append({"match": live.id, "tokens": [first_token, second_token]})
         warmup = 3.0 + matches / 25
         plan = {

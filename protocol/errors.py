@@ -112,6 +112,8 @@ class ErrorCode(enum.StrEnum):
     """The run (its moves: its log hash) was submitted for that day already, by anyone (HTTP 409)."""
     IDLE = "idle"
     """The connection said hello, then followed no match and waited in no queue for too long (fatal)."""
+    TOO_MANY_MATCHES = "too-many-matches"
+    """The client's address already has a seat in as many live matches as one address may (HTTP 429)."""
 
 
 class CloseCode(enum.IntEnum):

@@ -1,6 +1,7 @@
 """`floe serve`: the match server on one process, with the embedded store or a shared Redis.
 
     floe serve [--host 127.0.0.1] [--port 8000] [--redis redis://…] [--trusted-proxy ADDRESS …]
+               [--capacity BOARD_FRAMES]
 
 `register(subparsers)` adds the subcommand; `run(args)` serves until SIGINT or SIGTERM, stops
 gracefully (server/embed.py: the listener and uvicorn together) and returns the exit status. The
@@ -9,7 +10,10 @@ comes from FLOE_SECRET (at least 16 bytes; without it a per-process one, with a 
 die with the process; a shared store refuses to start without it); allowed websocket origins from
 FLOE_ORIGINS (comma-separated; "*" allows any). `--trusted-proxy` (repeatable, or FLOE_TRUSTED_PROXIES,
 comma-separated) names the reverse proxies whose `X-Forwarded-For` gives the client's address; without
-one, a client's address is its socket's peer. `--port 0` takes a free port (logged at the start).
+one, a client's address is its socket's peer. `--capacity` (or FLOE_CAPACITY) is the node's budget of
+matches in board-frames a second (`capacity_board_frames`: a 1 v 1 at 60 frames/s costs 120; the
+default 6000 is bench/SERVER.md's 50 matches on one core): measure your core with
+`bench.server_capacity` and set it. `--port 0` takes a free port (logged at the start).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ log = logging.getLogger("floe.serve")
 
 ORIGINS_ENV = "FLOE_ORIGINS"
 PROXIES_ENV = "FLOE_TRUSTED_PROXIES"
+CAPACITY_ENV = "FLOE_CAPACITY"
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -59,20 +64,42 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help=f"a reverse proxy's address whose X-Forwarded-For names the client (repeatable; default "
         f"${PROXIES_ENV}, else none: the socket's peer is the client)",
     )
+    parser.add_argument(
+        "--capacity",
+        metavar="BOARD_FRAMES",
+        type=int,
+        default=None,
+        help=f"the matches this node admits, in board-frames a second (a 1 v 1 at 60 frames/s is 120; "
+        f"default ${CAPACITY_ENV}, else 6000: 50 such matches)",
+    )
     parser.set_defaults(run=run)
     return parser
 
 
 def config_from_env(
-    host: str, port: int, redis_url: str | None = None, proxies: list[str] | None = None
+    host: str,
+    port: int,
+    redis_url: str | None = None,
+    proxies: list[str] | None = None,
+    capacity: int | None = None,
 ) -> ServerConfig:
     """The default config, with the origins allowed for this host and port and FLOE_ORIGINS, the
-    Redis store of `redis_url` or FLOE_REDIS_URL, and the trusted proxies or FLOE_TRUSTED_PROXIES."""
+    Redis store of `redis_url` or FLOE_REDIS_URL, the trusted proxies or FLOE_TRUSTED_PROXIES, and the
+    node's budget `capacity` or FLOE_CAPACITY (ConfigError unless a positive whole number)."""
     if proxies is None:
         proxies = [p.strip() for p in os.environ.get(PROXIES_ENV, "").split(",") if p.strip()]
     config = ServerConfig(
         redis_url=redis_url or os.environ.get(REDIS_ENV) or None, trusted_proxies=tuple(proxies)
     )
+    if capacity is None and os.environ.get(CAPACITY_ENV):
+        text = os.environ[CAPACITY_ENV].strip()
+        if not text.isdigit():
+            raise ConfigError(f"{CAPACITY_ENV} must be a whole number of board-frames a second, got {text!r}")
+        capacity = int(text)
+    if capacity is not None:
+        if capacity <= 0:
+            raise ConfigError(f"the capacity must be positive, got {capacity}")
+        config = replace(config, capacity_board_frames=capacity)
     origins = list(config.allowed_origins)
     origins += [f"http://{host}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
     extra = os.environ.get(ORIGINS_ENV)
@@ -88,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
     setup_logging()
     try:
-        config = config_from_env(args.host, args.port, args.redis, args.trusted_proxy)
+        config = config_from_env(args.host, args.port, args.redis, args.trusted_proxy, args.capacity)
         app = create_app(config)
     except ConfigError as error:
         print(f"floe serve: {error}", file=sys.stderr)

@@ -85,6 +85,10 @@ class LimitSettings:
     #: Guests one address may make.
     guest_rate_per_address: float = 0.2
     guest_burst_per_address: float = 10
+    #: Live matches (rooms waiting or joined, bot matches, ranked matches) one client address may have a
+    #: seat in at once, counted once per match whatever the number of its guests from that address: a
+    #: household's players, not a node's worth (bench/SERVER.md: a core holds about 50).
+    live_matches_per_address: int = 8
 
 
 @dataclass(frozen=True)
@@ -262,6 +266,19 @@ class ServerConfig:
     #: Messages a connection may send while its `hello`'s token is checked against the store; past it
     #: they are refused (`busy`).
     hello_backlog: int = 32
+    # ---- admission (issue 18): the node's budget of matches, messages per address, invited seats ----
+    #: The work this node admits, in board-frames a second: a live match (a room waiting, a running
+    #: match) costs its seats times `frame_rate`, and a new one past the budget is refused (HTTP 503
+    #: `busy` with Retry-After). Counted work, never measured load, so a busy machine refuses nothing.
+    #: 6000 is 50 1 v 1 matches at 60 frames/s: bench/SERVER.md's capacity of one core.
+    capacity_board_frames: int = 6000
+    #: Messages all the websockets of one client address may send together (a token bucket they share,
+    #: on top of each connection's own): a burst, then this many a second.
+    message_rate_per_address: float = 480.0
+    message_burst_per_address: float = 960.0
+    #: Seconds a guest who took a room's seat by its invitation has to connect before the seat is given
+    #: back (the room waits for the invitation again).
+    invite_connect_timeout: float = 30.0
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 

@@ -97,11 +97,13 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         live = await hub.lobby.create_room(guest, address_of(request))
         return {"match": live.id, "seat": 0, "invite": live.invite}
 
-    @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422))
-    async def join_room(body: JoinRequest, authorization: Authorization = None) -> dict[str, Any]:
+    @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422, 429))
+    async def join_room(
+        request: Request, body: JoinRequest, authorization: Authorization = None
+    ) -> dict[str, Any]:
         """Take the free seat of the room an invitation opens."""
         guest = await guest_of(authorization)
-        live, seat = await hub.lobby.join_room(body.invite, guest)
+        live, seat = await hub.lobby.join_room(body.invite, guest, address_of(request))
         return {"match": live.id, "seat": seat}
 
     @router.post(
@@ -119,7 +121,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
 
     @router.get("/api/matches")
     async def live_matches() -> dict[str, Any]:
-        """Running matches to watch, newest first."""
+        """Running public matches to watch, newest first (a match played from a room is not listed)."""
         return {"matches": hub.live_list()}
 
     @router.get("/api/matches/{match_id}", responses=refusals(404))
@@ -146,11 +148,12 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
 
     @router.get("/api/replays")
     async def recent_replays() -> dict[str, Any]:
-        """The newest finished matches that left a replay (at most RECENT_REPLAYS), newest first."""
+        """The newest finished public matches that left a replay (of the RECENT_REPLAYS newest
+        matches), newest first: a private room's replay is reachable by its id, not listed."""
         records = await hub.store.recent_matches(RECENT_REPLAYS)
         return {"replays": [
             {"id": r.replay, "seats": list(r.seats), "result": r.result, "ended": r.ended, "frames": r.frames}
-            for r in records if r.replay is not None
+            for r in records if r.replay is not None and not r.private
         ]}
 
     @router.get(

@@ -41,9 +41,10 @@ STATUS_TEXT = {
     422: "the request is malformed, or the bytes are not a replay (`malformed`, `bad-replay`, "
          "`not-daily`, `unverified`)",
     429: "a rate or share limit, or too many open connections from this address; see Retry-After "
-         "(`rate-limited`)",
-    503: "the server holds as many matches or verifications as it can, or is stopping; see Retry-After "
-         "(`busy`)",
+         "(`rate-limited`); or the client's address already has a seat in as many live matches as one "
+         "address may (`too-many-matches`)",
+    503: "the server holds as many matches (its work budget) or verifications as it can, or is "
+         "stopping; see Retry-After (`busy`)",
     504: "the verification ran past its time bound (`timeout`)",
 }
 

@@ -8,6 +8,11 @@ frame's simulation. A match
 whose tick raises is cancelled (its players get an `internal` error) and the others go on. Writes to
 the store happen in background tasks, so a slow store never stalls the loop; each finished match is
 written once.
+
+Admission: a new match (a room, a bot match, a ranked match) is refused with HTTP 503 `busy` and a
+Retry-After when the table holds `max_matches` or when its work would take the node past its budget
+(`capacity_board_frames`: every waiting or running match costs its seats times the frame rate). The
+budget counts work the hub knows, never the machine's measured load.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from ..errors import ServerError
 from ..logs import log_event
 from ..store.base import Store
 from ..tokens import Guest, TokenSigner
+from .budget import AddressBudgets
 from .clock import FrameClock
 from .live import Finished, LiveMatch, Seat
 from .lobby import Lobby
@@ -34,6 +40,10 @@ from .ranked import RankedLobby
 from .sources import Clock, IdSource, RandomIds, SystemClock
 
 log = logging.getLogger("floe.hub")
+
+#: Seconds a client refused for a full node is told to wait (Retry-After): a match lasts minutes, so a
+#: client asks a few times while one ends.
+BUSY_RETRY_AFTER = 30.0
 
 
 class Hub:
@@ -68,6 +78,12 @@ class Hub:
         self._writes: set[asyncio.Task[None]] = set()
         #: The ranked queue and ranked matches (server/match/ranked.py).
         self.ranked = RankedLobby(self)
+        #: The message budget every websocket of a client address shares (server/match/budget.py).
+        #: The node refused a match for its budget since it last admitted one (see `admit`).
+        self._full = False
+        self.message_budgets = AddressBudgets(
+            config.message_rate_per_address, config.message_burst_per_address
+        )
 
     # ---- lifecycle -----------------------------------------------------------------------------------
 
@@ -164,10 +180,15 @@ class Hub:
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
+    def _vacated(self, live: LiveMatch, guest: str, address: str | None) -> None:
+        """An invited guest gave a room's seat back (left, or never connected): the lobby frees its counts."""
+        self.spawn(self.lobby.vacated(live, guest, address))
+
     async def _write(self, finished: Finished, live: LiveMatch | None) -> None:
         record = finished.record
         try:
-            await self.lobby.ended(record.id, record.guests)
+            addresses = live.addresses() if live is not None else ()
+            await self.lobby.ended(record.id, record.guests, addresses)
             if finished.replay is not None and record.replay is not None:
                 await self.store.put_replay(record.replay, finished.replay)
             await self.store.put_match(record)
@@ -178,12 +199,34 @@ class Hub:
 
     # ---- rooms -----------------------------------------------------------------------------------------
 
+    def work(self) -> int:
+        """The board-frames a second the live matches cost (rooms waiting included: they will run)."""
+        live_states = (MatchState.WAITING, MatchState.RUNNING)
+        return sum(len(live.seats) for live in self.matches.values() if live.state in live_states) * (
+            self.config.frame_rate
+        )
+
+    def admit(self, seats: int) -> None:
+        """Refuse (503 `busy`, Retry-After) a new match of `seats` seats the node has no room for: its
+        table is full, or the match's work would take it past `capacity_board_frames`."""
+        config = self.config
+        if len(self.matches) >= config.max_matches:
+            raise ServerError(ErrorCode.BUSY, "this server holds as many matches as it can", 503,
+                              retry_after=BUSY_RETRY_AFTER)
+        work = self.work()
+        if work + seats * config.frame_rate > config.capacity_board_frames:
+            if not self._full:  # logged once per time the node fills, not once per refusal
+                self._full = True
+                log_event(log, logging.WARNING, "hub.full", work=work, budget=config.capacity_board_frames)
+            raise ServerError(ErrorCode.BUSY, "this server runs as many matches as it can; try again later",
+                              503, retry_after=BUSY_RETRY_AFTER)
+        self._full = False
+
     def new_match(
         self, seats: list[Seat], match_id: str | None = None, invite: str | None = None, ranked: bool = False
     ) -> LiveMatch:
-        """A new live match of these seats (a room while a seat is free); 503 when the process is full."""
-        if len(self.matches) >= self.config.max_matches:
-            raise ServerError(ErrorCode.BUSY, "this server holds as many matches as it can", 503)
+        """A new live match of these seats (a room while a seat is free); 503 when the node is full."""
+        self.admit(len(seats))
         live = LiveMatch(
             self.config,
             seats,
@@ -194,6 +237,7 @@ class Hub:
             created_wall=self.clock.wall(),
             ranked=ranked,
             invite=invite,
+            on_vacated=self._vacated,
         )
         self.matches[live.id] = live
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
@@ -201,10 +245,13 @@ class Hub:
         self._slice_of[live.id] = index
         return live
 
-    def create_ranked_match(self, first: Guest, second: Guest, match_id: str) -> LiveMatch:
-        """A ranked 1 v 1 of two guests the queue paired (seated by the lobby); it starts when both are
-        connected."""
-        seats = [Seat(first.name, guest=first.id), Seat(second.name, guest=second.id)]
+    def create_ranked_match(
+        self, first: Guest, second: Guest, match_id: str, addresses: tuple[str, str]
+    ) -> LiveMatch:
+        """A ranked 1 v 1 of two guests the queue paired (seated by the lobby, from these client
+        addresses); it starts when both are connected."""
+        seats = [Seat(first.name, guest=first.id, address=addresses[0]),
+                 Seat(second.name, guest=second.id, address=addresses[1])]
         live = self.new_match(seats, match_id, ranked=True)
         log_event(log, logging.INFO, "room.ranked", match=live.id, guests=[first.id, second.id])
         return live
@@ -230,8 +277,10 @@ class Hub:
     # ---- reading -----------------------------------------------------------------------------------------
 
     def live_list(self) -> list[dict[str, Any]]:
-        """Running matches, newest first (rooms are joined by invitation, so they are not listed)."""
-        entries = [live.summary() for live in self.matches.values() if live.state == MatchState.RUNNING]
+        """Running public matches, newest first: rooms are joined by invitation, and a match played from
+        one (private) is watched by its id, never listed."""
+        entries = [live.summary() for live in self.matches.values()
+                   if live.state == MatchState.RUNNING and not live.private]
         return sorted(entries, key=lambda entry: entry["created"], reverse=True)
 
     def stats(self) -> dict[str, Any]:

@@ -18,6 +18,11 @@ it ends as cancelled (`over` with a null result, no replay, the record's `aborte
 seats that forfeited (or, when none did, those that never played) dodged it. Who made a
 ranked match not happen is frozen when it ends (`dodgers`), not read later: a player who was
 there then and closes its socket on `over` is never one of them.
+
+A room's invited seats (every seat but its creator's, seat 0): only the creator cancels a room that
+has not started (`leave`); an invited guest's `leave` before the start gives its seat back, and so
+does not connecting within `invite_connect_timeout` of taking it. The room then waits for its
+invitation again (`on_vacated` tells the hub, which frees the guest's counts).
 """
 
 from __future__ import annotations
@@ -62,6 +67,10 @@ class Seat:
     connection: Session | None = None
     connected_once: bool = False
     dropped_at: float | None = None
+    #: The client address the guest took the seat from (counted against it while the match lives).
+    address: str | None = None
+    #: When a guest took the seat by a room's invitation (it must connect within the invite timeout).
+    taken_at: float | None = None
 
     @property
     def taken(self) -> bool:
@@ -105,6 +114,7 @@ class LiveMatch:
         created_wall: float = 0.0,
         ranked: bool = False,
         invite: str | None = None,
+        on_vacated: Callable[[LiveMatch, str, str | None], None] | None = None,
     ) -> None:
         self.id = match_id
         #: A room's invitation: the secret of its share link (None for a bot match).
@@ -120,9 +130,8 @@ class LiveMatch:
         self.ranked = ranked
         #: Seats whose player left with `leave` before the start (they cancelled it).
         self.left: set[int] = set()
-        #: Ranked: the client address each seat queued from, the seats that sent an input other than
-        #: neutral, and, once it is cancelled or aborted, the seats that made it so (the dodgers).
-        self.addresses: tuple[str, ...] = ()
+        #: Ranked: the seats that sent an input other than neutral, and, once it is cancelled or
+        #: aborted, the seats that made it so (the dodgers). Each seat's client address is its `address`.
         self.played: set[int] = set()
         self.dodgers: tuple[int, ...] = ()
         self.aborted = False
@@ -134,6 +143,7 @@ class LiveMatch:
         self.ended_at: float | None = None
         self.result: dict[str, Any] | None = None
         self._on_finished = on_finished
+        self._on_vacated = on_vacated
         self._watchers: set[Session] = set()
         #: The newest confirmed keyframe (its view packed) and the confirmed frames after it (packed
         #: bodies): what a resync sends, kept as bytes, which the garbage collector does not scan.
@@ -152,12 +162,22 @@ class LiveMatch:
         """The seat a guest holds here, or None."""
         return next((index for index, seat in enumerate(self.seats) if seat.guest == guest_id), None)
 
+    @property
+    def private(self) -> bool:
+        """Made as a room (joined by invitation): not listed in the live list, nor its replay."""
+        return self.invite is not None
+
+    def addresses(self) -> tuple[str, ...]:
+        """The distinct client addresses of the guests holding seats (each counts this match once)."""
+        return tuple(dict.fromkeys(seat.address for seat in self.seats if seat.address is not None))
+
     def has_free_seat(self) -> bool:
         """Is this a waiting room with a seat nobody holds?"""
         return self.state == MatchState.WAITING and any(not seat.taken for seat in self.seats)
 
-    def take_seat(self, guest_id: str, name: str) -> int | None:
-        """Give a guest the first free seat of a waiting room (their own if they hold one); None if full."""
+    def take_seat(self, guest_id: str, name: str, address: str | None = None, now: float = 0.0) -> int | None:
+        """Give a guest the first free seat of a waiting room (their own if they hold one); None if full.
+        `now` starts the time it has to connect."""
         held = self.seat_of(guest_id)
         if held is not None:
             return held
@@ -165,9 +185,31 @@ class LiveMatch:
             return None
         for index, seat in enumerate(self.seats):
             if not seat.taken:
-                seat.guest, seat.name = guest_id, name
+                seat.guest, seat.name, seat.address, seat.taken_at = guest_id, name, address, now
                 return index
         return None
+
+    def _vacate(self, index: int, why: str) -> None:
+        """Give an invited seat of a waiting room back (its guest left, or never connected)."""
+        seat = self.seats[index]
+        guest, address = seat.guest, seat.address
+        if guest is None:
+            return
+        connection = seat.connection
+        if connection is not None:
+            self.players.subscribers.discard(connection.out)
+            connection.match, connection.seat = None, None
+        self.seats[index] = Seat("open")
+        if address in self.addresses():
+            address = None  # another seat came from that address: the match still counts against it
+        log_event(log, logging.INFO, "room.vacated", match=self.id, seat=index, guest=guest, why=why)
+        if self._on_vacated is not None:
+            self._on_vacated(self, guest, address)
+        self._broadcast_status()
+
+    def _invited(self, index: int) -> bool:
+        """Is this a room's seat taken by invitation (not its creator's)?"""
+        return self.invite is not None and index != 0
 
     def joined_message(self, role: str, seat: int | None) -> Joined:
         """What a player or spectator is told on joining."""
@@ -254,6 +296,10 @@ class LiveMatch:
                 self.runner.forfeit(seat)
                 log_event(log, logging.INFO, "match.forfeit", match=self.id, seat=seat, why="left")
                 return
+            if self.state == MatchState.WAITING and self._invited(seat):
+                self.detach(session, now)
+                self._vacate(seat, "left before the start")
+                return
             if self.state == MatchState.WAITING:
                 self.left.add(seat)
                 self.cancel(now, "a player left")
@@ -276,6 +322,7 @@ class LiveMatch:
     def tick(self, tick: int, now: float) -> None:
         """Advance to the schedule's frame, publish what happened, and enforce the grace periods."""
         if self.state == MatchState.WAITING:
+            self._expire_invited(now)
             if all(s.taken and (s.bot is not None or s.connected_once) for s in self.seats) and (
                 not self.ranked or all(s.present for s in self.seats)
             ):
@@ -300,6 +347,16 @@ class LiveMatch:
         self._unpublished.append(out)
         if out.result is not None or target % self.config.send_every == 0:
             self._publish_pending(now)
+
+    def _expire_invited(self, now: float) -> None:
+        """Give back the invited seats whose guest has not connected within `invite_connect_timeout`."""
+        if self.invite is None:
+            return
+        for index, seat in enumerate(self.seats):
+            if (self._invited(index) and seat.guest is not None and not seat.connected_once
+                    and seat.taken_at is not None
+                    and now - seat.taken_at > self.config.invite_connect_timeout):
+                self._vacate(index, "did not connect in time")
 
     def _start(self, tick: int, now: float) -> None:
         ruleset = self.config.ruleset
@@ -484,6 +541,7 @@ class LiveMatch:
             frames=frames,
             ranked=self.ranked,
             aborted=self.aborted,
+            private=self.private,
         )
 
     def close_all(self) -> None:
@@ -527,6 +585,7 @@ class LiveMatch:
             "frame": self.runner.match.frame if self.runner is not None else 0,
             "spectators": len(self.spectators.subscribers),
             "created": self.created_wall,
+            "private": self.private,
             "bytes": {"players": self.players.bytes_published, "spectators": self.spectators.bytes_published},
         }
 

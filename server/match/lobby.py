@@ -10,10 +10,20 @@ No one client may degrade what others get, so every way to make a match is bound
   whose seats are all taken and that have not ended (a bot match from its creation, a room once it
   is joined). Creating a bot match or joining a room past it is refused with `already-playing`
   (joining a room whose creator is playing elsewhere too);
-- **open rooms per guest**: at most `open_rooms_per_guest` rooms waiting for their second player;
+- **live matches per address**: the client address (behind a trusted proxy, the one it forwarded)
+  of every guest who makes a room or a bot match, joins a room, waits in the ranked queue or is
+  paired by it has a seat in at most `live_matches_per_address` live matches (rooms waiting and
+  guests queued included; a match counts once per address whatever the number of its guests from
+  there). Past it: 429 `too-many-matches`;
+- **the node's budget**: every way to make a match first asks the hub (`Hub.admit`: 503 `busy`
+  with Retry-After past `capacity_board_frames` or `max_matches`), before anything is counted;
+- **open rooms per guest**: at most `open_rooms_per_guest` rooms waiting for their second player
+  (a refused room gives its place back at once);
 - **invitations**: a room is joined by its invitation, a secret in the share link, never by its
-  public id (ids are listed to spectators); a room expires `room_timeout` seconds after it was made,
-  whatever happens in it, and only running matches are listed.
+  public id; a room expires `room_timeout` seconds after it was made, whatever happens in it. Only
+  the creator cancels it; the invited guest who leaves before the start, or does not connect within
+  `invite_connect_timeout`, gives the seat back (`vacated`) and the room waits for its invitation
+  again. A room, and the match played from it, is never listed (it is watched by its id).
 
 The counters live behind the store interface (`take_token`, `add_member`, `remove_member`), so they
 hold across nodes sharing a store. A match that ends (or is cancelled) gives its seats back.
@@ -46,6 +56,15 @@ def _live_key(guest_id: str) -> str:
 
 def _rooms_key(guest_id: str) -> str:
     return f"rooms:{guest_id}"
+
+
+def _address_key(address: str) -> str:
+    return f"live-address:{address}"
+
+
+def _queue_place(guest_id: str) -> str:
+    """The member a guest waiting in the ranked queue holds in its address's set of live matches."""
+    return f"queue:{guest_id}"
 
 
 class Lobby:
@@ -93,21 +112,77 @@ class Lobby:
                                            self.hold, now):
             raise ServerError(ErrorCode.ALREADY_PLAYING, f"{whose} already playing another match", 409)
 
-    async def seat_pair(self, first: str, second: str, match_id: str) -> None:
-        """Count a ranked match for both guests the queue paired, or neither (already-playing)."""
+    async def _count_address(self, address: str, match_id: str, whose: str) -> None:
+        """Count a live match against a client address, or refuse with too-many-matches (429)."""
+        limit = self.limits.live_matches_per_address
+        if not await self.store.add_member(_address_key(address), match_id, limit, self.hold,
+                                           self.hub.clock.wall()):
+            log_event(log, logging.INFO, "lobby.address-full", address=address, limit=limit)
+            raise ServerError(ErrorCode.TOO_MANY_MATCHES,
+                              f"{whose} address already has a seat in {limit} live matches", 429)
+
+    async def reserve_queue(self, address: str, guest_id: str, ttl: float) -> None:
+        """A guest of `address` waits in the ranked queue: it holds one of the address's places (for
+        `ttl` seconds at most), or is refused with too-many-matches (429)."""
+        limit = self.limits.live_matches_per_address
+        if not await self.store.add_member(_address_key(address), _queue_place(guest_id), limit, ttl,
+                                           self.hub.clock.wall()):
+            raise ServerError(ErrorCode.TOO_MANY_MATCHES,
+                              f"your address already has a seat in {limit} live matches", 429)
+
+    async def release_queue(self, address: str, guest_id: str) -> None:
+        """The guest left the ranked queue (or was paired): its place is given back."""
+        await self.store.remove_member(_address_key(address), _queue_place(guest_id))
+
+    async def _uncount(self, match_id: str, guests: tuple[str, ...], addresses: tuple[str, ...]) -> None:
+        for guest in guests:
+            await self.store.remove_member(_live_key(guest), match_id)
+        for address in addresses:
+            await self.store.remove_member(_address_key(address), match_id)
+
+    async def seat_pair(self, first: str, second: str, match_id: str, addresses: tuple[str, str]) -> None:
+        """Count a ranked match for both guests the queue paired and their addresses, or none of them
+        (already-playing, too-many-matches)."""
+        self.hub.admit(2)
         await self._seat(first, match_id, "you are")
+        seated: tuple[str, ...] = (first,)
+        counted: tuple[str, ...] = ()
         try:
             await self._seat(second, match_id, "your opponent is")
+            seated += (second,)
+            for address, whose in zip(addresses, ("your", "your opponent's"), strict=True):
+                await self._count_address(address, match_id, whose)
+                counted += (address,)
         except ServerError:
-            await self.store.remove_member(_live_key(first), match_id)
+            await self._uncount(match_id, seated, counted)
             raise
 
-    async def ended(self, match_id: str, guests: tuple[str | None, ...]) -> None:
-        """A match ended or was cancelled: its guests' seats and its room count are given back."""
+    async def ended(
+        self, match_id: str, guests: tuple[str | None, ...], addresses: tuple[str, ...] = ()
+    ) -> None:
+        """A match ended or was cancelled: its guests' seats, its room count and its addresses' counts
+        are given back."""
         for guest in guests:
             if guest is not None:
                 await self.store.remove_member(_live_key(guest), match_id)
                 await self.store.remove_member(_rooms_key(guest), match_id)
+        for address in addresses:
+            await self.store.remove_member(_address_key(address), match_id)
+
+    async def vacated(self, live: LiveMatch, guest: str, address: str | None) -> None:
+        """An invited guest gave a room's seat back: its live match and its address's count (None when
+        another seat came from there) are given back, and so is the creator's live match (the room is
+        not full any more); the room counts as one of its creator's open rooms again (past the limit
+        if the creator made others meanwhile: it still expires with its room_timeout)."""
+        await self.store.remove_member(_live_key(guest), live.id)
+        if address is not None:
+            await self.store.remove_member(_address_key(address), live.id)
+        creator = live.seats[0].guest
+        if creator is not None and live.state == MatchState.WAITING:
+            await self.store.remove_member(_live_key(creator), live.id)
+            remaining = max(1.0, self.room_timeout - (self.hub.now() - live.created))
+            await self.store.add_member(_rooms_key(creator), live.id, self.limits.open_rooms_per_guest + 1,
+                                        remaining, self.hub.clock.wall())
 
     def forget(self, live: LiveMatch) -> None:
         """The hub forgot a match: its invitation (if still open) leads nowhere now."""
@@ -118,6 +193,7 @@ class Lobby:
 
     async def create_room(self, guest: Guest, address: str) -> LiveMatch:
         """A room of two seats: the guest holds the first; the invitation is the way to the second."""
+        self.hub.admit(2)
         await self._admit_match(guest, address)
         now = self.hub.clock.wall()
         room_id = self.hub.ids.match_id()
@@ -126,13 +202,24 @@ class Lobby:
             raise ServerError(ErrorCode.TOO_MANY_ROOMS,
                               f"a guest may have {self.limits.open_rooms_per_guest} open rooms at most", 409)
         invite = self.hub.ids.invite()
-        live = self.hub.new_match([Seat(guest.name, guest=guest.id), Seat("open")], room_id, invite)
+        try:
+            await self._count_address(address, room_id, "your")
+            try:
+                seats = [Seat(guest.name, guest=guest.id, address=address), Seat("open")]
+                live = self.hub.new_match(seats, room_id, invite)
+            except ServerError:
+                await self.store.remove_member(_address_key(address), room_id)
+                raise
+        except ServerError:  # a refused room keeps no place among its creator's open rooms
+            await self.store.remove_member(_rooms_key(guest.id), room_id)
+            raise
         self._invites[invite] = live.id
         log_event(log, logging.INFO, "room.create", match=live.id, guest=guest.id, address=address)
         return live
 
-    async def join_room(self, invite: str, guest: Guest) -> tuple[LiveMatch, int]:
-        """Take the free seat of the room this invitation opens (or the seat the guest holds there)."""
+    async def join_room(self, invite: str, guest: Guest, address: str) -> tuple[LiveMatch, int]:
+        """Take the free seat of the room this invitation opens (or the seat the guest holds there),
+        from a client address (counted against it)."""
         live = self.hub.matches.get(self._invites.get(invite, ""))
         if live is None:
             raise ServerError(ErrorCode.NO_SUCH_MATCH, "no room waits behind this invitation", 404)
@@ -144,16 +231,20 @@ class Lobby:
         if not live.has_free_seat():
             raise ServerError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
         creator = next(seat.guest for seat in live.seats if seat.guest is not None)
+        shared = address in live.addresses()  # the match counts against that address already
         await self._seat(guest.id, live.id, "you are")
+        seated: tuple[str, ...] = (guest.id,)
         try:
             await self._seat(creator, live.id, "the room's creator is")
+            seated += (creator,)
+            if not shared:
+                await self._count_address(address, live.id, "your")
         except ServerError:
-            await self.store.remove_member(_live_key(guest.id), live.id)
+            await self._uncount(live.id, seated, ())
             raise
-        seat = live.take_seat(guest.id, guest.name)
+        seat = live.take_seat(guest.id, guest.name, address, self.hub.now())
         if seat is None:  # taken while the store answered
-            await self.store.remove_member(_live_key(guest.id), live.id)
-            await self.store.remove_member(_live_key(creator), live.id)
+            await self._uncount(live.id, seated, () if shared else (address,))
             raise ServerError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
         await self.store.remove_member(_rooms_key(creator), live.id)
         log_event(log, logging.INFO, "room.join", match=live.id, guest=guest.id, seat=seat)
@@ -162,14 +253,18 @@ class Lobby:
     async def create_bot_match(self, guest: Guest, bot: str, address: str) -> LiveMatch:
         """A match against a server-side bot; it starts when the guest connects."""
         self.hub.check_bot(bot)
+        self.hub.admit(2)
         await self._admit_match(guest, address)
         match_id = self.hub.ids.match_id()
         await self._seat(guest.id, match_id, "you are")
+        counted: tuple[str, ...] = ()
         try:
-            seats = [Seat(guest.name, guest=guest.id), Seat(f"{bot}-bot", bot=bot)]
+            await self._count_address(address, match_id, "your")
+            counted = (address,)
+            seats = [Seat(guest.name, guest=guest.id, address=address), Seat(f"{bot}-bot", bot=bot)]
             live = self.hub.new_match(seats, match_id)
         except ServerError:
-            await self.store.remove_member(_live_key(guest.id), match_id)
+            await self._uncount(match_id, (guest.id,), counted)
             raise
         log_event(log, logging.INFO, "room.bot", match=live.id, guest=guest.id, bot=bot, address=address)
         return live

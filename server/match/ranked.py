@@ -5,6 +5,9 @@
   `ranked:queue` key) and is told `queued`; a connection still following a match that is over or
   cancelled stops following it, so its players may queue again at once. `unqueue` or a closed
   socket takes it out, at no cost.
+  While it waits it holds a place among its client address's live matches (as a room waiting does),
+  so an address at its share is refused at `queue` (`too-many-matches`), never at pairing, where the
+  refusal would cost its opponent the wait.
 - Pairing (`tick`, every `ranked_pair_every` seconds, and at once on an arrival): the pure
   matchmaker (server/match/matchmaker.py) pairs the nearest ratings within the widening windows;
   each pair gets a ranked match (1 v 1, the server's ruleset) and a `matched` each, and the match is
@@ -133,8 +136,16 @@ class RankedLobby:
                 message = "already waiting in the ranked queue (maybe on another node), or the queue is full"
                 session.send(error_message(ErrorCode.ALREADY_QUEUED, message, "queue"))
                 return
+            lobby = self.hub.lobby
+            try:
+                await lobby.reserve_queue(session.peer, guest.id, settings.max_wait)
+            except ServerError as error:
+                await store.remove_member(QUEUE_KEY, guest.id)
+                session.send(error.to_message("queue"))
+                return
             if guest.id in self._withdrawn or not session.out.open or session.guest is not guest:
                 await store.remove_member(QUEUE_KEY, guest.id)
+                await lobby.release_queue(session.peer, guest.id)
                 return
             glicko = player.glicko if player is not None else START
             tags = frozenset((guest_tag(guest.id), address_tag(session.peer)))
@@ -143,6 +154,7 @@ class RankedLobby:
                 self.queue.add(guest.id, glicko.rating, self.hub.now(), tags, avoid)
             except QueueFullError as error:
                 await store.remove_member(QUEUE_KEY, guest.id)
+                await lobby.release_queue(session.peer, guest.id)
                 session.send(error_message(ErrorCode.BUSY, str(error), "queue"))
                 return
             self._waiting[guest.id] = _Waiting(session, guest, glicko)
@@ -187,9 +199,11 @@ class RankedLobby:
         return admitting or (waiting is not None and waiting.session is session)
 
     def _leave_queue(self, guest_id: str) -> None:
-        self._waiting.pop(guest_id, None)
+        waiting = self._waiting.pop(guest_id, None)
         self.queue.remove(guest_id)
         self.hub.spawn(self.hub.store.remove_member(QUEUE_KEY, guest_id))
+        if waiting is not None:
+            self.hub.spawn(self.hub.lobby.release_queue(waiting.session.peer, guest_id))
 
     # ---- the clock -------------------------------------------------------------------------------------
 
@@ -217,13 +231,15 @@ class RankedLobby:
     async def _open(self, first: _Waiting, second: _Waiting) -> None:
         """Seat a pair (one live match per guest, across nodes), make their match, tell them."""
         match_id = self.hub.ids.match_id()
+        addresses = (first.session.peer, second.session.peer)
+        for waiting in (first, second):  # the match takes the places their waits held
+            await self.hub.lobby.release_queue(waiting.session.peer, waiting.guest.id)
         try:
-            await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id)
+            await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id, addresses)
             try:
-                live = self.hub.create_ranked_match(first.guest, second.guest, match_id)
-                live.addresses = (first.session.peer, second.session.peer)
+                live = self.hub.create_ranked_match(first.guest, second.guest, match_id, addresses)
             except ServerError:
-                await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id))
+                await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id), addresses)
                 raise
         except ServerError as error:
             for waiting in (first, second):
@@ -267,7 +283,7 @@ class RankedLobby:
             until = charged.cooldown_until if charged is not None else wall
             log_event(log, logging.INFO, "queue.dodge", match=record.id, guest=guest, until=round(until),
                       aborted=record.aborted)
-            address = live.addresses[seat] if seat < len(live.addresses) else ""
+            address = live.seats[seat].address or ""
             note = DodgeNote(guest, address, wall)
             for other, other_guest in enumerate(record.guests):
                 if other_guest is not None and other not in live.dodgers:

@@ -2,8 +2,10 @@
 
 `Session.receive(data, now)` owns everything between a websocket message and the match layer:
 
-1. the token bucket (`rate_per_second`, `rate_burst`): excess messages are dropped, answered with at
-   most one `rate-limited` error a second;
+1. the token buckets: the connection's own (`rate_per_second`, `rate_burst`), then the one every
+   websocket of its client address shares (`message_rate_per_address`, `message_burst_per_address`,
+   server/match/budget.py): excess messages are dropped, answered with at most one `rate-limited`
+   error a second, and count as strikes;
 2. the protocol's own checks (protocol/session.py: the size bound, the codec's validation, `hello`
    first and once, the protocol version): a refusal is answered with its typed error, a fatal one
    closes the connection (policy, 1008);
@@ -78,6 +80,10 @@ class Session:
         self.config = config
         self.protocol = ServerSession(config.max_message_bytes)
         self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, now)
+        #: The bucket every websocket of this client address shares (given back when the session closes).
+        self._budgets = dispatcher.hub.message_budgets
+        self.address_bucket = self._budgets.acquire(out.peer, now)
+        self._released = False
         self.strikes = 0
         self._last_rate_error = float("-inf")
         #: The binding, set by the handlers and the match: who this is, what it follows, which seat.
@@ -104,11 +110,12 @@ class Session:
             return
         try:
             if not self.bucket.take(now):
-                self.strikes += 1
-                if now - self._last_rate_error >= RATE_ERROR_EVERY:
-                    self._last_rate_error = now
-                    rate = f"over {config.rate_per_second:g} messages a second (burst {config.rate_burst:g})"
-                    out.send(error_message(ErrorCode.RATE_LIMITED, rate))
+                self._refuse(now, f"over {config.rate_per_second:g} messages a second "
+                                  f"(burst {config.rate_burst:g})")
+            elif not self.address_bucket.take(now):
+                self._refuse(now, f"this address's connections together sent over "
+                                  f"{config.message_rate_per_address:g} messages a second "
+                                  f"(burst {config.message_burst_per_address:g})")
             else:
                 outcome = self.protocol.receive(data)
                 if isinstance(outcome, Error):
@@ -156,6 +163,17 @@ class Session:
         if match is not None and match.ended_at is not None:
             match.release(self)
 
+    def _refuse(self, now: float, why: str) -> None:
+        """A message over a budget: dropped, a strike, and at most one `rate-limited` a second."""
+        self.strikes += 1
+        if now - self._last_rate_error >= RATE_ERROR_EVERY:
+            self._last_rate_error = now
+            self.out.send(error_message(ErrorCode.RATE_LIMITED, why))
+
     def closed(self, now: float) -> None:
-        """The connection is gone: leave the queue and the match it followed (a grace period starts)."""
+        """The connection is gone: leave the queue and the match it followed (a grace period starts);
+        its share of the address's message budget is given back."""
+        if not self._released:
+            self._released = True
+            self._budgets.release(self.out.peer, now)
         self.dispatcher.closed(self, now)

@@ -48,6 +48,8 @@ class MatchRecord:
     ranked: bool = False
     #: A ranked match that ended before a rated result's minimum of play (recorded as cancelled).
     aborted: bool = False
+    #: Played from a room (by invitation): its replay is reachable by id but not listed.
+    private: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def plain(self) -> dict[str, Any]:
@@ -64,6 +66,7 @@ class MatchRecord:
             "frames": self.frames,
             "ranked": self.ranked,
             "aborted": self.aborted,
+            "private": self.private,
         }
 
     @classmethod
@@ -81,6 +84,7 @@ class MatchRecord:
             frames=int(data["frames"]),
             ranked=bool(data.get("ranked", False)),
             aborted=bool(data.get("aborted", False)),
+            private=bool(data.get("private", False)),
         )
 
 

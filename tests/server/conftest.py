@@ -20,12 +20,17 @@ from server.store.base import Store
 #: The lobby's rate limits raised for tests that make many guests and matches from one address (the
 #: limits' own tests use the defaults).
 TEST_LIMITS = LimitSettings(
-    match_burst_per_guest=1000, match_burst_per_address=1000, guest_burst_per_address=1000
+    match_burst_per_guest=1000, match_burst_per_address=1000, guest_burst_per_address=1000,
+    live_matches_per_address=1000,
 )
 
 #: Frames per second in the networked tests: fast enough to be quick, slow enough that the bots, the
 #: spectator and the server sharing this one process keep up (no test asserts a speed).
 TEST_FRAME_RATE = 150
+
+#: The node's budget at the tests' frame rate: the 50 1 v 1 matches of the default (which counts 60
+#: frames a second), so the fast clock does not make a test node hold fewer matches than a real one.
+TEST_CAPACITY = 50 * 2 * TEST_FRAME_RATE
 
 
 def fast_config(**overrides: object) -> ServerConfig:
@@ -40,6 +45,11 @@ def fast_config(**overrides: object) -> ServerConfig:
         verify_pool="thread",
         secret=b"test-secret-0123456789abcdef",
         limits=TEST_LIMITS,
+        capacity_board_frames=TEST_CAPACITY,
+        # every socket of a test comes from one address: their shared budget is that of the 64 sockets
+        # an address may hold, each at its own rate (the abuse tests set the default)
+        message_rate_per_address=64 * 4 * TEST_FRAME_RATE,
+        message_burst_per_address=64 * 4 * TEST_FRAME_RATE,
         tune_gc=False,
     ).with_time_limit(8)
     return replace(config, **overrides)  # type: ignore[arg-type]

@@ -77,17 +77,21 @@ async def guest(http: httpx.AsyncClient, name: str) -> dict[str, str]:
 
 async def test_one_guest_cannot_fill_the_match_table(served: RunningServer) -> None:
     """2,000 room requests from one token in a burst: 3 open rooms, then too-many-rooms and 429s; the
-    process holds 3 more matches, not 2,000, and a bystander still makes a room."""
+    process holds 3 matches of that guest, not 2,000, and a bystander still makes a room."""
     hub: Hub = served.app.state.hub
     async with attacker(served) as http:
-        token = await guest(http, "mallory")
+        answer = await http.post("/api/guests", json={"name": "mallory"})
+        mallory = answer.json()["guest"]
+        token = {"Authorization": f"Bearer {answer.json()['token']}"}
         answers = await asyncio.gather(*(http.post("/api/rooms", headers=token) for _ in range(2000)))
     statuses = [answer.status_code for answer in answers]
     codes = {answer.json()["code"] for answer in answers if answer.status_code != 200}
     assert statuses.count(200) == 3 and codes == {"too-many-rooms", "rate-limited"}
     limited = next(answer for answer in answers if answer.status_code == 429)
     assert int(limited.headers["retry-after"]) >= 1
-    assert len(hub.matches) == 1 + 3
+    # counted by guest, not as a total: the bystander's match may end and be forgotten meanwhile on a
+    # slow machine
+    assert len([live for live in hub.matches.values() if live.seat_of(mallory) is not None]) == 3
     async with bystander(served) as http:
         room = await http.post("/api/rooms", headers=await guest(http, "ann"))
     assert room.status_code == 200

@@ -54,7 +54,7 @@ async def test_a_room_expires_from_its_creation_whoever_joins() -> None:
     room = await hub.lobby.create_room(ANN, "10.0.0.1")
     assert room.invite is not None
     clock.now += 50
-    live, seat = await hub.lobby.join_room(room.invite, BOB)
+    live, seat = await hub.lobby.join_room(room.invite, BOB, "10.0.0.2")
     assert live is room and seat == 1
     clock.now += 11
     room.tick(1, clock.now)
@@ -71,14 +71,14 @@ async def test_open_rooms_per_guest_are_capped() -> None:
         await hub.lobby.create_room(ANN, "10.0.0.1")
     assert refused.value.code == "too-many-rooms"
     assert rooms[0].invite is not None
-    await hub.lobby.join_room(rooms[0].invite, BOB)  # filled: no longer open
+    await hub.lobby.join_room(rooms[0].invite, BOB, "10.0.0.2")  # filled: no longer open
     assert await hub.lobby.create_room(ANN, "10.0.0.1")
 
 
 async def test_creation_rates_per_guest_and_per_address() -> None:
     """A guest makes a burst of 5 matches, then one per 5 s; an address 20, then one a second;
     a refusal says how long to wait."""
-    limits = LimitSettings(live_matches_per_guest=100, open_rooms_per_guest=100)
+    limits = LimitSettings(live_matches_per_guest=100, open_rooms_per_guest=100, live_matches_per_address=100)
     hub, clock = lobby_hub(limits=limits)
     for _ in range(5):
         await hub.lobby.create_room(ANN, "10.0.0.1")

@@ -40,7 +40,8 @@ ARTIFACTS = Path(os.environ.get("FLOE_ARTIFACTS", "")) if os.environ.get("FLOE_A
 #: The unit of every wait, seconds.
 UNIT = float(os.environ.get("FLOE_TEST_UNIT", "1.0"))
 #: Every page of a test comes from one address: the lobby's per-address rates raised for it.
-TEST_LIMITS = LimitSettings(guest_burst_per_address=100, match_burst_per_address=100)
+TEST_LIMITS = LimitSettings(guest_burst_per_address=100, match_burst_per_address=100,
+                            live_matches_per_address=100)
 #: Seconds a test's match lasts (short: the suite plays them in real time).
 MATCH_SECONDS = 40
 
