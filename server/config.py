@@ -288,6 +288,12 @@ class ServerConfig:
         if self.daily_config is None:
             object.__setattr__(self, "daily_config", self.daily_ruleset.default_config())
 
+    @property
+    def ranked_min_play_frames(self) -> int:
+        """`ranked_min_play_seconds` in the match's frames (the game's 60 a second, whatever the loop's
+        pace): the frame a ranked match must reach for its result to be rated."""
+        return round(self.ranked_min_play_seconds * FRAME_HZ)
+
     def with_time_limit(self, seconds: float) -> ServerConfig:
         """The same config, every other rule kept, with matches limited to `seconds` of frames."""
         frames = max(1, round(seconds * FRAME_HZ))

@@ -45,7 +45,6 @@ from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
 from rules.ruleset import Bot, seat_seed
-from rules.versus.tables import FRAME_HZ
 
 from ..config import ServerConfig
 from ..logs import log_event
@@ -461,11 +460,10 @@ class LiveMatch:
     def rated_play(self) -> bool:
         """Has this match had a rated result's minimum of play (see the module docstring)? Always, with
         `ranked_min_play_seconds` 0 (the rule off)."""
-        runner, seconds = self.runner, self.config.ranked_min_play_seconds
-        if seconds <= 0:
+        runner, frames = self.runner, self.config.ranked_min_play_frames
+        if frames <= 0:
             return True
-        return (runner is not None and runner.match.frame >= seconds * FRAME_HZ
-                and len(self.played) == len(self.seats))
+        return runner is not None and runner.match.frame >= frames and len(self.played) == len(self.seats)
 
     def _abort(self, now: float) -> None:
         """A ranked match ended before the minimum of play: cancelled; the dodgers are the seats that

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from protocol.codec import decode_server_messages, encode
 from protocol.messages import Frame, Input, Join, Keyframe, Resync, Rewind
 from server.match.live import Seat
 from server.tokens import Guest
+from tests.server.helpers import UNIT, until
 from tests.server.test_session import hello, make
 
 #: Ticks the match is run for (fast_config's matches last longer).
@@ -24,7 +27,8 @@ TICKS = 400
 MOST_LATE = 14
 
 
-def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
+@pytest.mark.asyncio
+async def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
     """Late inputs (within and beyond the window) roll the match back; on every record of the players'
     stream, each `rewind` targets a frame at or above every `confirmed` sent before it, and every
     frame's `lag` is within the range the page gives."""
@@ -34,6 +38,7 @@ def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
     live = hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
     session.receive(hello(hub.signer.issue(guest, clock.wall())), clock.now)
     session.receive(encode(Join(match=live.id)), clock.now)
+    await until(lambda: session.held is None, 10 * UNIT, "the token checked")
     live.tick(0, clock.now)
     assert live.runner is not None
     rng = random.Random(18)
