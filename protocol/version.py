@@ -13,4 +13,17 @@ from __future__ import annotations
 #: 4: the stream shows everything a client that owns no rules draws (seat summaries, notes, records
 #: of every moving thing), lean: `frame` records are arrays, events compact arrays, actors delta-coded;
 #: `joined.tables` publishes the words and layouts.
-PROTOCOL_VERSION = 4
+#: 5 (issue 18, no client can hurt another): every websocket frame (pings, pongs, continuations,
+#: close) is charged to a per-connection frame and byte budget (fatal `rate-limited`, close 1008, past
+#: it), and messages also to a budget shared by the client address's websockets; a text frame that is
+#: not UTF-8 closes with 1007; new error codes `idle` (a websocket that follows nothing, fatal),
+#: `too-many-matches` (a client address's share of live matches, HTTP 429 and to `queue`) and
+#: `duplicate-run` (HTTP 409); `busy` also means the node's work budget or connection cap; `ping` `id`
+#: and `t` take 0 … 2**53-1; a frame record's `confirmed` is what was final when its own advance ended
+#: (no rewind goes below a `confirmed` already sent); `input-late` asks the clock to lean once by the
+#: stamp's lead plus `applied - frame`, not per answer; `welcome` follows the token's revocation check
+#: (messages in between held, at most `hello_backlog`); a ranked match ended before a rated result's
+#: minimum of play is aborted (`over` with a null result, state cancelled); `queue`, `join` and `watch`
+#: work at once on a connection whose match ended; private matches and their replays are unlisted;
+#: the replay file's layout 2 names the daily run's `player` (layout 1 still read).
+PROTOCOL_VERSION = 5

@@ -1,10 +1,10 @@
 /**
- * The wire of protocol 4 (protocol/README.md): the messages a browser exchanges with floe, the frame
+ * The wire of protocol 5 (protocol/README.md): the messages a browser exchanges with floe, the frame
  * record's array form, and the ruleset's stream tables that turn numbers back into words.
  */
 
 /** The protocol version this client speaks (protocol/version.py). */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 /** A `frame` record is an array whose first value is this code. */
 export const FRAME_CODE = 0;
 
