@@ -665,7 +665,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"landings: garbage {table.garbage_min_distance}–{table.garbage_max_distance or 'any'} cells from "
         f"Pengo, eggs {table.nuisance_eggs}, extra slots {table.extra_slots}, hurry "
         f"{table.landing_hurry_frames} frames (as minute {table.landing_hurry_minutes}); "
-        f"Sno-Bees {config.fidelity}"
+        f"Sno-Bees {config.fidelity}, slot timers {config.slot_timers}"
     )
     for line in report(results, rules.time_limit_frames):
         print(line)
