@@ -31,10 +31,11 @@ def bot_runner(
     return MatchRunner(match or VersusMatch(version_config(version), seed, 2), INPUTS, settings, bots)
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_long_bot_match_survives_synctest(version: int) -> None:
     """A competent-vs-lazy match of up to 2400 frames, rolled back 8 frames every 8, never desyncs
-    (under either version: version 2's hurries, extra slots and hatching eggs restore too)."""
+    (under every version: version 2's hurries, extra slots and hatching eggs restore too, and version
+    3's stale slot bytes)."""
     run = bot_runner(0xB07, RunnerSettings(rollback_window=8, synctest_every=8), version=version)
     now = 0
     while run.result is None:
