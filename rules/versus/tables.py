@@ -184,7 +184,7 @@ SLOT_TIMERS: dict[int, SlotTimers] = {1: "first-port", 2: "first-port", 3: "arca
 RULESET_NAME = "pengo-versus"
 #: The version new matches are played under (pinned in their replays): a rule change that alters
 #: outcomes adds a version next to the others instead of changing one.
-RULESET_VERSION = 2
+RULESET_VERSION = 3
 #: Every version this build plays and verifies.
 RULESET_VERSIONS: tuple[int, ...] = (1, 2, 3)
 #: The rules of the current version (what new matches, `floe rules` and the benches use).

@@ -11,6 +11,7 @@ from rules.synctest import DesyncError, run_synctest
 from rules.versus.bots import make_bot
 from rules.versus.inputs import INPUTS
 from rules.versus.match import VersusConfig, VersusMatch, versus_config
+from rules.versus.tables import RULESET_VERSION
 from server.netcode.runner import MatchRunner, RunnerSettings
 
 
@@ -20,12 +21,13 @@ def version_config(version: int) -> VersusConfig:
     return replace(config, rules=replace(config.rules, time_limit_frames=2400))
 
 
-#: The current version's (landings with extra slots and hurries, the whole-game bot).
-CONFIG = version_config(2)
+#: The current version's (landings with extra slots and hurries, the whole-game bot, the arcade's slot
+#: timers).
+CONFIG = version_config(RULESET_VERSION)
 
 
 def bot_runner(
-    seed: int, settings: RunnerSettings, match: VersusMatch | None = None, version: int = 2
+    seed: int, settings: RunnerSettings, match: VersusMatch | None = None, version: int = RULESET_VERSION
 ) -> MatchRunner:
     bots = {0: make_bot("competent", seed, version), 1: make_bot("lazy", seed + 1, version)}
     return MatchRunner(match or VersusMatch(version_config(version), seed, 2), INPUTS, settings, bots)

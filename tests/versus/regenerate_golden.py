@@ -1,7 +1,7 @@
 """Regenerate the golden replays of a pengo-versus version (NOT run by the tests).
 
-    python -m tests.versus.regenerate_golden              # the current version's set
-    python -m tests.versus.regenerate_golden --version 3  # version 3's set
+    python -m tests.versus.regenerate_golden              # the current version's set (3)
+    python -m tests.versus.regenerate_golden --version 2  # version 2's set (it never changes now)
     python -m tests.versus.regenerate_golden --version 1  # version 1's set (it never changes)
 
 Each version has its own set: version 1's in tests/versus/golden/ (recorded before the bump, kept

@@ -60,16 +60,16 @@ V1_ATTACK_KEYS = {
 # ---- the versions ------------------------------------------------------------------------------------
 
 
-def test_the_registry_serves_every_version_and_new_matches_use_two() -> None:
-    """("pengo-versus", 1), 2 and 3 are registered; PENGO_VERSUS is version 2 and its default config is
-    version 2's table on the arcade Sno-Bee; version 3 is that with the arcade's slot timers; version 1's
-    default is the dataclasses' defaults."""
+def test_the_registry_serves_every_version_and_new_matches_use_three() -> None:
+    """("pengo-versus", 1), 2 and 3 are registered; PENGO_VERSUS is version 3, whose default config is
+    version 2's table on the arcade Sno-Bee with the arcade's slot timers; version 2's is the same
+    without them; version 1's default is the dataclasses' defaults."""
     assert {("pengo-versus", 1), ("pengo-versus", 2), ("pengo-versus", 3)} <= set(known())
-    assert lookup("pengo-versus", 1) is PENGO_VERSUS_V1 and lookup("pengo-versus", 2) is PENGO_VERSUS
-    assert lookup("pengo-versus", 3).version == 3
-    assert PENGO_VERSUS.version == 2
-    assert PENGO_VERSUS.default_config() == VersusConfig(VERSUS_RULES_V2, fidelity="arcade")
-    assert lookup("pengo-versus", 3).default_config() == VersusConfig(
+    assert lookup("pengo-versus", 1) is PENGO_VERSUS_V1 and lookup("pengo-versus", 3) is PENGO_VERSUS
+    assert lookup("pengo-versus", 2).version == 2
+    assert PENGO_VERSUS.version == 3
+    assert lookup("pengo-versus", 2).default_config() == VersusConfig(VERSUS_RULES_V2, fidelity="arcade")
+    assert PENGO_VERSUS.default_config() == VersusConfig(
         VERSUS_RULES_V2, fidelity="arcade", slot_timers="arcade")
     assert PENGO_VERSUS_V1.default_config() == VersusConfig()
     assert VersusConfig().rules == VERSUS_RULES_V1 == VersusRules()
