@@ -24,8 +24,8 @@ and an exact-style Poisson interval (Byar's approximation) for a count or a rate
 `--set FIELD=VALUE` (repeatable) tries a change to an AttackTable or VersusRules number without editing
 tables.py. Matches run in a multiprocessing pool (`--workers`, default: every core); a progress bar is
 drawn with rich when it is installed. The numbers depend only on the seeds (`--seed`), never on the
-worker count. bench/BALANCE.md quotes a 500-match run of version 2 and the 200-match runs of version 1
-(`--version 1`).
+worker count. bench/BALANCE.md quotes a 400-match run of version 3, a 500-match run of version 2
+(`--version 2`) and the 200-match runs of version 1 (`--version 1`).
 """
 
 from __future__ import annotations
@@ -665,7 +665,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"landings: garbage {table.garbage_min_distance}–{table.garbage_max_distance or 'any'} cells from "
         f"Pengo, eggs {table.nuisance_eggs}, extra slots {table.extra_slots}, hurry "
         f"{table.landing_hurry_frames} frames (as minute {table.landing_hurry_minutes}); "
-        f"Sno-Bees {config.fidelity}"
+        f"Sno-Bees {config.fidelity}, slot timers {config.slot_timers}"
     )
     for line in report(results, rules.time_limit_frames):
         print(line)

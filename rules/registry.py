@@ -3,10 +3,10 @@
     ruleset = lookup("pengo-versus", 2)     # UnknownRulesetError (a ValueError) if there is none
 
 A newer version of a ruleset ships next to the older one instead of replacing it, so every replay
-recorded under an older version stays verifiable (pengo-versus 1 and 2 are both served: new matches
-are played under 2, the archive's replays of 1 verify under 1). The built-in rulesets are registered when this
-module is imported; `register` adds another (the tests' toy ruleset, a plug-in) and `unregister`
-takes it away again.
+recorded under an older version stays verifiable (pengo-versus 1, 2 and 3 are all served: new matches
+are played under `rules.versus.tables.RULESET_VERSION`, each replay verifies under its own). The
+built-in rulesets are registered when this module is imported; `register` adds another (the tests'
+toy ruleset, a plug-in) and `unregister` takes it away again.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from .ruleset import Ruleset
 from .solo.ruleset import PENGO_SOLO
-from .versus.ruleset import PENGO_VERSUS, PENGO_VERSUS_V1
+from .versus.ruleset import PENGO_VERSUS_BY_VERSION
 
 __all__ = ["UnknownRulesetError", "known", "lookup", "register", "unregister"]
 
@@ -61,6 +61,6 @@ def known() -> list[tuple[str, int]]:
     return sorted(_RULESETS)
 
 
-register(PENGO_VERSUS_V1)
-register(PENGO_VERSUS)
+for _versus in PENGO_VERSUS_BY_VERSION.values():
+    register(_versus)
 register(PENGO_SOLO)

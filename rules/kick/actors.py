@@ -111,40 +111,47 @@ def schedule_move(actor: Enemy | Player, now: int) -> None:
     actor.counter += steps * den - num
 
 
+#: An enemy slot's fields in its plain form (`Enemy.plain`), in order.
+ENEMY_PLAIN_FIELDS: tuple[str, ...] = (
+    "slot",
+    "id",
+    "kind",
+    "brain",
+    "px",
+    "py",
+    "dir",
+    "state",
+    "due",
+    "next_move",
+    "mode",
+    "saved_mode",
+    "base_period",
+    "period_num",
+    "period_den",
+    "counter",
+    "chews",
+    "dead_end_count",
+    "dead_end_a",
+    "dead_end_b",
+    "crush_count",
+    "carried_by",
+    "jump",
+    "chewing",
+    "score",
+    "from_map",
+    "dodge_dir",
+    "base_den",
+)
+#: The stale slot bytes kept under `KickConfig.slot_timers == "arcade"`: outside the plain form, so a
+#: snapshot without them is the one it always was (rules/kick/snapshot.py carries them apart).
+ENEMY_TIMER_FIELDS: tuple[str, ...] = ("blink_stale", "held_wraps", "held_steps")
+
+
 class Enemy:
     """One enemy slot. The slot's mind (mode, periods, chews, dead-end data, facing) outlives the
     enemy in it, as the arcade's slot bytes do (PENGO-RULES §6)."""
 
-    __slots__ = (
-        "slot",
-        "id",
-        "kind",
-        "brain",
-        "px",
-        "py",
-        "dir",
-        "state",
-        "due",
-        "next_move",
-        "mode",
-        "saved_mode",
-        "base_period",
-        "period_num",
-        "period_den",
-        "counter",
-        "chews",
-        "dead_end_count",
-        "dead_end_a",
-        "dead_end_b",
-        "crush_count",
-        "carried_by",
-        "jump",
-        "chewing",
-        "score",
-        "from_map",
-        "dodge_dir",
-        "base_den",
-    )
+    __slots__ = (*ENEMY_PLAIN_FIELDS, *ENEMY_TIMER_FIELDS)
 
     def __init__(self, slot: int, kind: str, brain: KickBrain, facing: Direction) -> None:
         self.slot = slot
@@ -175,6 +182,16 @@ class Enemy:
         self.from_map = False
         self.dodge_dir: Direction = facing
         self.base_den = 1  # base period = base_period / base_den passes per pixel
+        self.clear_timers()
+
+    def clear_timers(self) -> None:
+        """Forget the stale bytes (none kept, or `slot_timers="first-port"`)."""
+        #: +09 = $0F and +0A = 1 left by the blink's end ($3A05/$3A0F), until a pause ends ($339D).
+        self.blink_stale = False
+        #: +0A of a pause held through a death (0: $3377 re-arms 4 wraps at the next life).
+        self.held_wraps = 0
+        #: Passes to the next step when a death held the slot mid-period (+7 kept; 0: a fresh period).
+        self.held_steps = 0
 
     def set_base(self, num: int, den: int) -> None:
         """Rewrite the base period (+1C) and the period in force (+6)."""
@@ -186,13 +203,23 @@ class Enemy:
         self.period_num, self.period_den = num, den
 
     def plain(self) -> list[Any]:
-        return [getattr(self, name) for name in Enemy.__slots__]
+        return [getattr(self, name) for name in ENEMY_PLAIN_FIELDS]
+
+    def timers_plain(self) -> list[int]:
+        """The stale bytes as plain data (see ENEMY_TIMER_FIELDS)."""
+        return [int(self.blink_stale), self.held_wraps, self.held_steps]
+
+    def put_timers(self, data: list[int]) -> None:
+        """Put back `timers_plain()`."""
+        stale, self.held_wraps, self.held_steps = data
+        self.blink_stale = bool(stale)
 
     @classmethod
     def from_plain(cls, data: list[Any]) -> Enemy:
         enemy = cls.__new__(cls)
-        for name, value in zip(Enemy.__slots__, data, strict=True):
+        for name, value in zip(ENEMY_PLAIN_FIELDS, data, strict=True):
             setattr(enemy, name, value)
+        enemy.clear_timers()
         return enemy
 
 

@@ -21,6 +21,7 @@ Deal = Literal["stream", "per-level"]
 #: How the Sno-Bee decides: "first-port" keeps the first port's readings (pengo-versus 1 replays),
 #: "arcade" follows the listing ($33D8-$3949) where SNOBEE-FACTS.md found them apart.
 Fidelity = Literal["first-port", "arcade"]
+SlotTimers = Literal["first-port", "arcade"]
 
 
 class ConfigError(ValueError):
@@ -262,6 +263,10 @@ class KickConfig:
     #: "first-port": the Sno-Bee decides as the first port did (pengo-versus 1 stays verifiable);
     #: "arcade": as the listing's decision routine ($33D8) does (rules/kick/README.md lists both).
     fidelity: Fidelity = "first-port"
+    #: "first-port": a Sno-Bee slot's pause, vanish and step counters start afresh after a stun's blink
+    #: or a death (pengo-versus 1 and 2 stay verifiable); "arcade": the bytes the listing leaves stale
+    #: there are kept ($3A0F/$3A05, $3377, +7), with arcade timing only (rules/kick/README.md).
+    slot_timers: SlotTimers = "first-port"
     #: Ruleset name, for replays and the compendium.
     name: str = "custom"
 
@@ -410,4 +415,8 @@ def normalize_config(config: KickConfig) -> KickConfig:
         raise _fail("fidelity", f"must be 'first-port' or 'arcade', got {config.fidelity!r}")
     if config.timing not in ("arcade", "seconds"):
         raise _fail("timing", f"must be 'arcade' or 'seconds', got {config.timing!r}")
+    if config.slot_timers not in ("first-port", "arcade"):
+        raise _fail("slot_timers", f"must be 'first-port' or 'arcade', got {config.slot_timers!r}")
+    if config.slot_timers == "arcade" and config.timing != "arcade":
+        raise _fail("slot_timers", "'arcade' counts the listing's ticks: it needs timing='arcade'")
     return config

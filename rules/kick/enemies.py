@@ -42,6 +42,7 @@ from .events import Crush, Eat, EggBroken, Flee, Hatch, KickEvent, Stun, Vanish
 from .geometry import CELL_PX, STEP, Cell, Direction
 from .snobee import stun_recovery_facing
 from .tables import (
+    BLINK_LEFT_COUNT,
     CATCH_WINDOW,
     EATEN_SECONDS,
     EATEN_WRAPS,
@@ -65,10 +66,12 @@ from .tables import (
     T32,
     T64,
     VANISH_SECONDS,
+    VANISH_STAGE_T64,
     VANISH_T64,
     VBLANK_PASSES,
+    WRAP,
 )
-from .timers import due_after, passes_for_seconds, ticks_due, wraps_due
+from .timers import due_after, next_tick, passes_for_seconds, ticks_due, wraps_due
 
 if TYPE_CHECKING:
     from .board import Block, KickBoard
@@ -108,6 +111,8 @@ class EnemyRules:
         self._materials = game.materials
         self._arcade = game.arcade
         self.arcade_fidelity = self._config.fidelity == "arcade"
+        #: The slot bytes the listing leaves stale after a blink or a death are kept (arcade timing only).
+        self.stale_timers = self._config.slot_timers == "arcade" and self._arcade
         #: Set by a brain's `pause_after_step`; the scheduler pauses the slot after its step.
         self.pause_requested = False
 
@@ -200,7 +205,11 @@ class EnemyRules:
     def vanish(self, e: Enemy) -> None:
         """A fleeing enemy reached its corner ($34F3)."""
         e.state = VANISHING
-        e.due = self._due(ticks_due(self._game.now, T64, VANISH_T64), VANISH_SECONDS)
+        ticks = VANISH_T64
+        if e.blink_stale:  # $3D2C finds +09 set: the first stage keeps the blink's +0A = 1 ($3A0F)
+            ticks -= VANISH_STAGE_T64 - BLINK_LEFT_COUNT
+            e.blink_stale = False  # $3D50 clears +09 at the first stage's end
+        e.due = self._due(ticks_due(self._game.now, T64, ticks), VANISH_SECONDS)
         self._events.append(Vanish(e.id, self._cell_of(e)))
 
     def pause_after_step(self, e: Enemy) -> None:
@@ -238,7 +247,9 @@ class EnemyRules:
         game = self._game
         for slot in game.slots:
             if slot.state == PAUSE and slot.due == NEVER:  # after a death: resume after 1–4 wraps ($0DD0)
-                slot.due = self._due(wraps_due(game.now, PAUSE_WRAPS), self._config.hatch_pause_seconds)
+                wraps = slot.held_wraps or PAUSE_WRAPS  # $3377: a +0A kept through the death, or 4
+                slot.held_wraps = 0
+                slot.due = self._due(wraps_due(game.now, wraps), self._config.hatch_pause_seconds)
             elif slot.state == GONE and slot.id == "" and not slot.from_map:
                 slot.state = HATCH_NEXT  # $326E: every enabled slot starts by hatching
                 slot.due = game.now + 1
@@ -268,7 +279,12 @@ class EnemyRules:
         state = e.state
         if state == PAUSE:
             e.state = MOVING
-            schedule_move(e, game.now)
+            e.blink_stale = False  # $339D clears +09
+            if e.held_steps:  # a death held it mid-period: the kept +7 fills first
+                e.next_move = game.now + e.held_steps
+                e.held_steps = 0
+            else:
+                schedule_move(e, game.now)
         elif state == STUNNED:
             e.state = BLINKING
             e.due = self._due(wraps_due(game.now, STUN_BLINK_WRAPS), self._config.stun.blink_seconds)
@@ -276,6 +292,7 @@ class EnemyRules:
             e.dir = stun_recovery_facing(self, e)  # $3A2E
             e.mode = MODE_EAT
             e.state = MOVING
+            e.blink_stale = self.stale_timers  # $3A0F leaves +0A = 1, $3A05 left +09 = $0F
             schedule_move(e, game.now)
         elif state == EATEN:
             e.state = EATEN_HIDE
@@ -313,6 +330,7 @@ class EnemyRules:
         return self._due(wraps_due(self._game.now, PAUSE_SHORT_WRAPS), self._config.hatch_pause_seconds)
 
     def _free(self, e: Enemy) -> None:
+        e.clear_timers()
         e.id = ""
         e.carried_by = None
         e.chewing = False
@@ -355,6 +373,7 @@ class EnemyRules:
         e.chews = HATCH_CHEWS
         e.chewing = False
         e.score = 0
+        e.clear_timers()  # $3CA0 clears +09
         e.set_base(*scaled_period(game.pace.enemy_period, self._kinds[kind].speed_scale))
         e.state = HATCHING
         e.due = self._due(ticks_due(now, T64, HATCH_T64), self._config.hatch_seconds)
@@ -371,6 +390,7 @@ class EnemyRules:
     def stun(self, e: Enemy, cause: str) -> None:
         """A shake or the line bonus: the Sno-Bee steps on to its centre, then stands stunned."""
         e.state = STUN_MOVING
+        e.blink_stale = False  # $3ACB clears +09 at the centre
         self._events.append(Stun(e.id, "shake" if cause == "shake" else "line"))
 
     def stun_moving(self) -> None:
@@ -426,6 +446,7 @@ class EnemyRules:
             ):
                 e.state = CARRIED
                 e.due = NEVER
+                e.blink_stale = False  # $3B22 clears +09
                 e.carried_by = block.id
                 e.chewing = False
                 game.carried.setdefault(block.id, []).append(e.slot)
@@ -582,9 +603,30 @@ class EnemyRules:
 
     def hold_still(self) -> None:
         """$0BF9: moving and paused slots are held in a pause while a death or a clear waits."""
+        if self.stale_timers:
+            self._hold_keeping_bytes()
+            return
         for e in self._game.slots:
             if e.state in (MOVING, PAUSE):
                 e.state = PAUSE
+                e.due = NEVER
+
+    def _hold_keeping_bytes(self) -> None:
+        """$0BF9 with the bytes it leaves alone: a moving slot keeps its period count (+7) and, after a
+        blink, the +0A = 1 that $3377 will not re-arm; a paused one keeps the wraps left on its +0A.
+
+        The arcade's paused slots go on counting during the settle wait (read, not yet run against the
+        listing); the port holds them as they stood when Pengo died.
+        """
+        now = self._game.now
+        for e in self._game.slots:
+            if e.state == MOVING:
+                e.state = PAUSE
+                e.due = NEVER
+                e.held_steps = e.next_move - now
+                e.held_wraps = BLINK_LEFT_COUNT if e.blink_stale else 0
+            elif e.state == PAUSE and e.due != NEVER:
+                e.held_wraps = (e.due - next_tick(now, WRAP)) // WRAP + 1
                 e.due = NEVER
 
     def regroup(self, chosen: Cell) -> None:

@@ -1,7 +1,8 @@
 """Snapshots: a session as plain data (msgpack can encode it), and back.
 
 A snapshot holds what changes during play: the session's scalar fields, its lists and maps, the events
-not drained yet, the slots, the player, the random stream and the board. What the config alone fixes
+not drained yet, the slots, the player, the random stream and the board (and, under
+`slot_timers="arcade"` only, the slots' stale bytes). What the config alone fixes
 (the level's pace and frame, the kinds, the materials) is not in it: restore derives it again.
 """
 
@@ -64,13 +65,16 @@ def take(game: KickGame, events: list[KickEvent]) -> dict[str, Any]:
     s["start_cell"] = list(game.start_cell)
     s["carve"] = game.carve_plain  # immutable for the level: shared, not copied
     s["events"] = [to_plain(e) for e in events]
-    return {
+    snap = {
         "s": s,
         "board": game.board.snapshot(),
         "rng": game.rng.state,
         "slots": [e.plain() for e in game.slots],
         "player": game.player.plain(),
     }
+    if game.config.slot_timers == "arcade":  # only then: every other snapshot stays as it was
+        snap["slot_timers"] = [e.timers_plain() for e in game.slots]
+    return snap
 
 
 def put(game: KickGame, snap: dict[str, Any], events: list[KickEvent]) -> dict[str, Any]:
@@ -95,6 +99,9 @@ def put(game: KickGame, snap: dict[str, Any], events: list[KickEvent]) -> dict[s
     events.extend(from_plain(e) for e in s["events"])
     game.rng.state = snap["rng"]
     game.slots = [Enemy.from_plain(list(e)) for e in snap["slots"]]
+    if "slot_timers" in snap:
+        for slot, timers in zip(game.slots, snap["slot_timers"], strict=True):
+            slot.put_timers(list(timers))
     game.player = Player.from_plain(list(snap["player"]))
     board: dict[str, Any] = snap["board"]
     return board

@@ -139,6 +139,11 @@ SQUASHED_POSE_WRAPS: Final = 1  # $3B88
 SQUASHED_SCORE_WRAPS: Final = 4  # $3BBF
 HATCH_T64: Final = 24  # $3CEB: 6 stages of 4×t64
 VANISH_T64: Final = 24  # $3D2C
+VANISH_STAGE_T64: Final = 4  # $3CF6: each of the vanish's six stages ($34F7) re-arms +0A to 4 t64 ticks
+#: $3A0F/$3A05: when the blink ends, +0A is left at 1 (decremented in A, not stored) and +09 at $0F
+#: (nothing clears it until a pause ends, $339D): a stage or pause begun then re-arms nothing and runs
+#: out on the next tick of its clock (slot_timers="arcade").
+BLINK_LEFT_COUNT: Final = 1
 HATCH_CHEWS: Final = 20  # $3CA8: chew count +1B at a hatch
 DEAD_END_CHEWS: Final = 2  # $36D3
 FLEE_AFTER_MINUTES: Final = 2  # $33E6

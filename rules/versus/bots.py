@@ -953,6 +953,7 @@ BOT_NAMES: tuple[str, ...] = tuple(BOTS)
 BOTS_BY_VERSION: dict[int, dict[str, Callable[[int], Bot[SeatView]]]] = {
     1: BOTS,
     2: {**BOTS, "competent": WholeGameBot},
+    3: {**BOTS, "competent": WholeGameBot},
 }
 
 

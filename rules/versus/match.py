@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.kick.config import Fidelity, KickConfig, KickDifficultyName
+from rules.kick.config import Fidelity, KickConfig, KickDifficultyName, SlotTimers
 from rules.kick.deal import mix_seed
 from rules.kick.game import KickGame
 from rules.kick.presets import PengoOptions, pengo_preset
@@ -59,6 +59,7 @@ from .tables import (
     MAX_SEATS,
     MIN_SEATS,
     RULES_BY_VERSION,
+    SLOT_TIMERS,
     VERSUS_RULES_V1,
     VersusRules,
 )
@@ -116,6 +117,8 @@ class VersusConfig:
     difficulty: KickDifficultyName = "arcade"
     #: The Sno-Bee decision of every board (rules/kick/config.py `KickConfig.fidelity`).
     fidelity: Fidelity = "first-port"
+    #: Whether every board's Sno-Bee slots keep the listing's stale bytes (`KickConfig.slot_timers`).
+    slot_timers: SlotTimers = "first-port"
 
     def board_config(self, seed: int) -> KickConfig:
         """Every seat's board: Pengo with a per-level shared deal and the counter-gem material."""
@@ -131,12 +134,16 @@ class VersusConfig:
             materials=(*base.materials, COUNTER_GEM),
             name="pengo-versus",
             fidelity=self.fidelity,
+            slot_timers=self.slot_timers,
         )
 
 
 def versus_config(version: int) -> VersusConfig:
-    """The default config of a pengo-versus version (rules/versus/tables.py RULES_BY_VERSION, FIDELITY)."""
-    return VersusConfig(rules=RULES_BY_VERSION[version], fidelity=FIDELITY[version])
+    """The default config of a pengo-versus version (rules/versus/tables.py RULES_BY_VERSION, FIDELITY,
+    SLOT_TIMERS)."""
+    return VersusConfig(
+        rules=RULES_BY_VERSION[version], fidelity=FIDELITY[version], slot_timers=SLOT_TIMERS[version]
+    )
 
 
 class VersusMatch:

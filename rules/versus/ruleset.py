@@ -29,8 +29,10 @@ from .view import TABLES, SeatView
 
 __all__ = [
     "PENGO_VERSUS",
+    "PENGO_VERSUS_BY_VERSION",
     "PENGO_VERSUS_V1",
     "V2_FIELDS",
+    "V3_FIELDS",
     "VersusRuleset",
     "config_from_plain",
     "config_plain",
@@ -49,11 +51,14 @@ V2_FIELDS: frozenset[str] = frozenset({
     "rules.attack.landing_hurry_max_frames",
     "rules.attack.exchange",
 })
+#: The config fields version 3 added: absent from versions 1 and 2's plain forms.
+V3_FIELDS: frozenset[str] = frozenset({"slot_timers"})
 #: Each version's fields left out of its plain form.
-_OMITTED: dict[int, frozenset[str]] = {1: V2_FIELDS, 2: frozenset()}
+_OMITTED: dict[int, frozenset[str]] = {1: V2_FIELDS | V3_FIELDS, 2: V3_FIELDS, 3: frozenset()}
 #: The values of string fields a config may hold, by dotted path.
 _CHOICES: dict[str, tuple[str, ...]] = {
     "fidelity": ("first-port", "arcade"),
+    "slot_timers": ("first-port", "arcade"),
     "rules.attack.nuisance_eggs": ("hidden", "hatching"),
     "rules.attack.exchange": ("in-seat-order", "simultaneous"),
 }
@@ -228,7 +233,11 @@ class VersusRuleset:
         return f"<Ruleset {self.name} v{self.version}>"
 
 
+#: Every version this build plays and verifies, one ruleset object each (rules/registry.py registers them).
+PENGO_VERSUS_BY_VERSION: dict[int, VersusRuleset] = {
+    version: VersusRuleset(version) for version in RULESET_VERSIONS
+}
 #: pengo-versus 1: the archive's replays verify and play back under it.
-PENGO_VERSUS_V1 = VersusRuleset(1)
+PENGO_VERSUS_V1 = PENGO_VERSUS_BY_VERSION[1]
 #: The ruleset floe serves: the current version (RULESET_VERSION), which new matches use.
-PENGO_VERSUS = VersusRuleset(RULESET_VERSION)
+PENGO_VERSUS = PENGO_VERSUS_BY_VERSION[RULESET_VERSION]

@@ -8,14 +8,16 @@ Two versions of pengo-versus run on this one engine and differ only by data: `VE
 (the dataclasses' defaults: every replay recorded before the bump plays by them) and
 `VERSUS_RULES_V2` (landings that endanger the receiver, bench/BALANCE.md), each number with the
 reason it has its value. `FIDELITY` is the Sno-Bee decision each version's boards take
-(rules/kick/config.py `KickConfig.fidelity`).
+(rules/kick/config.py `KickConfig.fidelity`), `SLOT_TIMERS` whether their Sno-Bee slots keep the
+bytes the listing leaves stale after a blink or a death (`KickConfig.slot_timers`): version 3 is
+version 2's rules with them kept.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rules.kick.config import Fidelity
+from rules.kick.config import Fidelity, SlotTimers
 
 #: Versus frames per second: one frame is 13 of the arcade's 780 main-loop passes per second.
 FRAME_HZ = 60
@@ -169,16 +171,21 @@ VERSUS_RULES_V2 = VersusRules(
     skill=1,
 )
 
-#: Each version's rules, and the Sno-Bee decision its boards take (KickConfig.fidelity).
-RULES_BY_VERSION: dict[int, VersusRules] = {1: VERSUS_RULES_V1, 2: VERSUS_RULES_V2}
-FIDELITY: dict[int, Fidelity] = {1: "first-port", 2: "arcade"}
+#: Version 3's rules are version 2's: it differs only by its Sno-Bees' slot timers (SLOT_TIMERS).
+VERSUS_RULES_V3 = VERSUS_RULES_V2
+
+#: Each version's rules, the Sno-Bee decision its boards take (KickConfig.fidelity) and their slot
+#: timers (KickConfig.slot_timers: the listing's stale bytes after a blink or a death, version 3 on).
+RULES_BY_VERSION: dict[int, VersusRules] = {1: VERSUS_RULES_V1, 2: VERSUS_RULES_V2, 3: VERSUS_RULES_V3}
+FIDELITY: dict[int, Fidelity] = {1: "first-port", 2: "arcade", 3: "arcade"}
+SLOT_TIMERS: dict[int, SlotTimers] = {1: "first-port", 2: "first-port", 3: "arcade"}
 
 #: The name pinned in replays.
 RULESET_NAME = "pengo-versus"
 #: The version new matches are played under (pinned in their replays): a rule change that alters
 #: outcomes adds a version next to the others instead of changing one.
-RULESET_VERSION = 2
+RULESET_VERSION = 3
 #: Every version this build plays and verifies.
-RULESET_VERSIONS: tuple[int, ...] = (1, 2)
+RULESET_VERSIONS: tuple[int, ...] = (1, 2, 3)
 #: The rules of the current version (what new matches, `floe rules` and the benches use).
 VERSUS_RULES = RULES_BY_VERSION[RULESET_VERSION]

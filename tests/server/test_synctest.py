@@ -11,6 +11,7 @@ from rules.synctest import DesyncError, run_synctest
 from rules.versus.bots import make_bot
 from rules.versus.inputs import INPUTS
 from rules.versus.match import VersusConfig, VersusMatch, versus_config
+from rules.versus.tables import RULESET_VERSION
 from server.netcode.runner import MatchRunner, RunnerSettings
 
 
@@ -20,21 +21,23 @@ def version_config(version: int) -> VersusConfig:
     return replace(config, rules=replace(config.rules, time_limit_frames=2400))
 
 
-#: The current version's (landings with extra slots and hurries, the whole-game bot).
-CONFIG = version_config(2)
+#: The current version's (landings with extra slots and hurries, the whole-game bot, the arcade's slot
+#: timers).
+CONFIG = version_config(RULESET_VERSION)
 
 
 def bot_runner(
-    seed: int, settings: RunnerSettings, match: VersusMatch | None = None, version: int = 2
+    seed: int, settings: RunnerSettings, match: VersusMatch | None = None, version: int = RULESET_VERSION
 ) -> MatchRunner:
     bots = {0: make_bot("competent", seed, version), 1: make_bot("lazy", seed + 1, version)}
     return MatchRunner(match or VersusMatch(version_config(version), seed, 2), INPUTS, settings, bots)
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_long_bot_match_survives_synctest(version: int) -> None:
     """A competent-vs-lazy match of up to 2400 frames, rolled back 8 frames every 8, never desyncs
-    (under either version: version 2's hurries, extra slots and hatching eggs restore too)."""
+    (under every version: version 2's hurries, extra slots and hatching eggs restore too, and version
+    3's stale slot bytes)."""
     run = bot_runner(0xB07, RunnerSettings(rollback_window=8, synctest_every=8), version=version)
     now = 0
     while run.result is None:

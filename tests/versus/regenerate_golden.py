@@ -1,10 +1,12 @@
 """Regenerate the golden replays of a pengo-versus version (NOT run by the tests).
 
-    python -m tests.versus.regenerate_golden              # the current version's set (2)
+    python -m tests.versus.regenerate_golden              # the current version's set (3)
+    python -m tests.versus.regenerate_golden --version 2  # version 2's set (it never changes now)
     python -m tests.versus.regenerate_golden --version 1  # version 1's set (it never changes)
 
 Each version has its own set: version 1's in tests/versus/golden/ (recorded before the bump, kept
-byte for byte: the archive's replays must go on verifying), version 2's in tests/versus/golden-v2/.
+byte for byte: the archive's replays must go on verifying), version 2's in tests/versus/golden-v2/,
+version 3's in tests/versus/golden-v3/.
 A set is regenerated only after a deliberate rule change of that version that alters outcomes,
 which is what a new version is for: change a version's rules by adding a version next to it. Each
 golden match writes three files:
@@ -45,6 +47,7 @@ from .helpers import replay_trace
 GOLDEN_DIRS: dict[int, Path] = {
     1: Path(__file__).resolve().parent / "golden",
     2: Path(__file__).resolve().parent / "golden-v2",
+    3: Path(__file__).resolve().parent / "golden-v3",
 }
 GOLDEN = GOLDEN_DIRS[1]
 
@@ -101,8 +104,17 @@ GOLDEN_MATCHES_V2: tuple[GoldenMatch, ...] = (
     GoldenMatch("quad-forfeit", ("lazy", "competent", "lazy", "competent"), seed=12, forfeits=((600, 2),),
                 config=_v2(attack=BUSY_ATTACK_V2, time_limit_frames=5400)),
 )
+#: Version 3's set: version 2's scenes on version 3's Sno-Bee slot timers (its rules are version 2's).
+GOLDEN_MATCHES_V3: tuple[GoldenMatch, ...] = tuple(
+    replace(golden, config=replace(golden.config, slot_timers=versus_config(3).slot_timers))
+    for golden in GOLDEN_MATCHES_V2
+)
 #: Each version's golden matches.
-GOLDEN_SETS: dict[int, tuple[GoldenMatch, ...]] = {1: GOLDEN_MATCHES, 2: GOLDEN_MATCHES_V2}
+GOLDEN_SETS: dict[int, tuple[GoldenMatch, ...]] = {
+    1: GOLDEN_MATCHES,
+    2: GOLDEN_MATCHES_V2,
+    3: GOLDEN_MATCHES_V3,
+}
 
 
 class _Scripted:

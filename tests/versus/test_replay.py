@@ -25,7 +25,7 @@ from rules.versus.events import Landing, record_plain
 from rules.versus.inputs import FORFEIT, NEUTRAL
 from rules.versus.match import VersusConfig, VersusMatch
 from rules.versus.ruleset import PENGO_VERSUS, config_from_plain, config_plain
-from rules.versus.tables import RULESET_NAME, RULESET_VERSION, AttackTable, VersusRules
+from rules.versus.tables import RULESET_NAME, RULESET_VERSION, RULESET_VERSIONS, AttackTable, VersusRules
 
 from .helpers import random_inputs, run
 
@@ -398,7 +398,7 @@ def test_move_lists_must_match_the_seats() -> None:
 
 @pytest.mark.parametrize(("changes", "reason"), [
     ({"ruleset": "tetris"}, "unknown ruleset"),
-    ({"ruleset_version": RULESET_VERSION + 1}, "version"),
+    ({"ruleset_version": max(RULESET_VERSIONS) + 1}, "version"),
     ({"format_version": FORMAT_VERSION + 1}, "format version"),
     ({"final_frame": 0}, "final_frame"),
     ({"seats": ("one",)}, "seats"),

@@ -1,4 +1,4 @@
-"""pengo-versus 1 and 2 on one engine: each version's config form, registry entry and replays, and
+"""pengo-versus 1, 2 and 3 on one engine: each version's config form, registry entry and replays, and
 version 2's landings (garbage in the ring around Pengo, eggs that hatch at once and pay nothing, the
 hurry), whose new state snapshots and restores exactly."""
 
@@ -11,6 +11,7 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
+from protocol.replay_codec import decode_replay
 from rules.kick.actors import GONE, HATCH_NEXT
 from rules.kick.enemies import scaled_period
 from rules.kick.events import EggBroken, Hatch
@@ -23,19 +24,30 @@ from rules.versus.events import BoardRecord, Landing
 from rules.versus.landing import LandingKind
 from rules.versus.match import VersusConfig, VersusMatch, versus_config
 from rules.versus.placement import place_landing
-from rules.versus.ruleset import PENGO_VERSUS, PENGO_VERSUS_V1, V2_FIELDS, config_from_plain, config_plain
+from rules.versus.ruleset import (
+    PENGO_VERSUS,
+    PENGO_VERSUS_V1,
+    V2_FIELDS,
+    V3_FIELDS,
+    config_from_plain,
+    config_plain,
+)
 from rules.versus.tables import (
     FIDELITY,
     RULES_BY_VERSION,
+    SLOT_TIMERS,
     VERSUS_RULES_V1,
     VERSUS_RULES_V2,
+    VERSUS_RULES_V3,
     AttackTable,
     VersusRules,
 )
 
 from .helpers import playing_match, random_inputs, roaming, run, until
+from .regenerate_golden import GOLDEN_DIRS
 
 V2 = versus_config(2)
+V3 = versus_config(3)
 V2_ATTACK = VERSUS_RULES_V2.attack
 #: Version 1's config plain form before the bump (its keys, as every version-1 replay holds them).
 V1_ATTACK_KEYS = {
@@ -45,21 +57,28 @@ V1_ATTACK_KEYS = {
 }
 
 
-# ---- the two versions ----------------------------------------------------------------------------------
+# ---- the versions ------------------------------------------------------------------------------------
 
 
-def test_the_registry_serves_both_versions_and_new_matches_use_two() -> None:
-    """("pengo-versus", 1) and ("pengo-versus", 2) are registered; PENGO_VERSUS is version 2 and its default
-    config is version 2's table on the arcade Sno-Bee; version 1's default is the dataclasses' defaults."""
-    assert {("pengo-versus", 1), ("pengo-versus", 2)} <= set(known())
-    assert lookup("pengo-versus", 1) is PENGO_VERSUS_V1 and lookup("pengo-versus", 2) is PENGO_VERSUS
-    assert PENGO_VERSUS.version == 2
-    assert PENGO_VERSUS.default_config() == VersusConfig(VERSUS_RULES_V2, fidelity="arcade")
+def test_the_registry_serves_every_version_and_new_matches_use_three() -> None:
+    """("pengo-versus", 1), 2 and 3 are registered; PENGO_VERSUS is version 3, whose default config is
+    version 2's table on the arcade Sno-Bee with the arcade's slot timers; version 2's is the same
+    without them; version 1's default is the dataclasses' defaults."""
+    assert {("pengo-versus", 1), ("pengo-versus", 2), ("pengo-versus", 3)} <= set(known())
+    assert lookup("pengo-versus", 1) is PENGO_VERSUS_V1 and lookup("pengo-versus", 3) is PENGO_VERSUS
+    assert lookup("pengo-versus", 2).version == 2
+    assert PENGO_VERSUS.version == 3
+    assert lookup("pengo-versus", 2).default_config() == VersusConfig(VERSUS_RULES_V2, fidelity="arcade")
+    assert PENGO_VERSUS.default_config() == VersusConfig(
+        VERSUS_RULES_V2, fidelity="arcade", slot_timers="arcade")
     assert PENGO_VERSUS_V1.default_config() == VersusConfig()
     assert VersusConfig().rules == VERSUS_RULES_V1 == VersusRules()
-    assert FIDELITY == {1: "first-port", 2: "arcade"}
-    assert RULES_BY_VERSION == {1: VERSUS_RULES_V1, 2: VERSUS_RULES_V2}
+    assert FIDELITY == {1: "first-port", 2: "arcade", 3: "arcade"}
+    assert SLOT_TIMERS == {1: "first-port", 2: "first-port", 3: "arcade"}
+    assert RULES_BY_VERSION == {1: VERSUS_RULES_V1, 2: VERSUS_RULES_V2, 3: VERSUS_RULES_V3}
+    assert VERSUS_RULES_V3 == VERSUS_RULES_V2
     assert V2.board_config(7).fidelity == "arcade" and VersusConfig().board_config(7).fidelity == "first-port"
+    assert V3.board_config(7).slot_timers == "arcade" and V2.board_config(7).slot_timers == "first-port"
 
 
 def test_version_one_plain_form_is_the_one_it_always_had() -> None:
@@ -71,9 +90,12 @@ def test_version_one_plain_form_is_the_one_it_always_had() -> None:
     assert config_from_plain(plain, 1) == VersusConfig()
     assert PENGO_VERSUS_V1.config_plain(VersusConfig()) == plain
     full = config_plain(V2, 2)
-    assert full["fidelity"] == "arcade"
+    assert full["fidelity"] == "arcade" and "slot_timers" not in full
     assert set(full["rules"]["attack"]) == {f.name for f in dataclasses.fields(AttackTable)}
     assert config_from_plain(full, 2) == V2
+    v3 = config_plain(V3, 3)
+    assert v3 == {**full, "slot_timers": "arcade"} and {"slot_timers"} == V3_FIELDS
+    assert config_from_plain(v3, 3) == V3
     omitted = {path.rsplit(".", 1)[-1] for path in V2_FIELDS}
     assert omitted == {"fidelity"} | ({f.name for f in dataclasses.fields(AttackTable)} - V1_ATTACK_KEYS)
 
@@ -84,6 +106,8 @@ def test_a_version_two_rule_is_not_written_as_version_one() -> None:
         config_plain(V2, 1)
     with pytest.raises(ValueError, match="config.fidelity"):
         config_plain(VersusConfig(fidelity="arcade"), 1)
+    with pytest.raises(ValueError, match="config.slot_timers"):
+        config_plain(V3, 2)
     ringed = VersusConfig(VersusRules(attack=AttackTable(garbage_max_distance=2)))
     with pytest.raises(ValueError, match="garbage_max_distance"):
         config_plain(ringed, 1)
@@ -94,13 +118,16 @@ def test_a_version_two_rule_is_not_written_as_version_one() -> None:
     [
         (1, ("fidelity", "arcade"), "config.fidelity: unknown field"),
         (2, ("fidelity", "exact"), "config.fidelity: must be one of"),
+        (2, ("slot_timers", "arcade"), "config.slot_timers: unknown field"),
+        (3, ("slot_timers", "stale"), "config.slot_timers: must be one of"),
         (2, ("rules.attack.nuisance_eggs", "sometimes"), "nuisance_eggs: must be one of"),
         (2, ("rules.attack.extra_slots", 99), "extra_slots"),
     ],
 )
 def test_each_version_reads_only_its_own_form(version: int, change: tuple[str, Any], message: str) -> None:
-    """Version 1 refuses version 2's fields; version 2 refuses unknown words and out-of-bound numbers."""
-    plain = config_plain(VersusConfig() if version == 1 else V2, version)
+    """Version 1 refuses version 2's fields, version 2 version 3's; each refuses unknown words and
+    out-of-bound numbers."""
+    plain = config_plain(versus_config(version), version)
     path, value = change
     *parents, last = path.split(".")
     node = plain
@@ -118,17 +145,29 @@ def _finished(config: VersusConfig, seed: int) -> VersusMatch:
     return match
 
 
-@pytest.mark.parametrize("version", [1, 2])
-def test_a_replay_verifies_under_its_own_version_only(version: int) -> None:
+@pytest.mark.parametrize(("version", "other"), [(1, 2), (2, 1), (3, 1)])
+def test_a_replay_verifies_under_its_own_version_only(version: int, other: int) -> None:
     """A short match recorded under version N names N in its header, verifies under N, and relabelled
-    as the other version does not verify."""
+    as another version does not verify."""
     ruleset = lookup("pengo-versus", version)
     config = ruleset.with_time_limit(ruleset.default_config(), 1800)
     replay = record(_finished(config, 40 + version), ruleset)
     assert (replay.ruleset, replay.ruleset_version) == ("pengo-versus", version)
     assert verify(replay).ok
-    other = dataclasses.replace(replay, ruleset_version=3 - version)
-    assert not verify(other).ok
+    relabelled = dataclasses.replace(replay, ruleset_version=other)
+    assert not verify(relabelled).ok
+
+
+def test_version_three_plays_otherwise_than_version_two_on_the_same_inputs() -> None:
+    """Version 3's golden duel, relabelled as version 2 with its one extra field dropped (the configs are
+    then equal), does not verify: the slot timers change the log of a match with deaths and stuns."""
+    replay = decode_replay((GOLDEN_DIRS[3] / "duel-competent-lazy.replay").read_bytes())
+    assert verify(replay).ok
+    config = {key: value for key, value in replay.config.items() if key != "slot_timers"}
+    assert config == config_plain(V2, 2)
+    as_two = dataclasses.replace(replay, ruleset_version=2, config=config)
+    verdict = verify(as_two)
+    assert not verdict.ok and verdict.log_hash != replay.log_hash, verdict
 
 
 # ---- version 2's landings --------------------------------------------------------------------------------
