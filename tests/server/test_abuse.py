@@ -27,6 +27,7 @@ from server.config import ConfigError, LimitSettings, ServerConfig
 from server.embed import RunningServer
 from server.match.hub import Hub
 from server.store.memory import MemoryStore
+from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer, fast_config
 from tests.server.helpers import UNIT, until
 from tests.server.test_http import finished_replay_bytes
@@ -46,13 +47,8 @@ def abuse_config(**overrides: object) -> ServerConfig:
 async def served(start_server: StartServer) -> AsyncIterator[RunningServer]:
     """A server on the default limits with a bystander's match (two server bots) running on it."""
     server = await start_server(abuse_config())
-    hub: Hub = server.app.state.hub
-    hub.create_bot_duel("competent", "lazy")
-    await until(lambda: hub.stats()["running"] == 1, 10 * UNIT, "the bystander's match running")
-    yield server
-    lateness = hub.stats()["lateness_ms"]
-    print(f"\nbystander's frame lateness meanwhile: p50 {lateness['p50']} ms, p99 {lateness['p99']} ms, "
-          f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
+    async with bystander_match(server):
+        yield server
 
 
 def attacker(server: RunningServer, **kwargs: Any) -> httpx.AsyncClient:

@@ -32,6 +32,7 @@ from server.errors import ServerError
 from server.match.budget import AddressBudgets
 from server.match.hub import Hub
 from server.store.memory import MemoryStore
+from tests.server.bystander import bystander_match
 from tests.server.conftest import TEST_FRAME_RATE, StartServer
 from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import ATTACKER, abuse_config, attacker, bystander, guest
@@ -52,13 +53,8 @@ async def with_bystander(start_server: StartServer, **overrides: object) -> Asyn
     config = replace(abuse_config(), **overrides)  # type: ignore[arg-type]
     endless = replace(config.match_config, rules=replace(config.match_config.rules, lives=99))
     server = await start_server(replace(config, match_config=endless).with_time_limit(600))
-    hub: Hub = server.app.state.hub
-    hub.create_bot_duel("competent", "lazy")
-    await until(lambda: hub.stats()["running"] == 1, 10 * UNIT, "the bystander's match running")
-    yield server
-    lateness = hub.stats()["lateness_ms"]
-    print(f"\nbystander's frame lateness meanwhile: p50 {lateness['p50']} ms, p99 {lateness['p99']} ms, "
-          f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
+    async with bystander_match(server):
+        yield server
 
 
 def from_address(server: RunningServer, address: str) -> httpx.AsyncClient:

@@ -20,9 +20,9 @@ import pytest_asyncio
 
 from server.app import DEFAULT_WEB_ROOT
 from server.embed import RunningServer
-from server.match.hub import Hub
+from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer
-from tests.server.helpers import UNIT, until
+from tests.server.helpers import UNIT
 from tests.server.test_abuse import ATTACKER, MSGPACK, abuse_config, attacker
 
 pytestmark = pytest.mark.asyncio
@@ -38,13 +38,8 @@ async def served(start_server: StartServer) -> AsyncIterator[RunningServer]:
     """A server on the default limits (a 1 s body deadline, a 4 KiB upload bound) with a bystander's
     match (two server bots) running on it; prints the bystander's lateness afterwards."""
     server = await start_server(abuse_config(http_body_seconds=BODY_SECONDS, verify_max_bytes=4096))
-    hub: Hub = server.app.state.hub
-    hub.create_bot_duel("competent", "lazy")
-    await until(lambda: hub.stats()["running"] == 1, 10 * UNIT, "the bystander's match running")
-    yield server
-    lateness = hub.stats()["lateness_ms"]
-    print(f"\nbystander's frame lateness meanwhile: p50 {lateness['p50']} ms, p99 {lateness['p99']} ms, "
-          f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
+    async with bystander_match(server):
+        yield server
 
 
 async def open_raw(server: RunningServer) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

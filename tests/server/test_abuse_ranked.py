@@ -28,6 +28,7 @@ from server.match.hub import Hub
 from server.match.ratings import START, dodge_cooldown, with_dodge
 from server.store.base import Store
 from server.tokens import Guest
+from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer
 from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import ATTACKER, abuse_config, attacker
@@ -54,13 +55,8 @@ async def ranked_server(
     the bystander's lateness at the end."""
     async with a_store(kind) as store:
         server = await start_server(config, store)
-        hub: Hub = server.app.state.hub
-        hub.create_bot_duel("competent", "lazy")
-        await until(lambda: hub.stats()["running"] == 1, 10 * UNIT, "the bystander's match running")
-        yield server
-        lateness = hub.stats()["lateness_ms"]
-        print(f"\nbystander's frame lateness meanwhile: p50 {lateness['p50']} ms, p99 {lateness['p99']} ms, "
-              f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
+        async with bystander_match(server):
+            yield server
 
 
 def connect(server: RunningServer, address: str = "127.0.0.1") -> websockets.connect:

@@ -26,6 +26,7 @@ from server.http import api as api_module
 from server.http.daily import day_key, day_of, day_seed
 from server.http.replaystream import ReplayStreams
 from server.match.hub import Hub
+from tests.server.bystander import print_lateness, start_bystander
 from tests.server.conftest import StartServer
 from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import MSGPACK, abuse_config
@@ -44,20 +45,11 @@ def client_on(server: RunningServer, address: str) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=server.http_url, transport=transport, timeout=120 * UNIT)
 
 
-def print_lateness(hub: Hub, what: str) -> None:
-    """The bystander's frame lateness so far (printed, never asserted)."""
-    lateness = hub.stats()["lateness_ms"]
-    print(f"\nbystander's frame lateness {what}: p50 {lateness['p50']} ms, p99 {lateness['p99']} ms, "
-          f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
-
-
 async def start_with_bystander(start_server: StartServer, **overrides: object) -> RunningServer:
     """A server on the default limits (queue wait raised: no answer may depend on the machine's speed)
     with a bystander's bot match running."""
     server = await start_server(abuse_config(verify_queue_seconds=600.0, **overrides))
-    hub: Hub = server.app.state.hub
-    hub.create_bot_duel("competent", "lazy")
-    await until(lambda: hub.stats()["running"] == 1, 10 * UNIT, "the bystander's match running")
+    await start_bystander(server)
     return server
 
 

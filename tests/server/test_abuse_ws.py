@@ -34,6 +34,7 @@ from server.match.hub import Hub
 from server.transport.budget import FrameBudget
 from server.transport.listener import Listener
 from server.transport.websocket import READ_SLICE, WebSocketSession
+from tests.server.bystander import print_lateness, start_bystander
 from tests.server.conftest import StartServer
 from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import ATTACKER, abuse_config, bystander, status_of
@@ -54,17 +55,12 @@ async def served(start_server: StartServer) -> AsyncIterator[StartWithBystander]
 
     async def start(**overrides: object) -> RunningServer:
         server = await start_server(abuse_config(**overrides).with_time_limit(600))
-        hub: Hub = server.app.state.hub
-        hub.create_bot_duel("competent", "lazy")
-        await until(lambda: hub.stats()["running"] == 1, 10 * UNIT, "the bystander's match running")
-        hubs.append(hub)
+        hubs.append(await start_bystander(server))
         return server
 
     yield start
     for hub in hubs:
-        lateness = hub.stats()["lateness_ms"]
-        print(f"\nbystander's frame lateness meanwhile: p50 {lateness['p50']} ms, p99 {lateness['p99']} ms, "
-              f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
+        print_lateness(hub)
 
 
 def masked(opcode: Opcode, payload: bytes = b"", fin: bool = True) -> bytes:
