@@ -284,8 +284,9 @@ class ServerConfig:
     rematch_offer_seconds: float = REMATCH_OFFER_SECONDS
     #: ...and the offers one seat may make of one ended match (declined and expired ones count).
     rematch_offers_per_seat: int = 3
-    #: Seconds between two `status` messages while a match runs (each seat's lag and grace countdown,
-    #: the spectators), besides the one at every change of state or connection.
+    #: Seconds between two looks at a running match's `status` (each seat's lag and grace countdown, the
+    #: spectators): it goes out when it changed (a lag by 10 ms or more), besides the one at every
+    #: change of state or connection.
     status_every: float = 2.0
     #: Seconds between the round-trip probes (websocket pings, which browsers answer by themselves) on
     #: each websocket; their pongs give `status.lag`.

@@ -171,6 +171,7 @@ class LiveMatch:
         self._watched_confirmed = 0
         #: When the last `status` went out (a running match sends one every `status_every` seconds).
         self._status_at = float("-inf")
+        self._last_status: Status | None = None
 
     # ---- who is here ---------------------------------------------------------------------------------
 
@@ -372,7 +373,10 @@ class LiveMatch:
         if out.result is not None or target % self.config.send_every == 0:
             self._publish_pending(now)
         if self.state == MatchState.RUNNING and now - self._status_at >= self.config.status_every:
-            self._broadcast_status(now)
+            self._status_at = now
+            status = self.status_message(now)
+            if self._last_status is None or _worth_telling(self._last_status, status):
+                self._broadcast_status(now, status)
 
     def _expire_invited(self, now: float) -> None:
         """Give back the invited seats whose guest has not connected within `invite_connect_timeout`."""
@@ -506,9 +510,10 @@ class LiveMatch:
         return Status(match=self.id, state=self.state, connected=[seat.present for seat in self.seats],
                       lag=lags, grace=left, spectators=len(self.spectators.subscribers))
 
-    def _broadcast_status(self, now: float) -> None:
+    def _broadcast_status(self, now: float, status: Status | None = None) -> None:
         self._status_at = now
-        status = self.status_message(now)
+        status = status or self.status_message(now)
+        self._last_status = status
         for out in {*self.players.subscribers, *(watcher.out for watcher in self._watchers)}:
             out.send(status)
 
@@ -646,6 +651,19 @@ class LiveMatch:
             "private": self.private,
             "bytes": {"players": self.players.bytes_published, "spectators": self.spectators.bytes_published},
         }
+
+
+#: A periodic `status` goes out only when something changed, a seat's lag by at least this many ms.
+LAG_CHANGE_MS = 10
+
+
+def _worth_telling(last: Status, now: Status) -> bool:
+    """Does a periodic `status` say something the last one did not (a lag moved by LAG_CHANGE_MS)?"""
+    if (last.connected, last.grace, last.spectators, last.state) != (now.connected, now.grace, now.spectators,
+                                                                     now.state):
+        return True
+    return any((a is None) != (b is None) or (a is not None and b is not None and abs(a - b) >= LAG_CHANGE_MS)
+               for a, b in zip(last.lag, now.lag, strict=True))
 
 
 # ---- stream message builders (a stream numbers each message when it publishes it) ---------------------
