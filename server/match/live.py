@@ -37,6 +37,7 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from protocol.codec import (
@@ -437,11 +438,11 @@ class LiveMatch:
                 keyframe = PackedKeyframe(item.frame, encode_plain(item.view), item.checksum)
                 self._keyframe, self._since_keyframe = keyframe, []
                 self.players.publish_bytes(_keyframe(keyframe))
-                self._feed.push(now, lambda keyframe=keyframe: self._watch_keyframe(keyframe))  # type: ignore[misc]
+                self._feed.push(now, partial(self._watch_keyframe, keyframe))
             else:
                 body = self._body(item)
                 self._since_keyframe.append(body)
-                self._feed.push(now, lambda frame=item.frame, body=body: self._watch_frame(frame, body))  # type: ignore[misc]
+                self._feed.push(now, partial(self._watch_frame, item.frame, body))
                 self._bodies.pop(item.frame, None)
         if out.result is not None:
             self._finish(now)
@@ -581,7 +582,7 @@ class LiveMatch:
 
     def _end_streams(self, result: dict[str, Any] | None, replay: str | None, now: float) -> None:
         self._end_stream(self.players, result, replay)
-        self._feed.push(now, lambda: self._end_stream(self.spectators, result, replay))
+        self._feed.push(now, partial(self._end_stream, self.spectators, result, replay))
         self._broadcast_status(now)
 
     def _end_stream(self, stream: Stream[Outbox], result: dict[str, Any] | None, replay: str | None) -> None:
