@@ -12,7 +12,7 @@ from protocol.messages import Error, Joined, Over, RematchOffer, RematchReady, R
 from server import botclient
 from server.embed import RunningServer
 from server.match.hub import Hub
-from tests.server.conftest import TEST_LIMITS, StartServer, fast_config
+from tests.server.conftest import TEST_FRAME_RATE, TEST_LIMITS, StartServer, fast_config
 from tests.server.helpers import UNIT, until
 from tests.server.peers import Peer
 from tests.server.test_abuse import ATTACKER, abuse_config
@@ -140,10 +140,15 @@ async def test_offers_are_declined_expire_and_are_bounded(start_server: StartSer
           f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
 
 
-async def test_a_rematch_past_the_addresss_matches_is_refused(start_server: StartServer) -> None:
-    """An accepted rematch that would take the address past its live matches is refused to both with
-    `too-many-matches`, and nothing is made or counted."""
-    config = fast_config(limits=replace(TEST_LIMITS, live_matches_per_address=1))
+@pytest.mark.parametrize("bound", ["too-many-matches", "busy"])
+async def test_a_rematch_past_a_bound_is_refused_with_its_code(start_server: StartServer, bound: str) -> None:
+    """An accepted rematch that would take the address past its live matches, or the node past its work
+    budget, is refused to both with that code (`too-many-matches`, `busy`), and nothing is made or
+    counted."""
+    if bound == "busy":  # room for one 1 v 1: the bot match below takes it
+        config = fast_config(capacity_board_frames=2 * TEST_FRAME_RATE)
+    else:
+        config = fast_config(limits=replace(TEST_LIMITS, live_matches_per_address=1))
     server = await start_server(config)
     hub: Hub = server.app.state.hub
     match_id, first_token, second_token = await open_room(server)
@@ -158,7 +163,7 @@ async def test_a_rematch_past_the_addresss_matches_is_refused(start_server: Star
     await until(lambda: bool(first.of(RematchRefused)) and bool(second.of(RematchRefused)), 10 * UNIT,
                 "the refusal told")
     refused = first.of(RematchRefused)[0]
-    assert refused.reason == "refused" and refused.code == "too-many-matches" and refused.message
+    assert refused.reason == "refused" and refused.code == bound and refused.message
     assert len(hub.matches) == matches and not first.of(RematchReady)
     await until(lambda: not hub._writes, 10 * UNIT, "the store settled")
     for peer in (first, second):  # neither guest counts a live match: a probe fits under their limit of 1
