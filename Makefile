@@ -8,7 +8,7 @@ WEB_DEPS := $(WEB)/node_modules/.package-lock.json
 WEB_BUILD := $(WEB)/dist/index.html
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: test serve lint web web-test browser-test chromium bench clean
+.PHONY: test serve lint web web-test browser-test chromium bench clean generate
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -21,7 +21,7 @@ $(WEB_DEPS): $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $(WEB_DEPS)
 
-$(WEB_BUILD): $(WEB_DEPS) $(wildcard $(WEB)/src/*) $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
+$(WEB_BUILD): $(WEB_DEPS) $(wildcard $(WEB)/src/*) $(wildcard $(WEB)/src/generated/*) $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 	cd $(WEB) && npm run build
 
 web: $(WEB_BUILD)
@@ -34,9 +34,15 @@ web-test: $(WEB_DEPS)
 chromium:
 	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium)
 
+# The browser client's copy of the server's constants (clients/web/src/generated/protocol.ts): run it
+# after changing one; `lint` (and tests/protocol/test_typescript.py) fail while it is not current.
+generate: $(STAMP)
+	$(BIN)/python -m protocol.typescript
+
 lint: $(STAMP)
 	$(BIN)/ruff check rules protocol server floe_cli tests bench
 	$(BIN)/mypy rules protocol server floe_cli
+	$(BIN)/python -m protocol.typescript --check
 
 test: $(STAMP) lint web web-test chromium
 	$(BIN)/pytest

@@ -55,6 +55,11 @@ from .messages import (
     Queue,
     Queued,
     Rated,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
+    RematchReady,
+    RematchRefused,
     Resync,
     Rewind,
     ServerMessage,
@@ -100,6 +105,10 @@ class ClientSession:
         self.unqueued: Unqueued | None = None
         self.matched: Matched | None = None
         self.rated: list[Rated] = []
+        #: Rematches: the last offer, refusal and made rematch heard.
+        self.rematch_offer: RematchOffer | None = None
+        self.rematch_refused: RematchRefused | None = None
+        self.rematch_ready: RematchReady | None = None
         self.match: str | None = None
         self.role: str | None = None
         #: The last stream number seen, and how many times a number was skipped (never, from a sound server).
@@ -164,6 +173,14 @@ class ClientSession:
     def unqueue(self) -> bytes:
         """Leave the ranked queue."""
         return encode(Unqueue())
+
+    def rematch(self, match: str) -> bytes:
+        """Offer a rematch of the ended `match` (or accept the other player's waiting offer)."""
+        return encode(Rematch(match=match))
+
+    def answer_rematch(self, match: str, accept: bool) -> bytes:
+        """Accept or decline the other player's rematch offer of `match`."""
+        return encode(RematchAnswer(match=match, accept=accept))
 
     def ping(self, now: float) -> bytes:
         """A clock-sync ping; its pong updates the estimate of the server's frame."""
@@ -347,6 +364,12 @@ class ClientSession:
                 self.matched = message
             case Rated():
                 self.rated.append(message)
+            case RematchOffer():
+                self.rematch_offer, self.rematch_refused = message, None
+            case RematchRefused():
+                self.rematch_offer, self.rematch_refused = None, message
+            case RematchReady():
+                self.rematch_offer, self.rematch_ready = None, message
             case _:
                 assert_never(message)
 

@@ -115,6 +115,13 @@ class ErrorCode(enum.StrEnum):
     TOO_MANY_MATCHES = "too-many-matches"
     """The client's address already has a seat in as many live matches as one address may (HTTP 429)."""
 
+    # ---- issue 19: rematch offers, the websocket URL's match ---------------------------------------------
+    REMATCH = "rematch"
+    """A rematch offer or answer that cannot be: the match is not an ended room or ranked match of two
+    players you played, the other player is gone, no offer waits, or the seat's offers are used up."""
+    WRONG_MATCH = "wrong-match"
+    """A `join` or `watch` of another match than the one the websocket's URL names (`/ws?match=`)."""
+
 
 class CloseCode(enum.IntEnum):
     """The websocket close codes the server uses (RFC 6455 §7.4.1)."""

@@ -28,3 +28,8 @@ MAX_FRAME = 2**31 - 1
 #: A ping's `id` and `t` are non-negative integers a JavaScript number holds exactly (at most 2**53 - 1):
 #: a client's natural clock, Unix milliseconds (about 1.8e12 in 2027), fits for the next 285,000 years.
 MAX_PING_VALUE = 2**53 - 1
+#: The largest round trip `status.lag` reports (milliseconds): a longer one shows as this.
+MAX_LAG_MS = 9999
+#: Seconds a rematch offer waits for its answer by default (`rematch_offer_seconds`; `welcome` tells
+#: the server's own).
+REMATCH_OFFER_SECONDS = 20.0

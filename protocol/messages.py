@@ -15,7 +15,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import ConfigDict, Field, StrictInt, StrictStr
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from .limits import MAX_FRAME, MAX_ID_CHARS, MAX_INPUT_RUN, MAX_NAME_CHARS, MAX_PING_VALUE, MAX_TOKEN_CHARS
 
@@ -129,7 +129,27 @@ class Unqueue:
     KIND: ClassVar[str] = "unqueue"
 
 
-ClientMessage = Hello | Join | Watch | Input | Ping | Leave | Queue | Unqueue
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Offer the other player a rematch of `match`, a room or ranked match you played that is over (an
+    offer already waiting from the other player is accepted instead: crossing offers start it)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "rematch"
+    match: MatchId
+
+
+@dataclass(frozen=True, slots=True)
+class RematchAnswer:
+    """Accept or decline the rematch of `match` the other player offered (`rematch-offer`)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "rematch-answer"
+    match: MatchId
+    accept: StrictBool
+
+
+ClientMessage = Hello | Join | Watch | Input | Ping | Leave | Queue | Unqueue | Rematch | RematchAnswer
 
 
 # ---- server → client -------------------------------------------------------------------------------
@@ -155,6 +175,10 @@ class Welcome:
     input_batch: int
     #: The streams go out every this many frames, each websocket message holding all their records.
     send_every: int
+    #: Seconds a dropped player has to come back before its seat forfeits (`status.grace` counts down).
+    reconnect_grace: float = 30.0
+    #: Seconds a rematch offer waits for its answer before it expires (`rematch-refused`, "expired").
+    rematch_offer_seconds: float = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,17 +201,32 @@ class Joined:
     keyframe_every: int
     #: The ruleset's stream tables: its words, event, record, summary and note layouts (protocol/README.md).
     tables: dict[str, Any] = field(default_factory=dict)
+    #: Spectators following the match now (as `GET /api/matches` counts them).
+    spectators: int = 0
+    #: Seconds this stream runs behind the match: a ranked match's spectators get the confirmed
+    #: stream `ranked_spectator_delay` seconds late; 0 for the others (and for players).
+    delay: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    """The match's state changed (started, a seat connected or dropped, ended, cancelled)."""
+    """The match's state changed (started, a seat connected or dropped, ended, cancelled), and every
+    `status_every` seconds while it runs: each seat's connection as the server sees it."""
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "status"
     match: str
     state: MatchState
     connected: list[bool]
+    #: Per seat, the player's round trip in milliseconds as the server measures it (websocket pings,
+    #: smoothed, whole milliseconds, at most MAX_LAG_MS); None for a bot, a seat not connected, or one
+    #: not measured yet.
+    lag: list[int | None] = field(default_factory=list)
+    #: Per seat, the whole seconds (rounded up) left before a dropped player's seat forfeits
+    #: (`reconnect_grace`); None for a seat that is connected, a bot, or a match not running.
+    grace: list[int | None] = field(default_factory=list)
+    #: Spectators following the match now.
+    spectators: int = 0
 
 
 #: A `frame` record travels as an array whose first element is this code (protocol/codec.py).
@@ -346,9 +385,49 @@ class Rated:
     games: int
 
 
+@dataclass(frozen=True, slots=True)
+class RematchOffer:
+    """A rematch of `match` is offered by seat `seat` (`name`), to both its players: the other answers
+    with `rematch-answer` within `expires` seconds."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "rematch-offer"
+    match: str
+    seat: int
+    name: str
+    expires: float
+
+
+@dataclass(frozen=True, slots=True)
+class RematchRefused:
+    """No rematch of `match` from that offer, to both players: `reason` is "declined", "expired" or
+    "refused" (the server refused to make it: `code` is the typed error, e.g. `too-many-matches`)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "rematch-refused"
+    match: str
+    reason: str
+    code: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RematchReady:
+    """The rematch of `match` is made, to both players: `join` match `rematch` (your seat `seat`). It is
+    a private room between the same two, never rated (`ranked` is false; a rated game comes from the
+    queue)."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "rematch-ready"
+    match: str
+    rematch: str
+    seat: int
+    ranked: bool = False
+
+
 ServerMessage = (
     Welcome | Joined | Status | Frame | Rewind | Keyframe | Resync | Over | Pong | InputLate | Error
-    | Queued | Unqueued | Matched | Rated
+    | Queued | Unqueued | Matched | Rated | RematchOffer | RematchRefused | RematchReady
 )
 Message = ClientMessage | ServerMessage
 

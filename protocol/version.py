@@ -26,4 +26,13 @@ from __future__ import annotations
 #: minimum of play is aborted (`over` with a null result, state cancelled); `queue`, `join` and `watch`
 #: work at once on a connection whose match ended; private matches and their replays are unlisted;
 #: the replay file's layout 2 names the daily run's `player` (layout 1 still read).
-PROTOCOL_VERSION = 5
+#: 6 (issue 19, the client a player expects): rematch offers (`rematch`, `rematch-answer` from clients;
+#: `rematch-offer`, `rematch-refused`, `rematch-ready` from the server; error code `rematch`); `status`
+#: carries each seat's `lag` (the server's measured round trip, ms), `grace` (seconds left before a dropped
+#: seat forfeits) and `spectators`, and comes while a match runs when these change (looked at every
+#: `status_every` seconds); `joined` carries `spectators` and `delay` (a ranked match's spectators follow
+#: the confirmed stream `ranked_spectator_delay` seconds late); `welcome` tells `reconnect_grace` and
+#: `rematch_offer_seconds`; the websocket URL may name its match (`/ws?match=<id>`: a malformed one is HTTP
+#: 400, a `join`/`watch` of another match the new error code `wrong-match`); a forfeited match's replay
+#: stream ends with its result.
+PROTOCOL_VERSION = 6

@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from .config import REDIS_ENV, ConfigError, ServerConfig
 from .logs import log_event
+from .origins import ORIGINS_ENV
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
 log = logging.getLogger("floe.serve")
 
-ORIGINS_ENV = "FLOE_ORIGINS"
 PROXIES_ENV = "FLOE_TRUSTED_PROXIES"
 CAPACITY_ENV = "FLOE_CAPACITY"
 
@@ -47,6 +47,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "serve",
         help="run the match server (HTTP API and websockets)",
         description="Run the floe match server (the embedded in-memory store unless --redis).",
+        epilog=f"environment: {ORIGINS_ENV} adds browser origins allowed to open the websocket "
+        f"(comma-separated, e.g. https://play.example.org; '*' allows any; this host and port are always "
+        f"allowed; a page from another origin is refused, and GET /api/origin says why); FLOE_SECRET "
+        f"signs the guest tokens (16 bytes or more; without it they die with the process); "
+        f"{REDIS_ENV}, {PROXIES_ENV} and {CAPACITY_ENV} are the defaults of --redis, --trusted-proxy and "
+        f"--capacity.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")

@@ -8,7 +8,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND
+from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, REMATCH_OFFER_SECONDS
 from rules.ruleset import Ruleset
 from rules.solo.ruleset import PENGO_SOLO
 from rules.versus.ruleset import PENGO_VERSUS
@@ -279,6 +279,22 @@ class ServerConfig:
     #: Seconds a guest who took a room's seat by its invitation has to connect before the seat is given
     #: back (the room waits for the invitation again).
     invite_connect_timeout: float = 30.0
+    # ---- issue 19: rematch offers, connection information, spectators ---------------------------------
+    #: Seconds a rematch offer waits for the other player's answer before it expires...
+    rematch_offer_seconds: float = REMATCH_OFFER_SECONDS
+    #: ...and the offers one seat may make of one ended match (declined and expired ones count).
+    rematch_offers_per_seat: int = 3
+    #: Seconds between two looks at a running match's `status` (each seat's lag and grace countdown, the
+    #: spectators): it goes out when it changed (a lag by 10 ms or more), besides the one at every
+    #: change of state or connection.
+    status_every: float = 2.0
+    #: Seconds between the round-trip probes (websocket pings, which browsers answer by themselves) on
+    #: each websocket; their pongs give `status.lag`.
+    lag_probe_every: float = 2.0
+    #: Seconds a ranked match's spectators follow it late: the server holds their confirmed stream
+    #: (records, keyframes, `over`) this long, so a spectator cannot relay a ranked game as it is played.
+    #: Other matches' spectators get the confirmed stream at once (the rollback window behind).
+    ranked_spectator_delay: float = 10.0
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 

@@ -19,6 +19,7 @@ from protocol.errors import ErrorCode
 from ..compendium import compendium
 from ..errors import ServerError
 from ..match.hub import Hub
+from ..origins import origin_answer
 from ..tokens import Guest
 from .auth import current_guest
 from .body import read_body
@@ -200,6 +201,16 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         async with verifier.slot(address_of(request)) as held:  # before the body is read
             body = await read_body(request, limit, hub.config.http_body_seconds)
             return await verifier.run(held, body)
+
+    @router.get("/api/origin", responses=refusals(400))
+    async def origin_check(request: Request) -> dict[str, Any]:
+        """Would this page's websocket be accepted? The request's Origin checked against the websocket's
+        allow-list (FLOE_ORIGINS): `{"origin", "allowed", "origins", "reason"}`. A browser hides the
+        handshake's 403 from the page, so the page asks here first and can explain a refusal."""
+        origins = request.headers.getlist("origin")
+        if len(origins) > 1:  # the handshake refuses several Origin headers too
+            raise ServerError(ErrorCode.MALFORMED, "send one Origin header", 400)
+        return origin_answer(origins[0] if origins else None, hub.config.allowed_origins)
 
     @router.get("/api/rules")
     async def rules_compendium() -> dict[str, Any]:

@@ -54,7 +54,7 @@ def replay_stream_bytes(data: bytes, replay_id: str, max_frames: int, keyframe_e
     runner = MatchRunner(match, ruleset.inputs, settings, keyframe_phase=replay.seed)
     for frame, row in enumerate(input_rows(replay, ruleset.inputs.neutral)):
         for seat, value in enumerate(row):
-            runner.tell_input(seat, frame, value)
+            runner.tell_recorded(seat, frame, value)  # a forfeit too: the match must end as it did
     out = runner.advance(replay.final_frame)
     joined = Joined(
         match=replay_id,

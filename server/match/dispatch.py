@@ -23,6 +23,8 @@ from protocol.messages import (
     Ping,
     Pong,
     Queue,
+    Rematch,
+    RematchAnswer,
     Unqueue,
     Watch,
     Welcome,
@@ -64,6 +66,10 @@ class Dispatcher:
                 self.hub.ranked.request(session, now)
             case Unqueue():
                 self.hub.ranked.withdraw(session)
+            case Rematch():
+                self.hub.rematches.offer(session, message.match, now)
+            case RematchAnswer():
+                self.hub.rematches.answer(session, message, now)
             case _:
                 assert_never(message)
 
@@ -118,10 +124,24 @@ class Dispatcher:
                 rate_burst=int(config.rate_burst),
                 input_batch=config.input_batch,
                 send_every=config.send_every,
+                reconnect_grace=config.reconnect_grace,
+                rematch_offer_seconds=config.rematch_offer_seconds,
             )
         )
 
+    @staticmethod
+    def _pinned_elsewhere(session: Session, match_id: str, kind: str) -> bool:
+        """Refuse (`wrong-match`) a join or watch of another match than the websocket's URL names."""
+        if session.pinned is None or session.pinned == match_id:
+            return False
+        why = (f"this websocket's URL names match {session.pinned!r} (/ws?match=…); open one for "
+               f"{match_id!r} to follow it")
+        session.send(error_message(ErrorCode.WRONG_MATCH, why, kind))
+        return True
+
     def _join(self, session: Session, message: Join, now: float) -> None:
+        if self._pinned_elsewhere(session, message.match, "join"):
+            return
         session.leave_finished(now)
         if session.match is not None:
             session.send(
@@ -144,6 +164,8 @@ class Dispatcher:
         live.attach_player(session, seat, message.since, now)
 
     def _watch(self, session: Session, message: Watch, now: float) -> None:
+        if self._pinned_elsewhere(session, message.match, "watch"):
+            return
         session.leave_finished(now)
         if session.match is not None:
             session.send(

@@ -37,6 +37,7 @@ from .clock import FrameClock
 from .live import Finished, LiveMatch, Seat
 from .lobby import Lobby
 from .ranked import RankedLobby
+from .rematch import Rematches
 from .sources import Clock, IdSource, RandomIds, SystemClock
 
 log = logging.getLogger("floe.hub")
@@ -78,6 +79,8 @@ class Hub:
         self._writes: set[asyncio.Task[None]] = set()
         #: The ranked queue and ranked matches (server/match/ranked.py).
         self.ranked = RankedLobby(self)
+        #: Rematch offers of ended matches (server/match/rematch.py).
+        self.rematches = Rematches(self)
         #: The message budget every websocket of a client address shares (server/match/budget.py).
         #: The node refused a match for its budget since it last admitted one (see `admit`).
         self._full = False
@@ -133,6 +136,7 @@ class Hub:
         """Tick the slices due since the last wake-up (each at most once), at their frame tick."""
         now = self.now()
         self.ranked.tick(now)
+        self.rematches.tick(now)
         first = max(self._last_subtick + 1, subtick - self.slices + 1)
         self._last_subtick = subtick
         for due in range(first, subtick + 1):
@@ -150,7 +154,7 @@ class Hub:
             self._fail(live, now)
         if live.runner is not None:
             self.frames_simulated += max(0, live.runner.match.frame - before)
-        if live.ended_at is not None and now - live.ended_at > self.config.linger:
+        if live.ended_at is not None and now - live.ended_at > self.config.linger and not live.delayed():
             live.close_all()
             self._forget(live.id)
 
@@ -158,6 +162,7 @@ class Hub:
         live = self.matches.pop(match_id, None)
         if live is not None:
             self.lobby.forget(live)
+            self.rematches.forget(match_id)
         index = self._slice_of.pop(match_id, None)
         if index is not None:
             self._slices[index].pop(match_id, None)

@@ -19,6 +19,12 @@ seats that forfeited (or, when none did, those that never played) dodged it. Who
 ranked match not happen is frozen when it ends (`dodgers`), not read later: a player who was
 there then and closes its socket on `over` is never one of them.
 
+Spectators of a ranked match follow the confirmed stream `ranked_spectator_delay` seconds late: their
+records (and their resync's keyframe and frames, and their `over`) go through a `DelayedFeed`, and
+a finished match is kept until that feed is drained. `status` tells every seat's connection (its
+lag, a dropped seat's grace countdown) and the spectators, at every change and every `status_every`
+seconds while the match runs.
+
 A room's invited seats (every seat but its creator's, seat 0): only the creator cancels a room that
 has not started (`leave`); an invited guest's `leave` before the start gives its seat back, and so
 does not connecting within `invite_connect_timeout` of taking it. The room then waits for its
@@ -28,8 +34,10 @@ invitation again (`on_vacated` tells the hub, which frees the guest's counts).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from protocol.codec import (
@@ -41,6 +49,7 @@ from protocol.codec import (
     pack_frame_body,
 )
 from protocol.errors import CloseCode, ErrorCode
+from protocol.limits import MAX_LAG_MS
 from protocol.messages import Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
@@ -50,6 +59,7 @@ from ..config import ServerConfig
 from ..logs import log_event
 from ..netcode.runner import Advance, FrameRecord, InputRefused, KeyframeRecord, MatchRunner, RunOutcome
 from ..store.base import MatchRecord
+from .delay import DelayedFeed
 from .session import Outbox, Session
 from .stream import Stream
 
@@ -154,6 +164,15 @@ class LiveMatch:
         self._bodies: dict[int, tuple[FrameRecord, bytes]] = {}
         #: What the runner produced since the last publication (see `send_every`).
         self._unpublished: list[Advance] = []
+        #: The spectators' stream: held back for a ranked match, and what their resync starts from.
+        self.spectator_delay = config.ranked_spectator_delay if ranked else 0.0
+        self._feed = DelayedFeed(self.spectator_delay)
+        self._watched_keyframe: PackedKeyframe | None = None
+        self._watched_since: list[bytes] = []
+        self._watched_confirmed = 0
+        #: When the last `status` went out (a running match sends one every `status_every` seconds).
+        self._status_at = float("-inf")
+        self._last_status: Status | None = None
 
     # ---- who is here ---------------------------------------------------------------------------------
 
@@ -188,7 +207,7 @@ class LiveMatch:
                 return index
         return None
 
-    def _vacate(self, index: int, why: str) -> None:
+    def _vacate(self, index: int, why: str, now: float) -> None:
         """Give an invited seat of a waiting room back (its guest left, or never connected)."""
         seat = self.seats[index]
         guest, address = seat.guest, seat.address
@@ -204,7 +223,7 @@ class LiveMatch:
         log_event(log, logging.INFO, "room.vacated", match=self.id, seat=index, guest=guest, why=why)
         if self._on_vacated is not None:
             self._on_vacated(self, guest, address)
-        self._broadcast_status()
+        self._broadcast_status(now)
 
     def _invited(self, index: int) -> bool:
         """Is this a room's seat taken by invitation (not its creator's)?"""
@@ -227,6 +246,8 @@ class LiveMatch:
             head=stream.head,
             keyframe_every=self.config.runner.keyframe_every,
             tables=self.config.ruleset.stream_tables,
+            spectators=len(self.spectators.subscribers) + (role == "spectator"),  # a newcomer counts itself
+            delay=self.spectator_delay if role == "spectator" else 0.0,
         )
 
     def attach_player(self, session: Session, seat: int, since: int | None, now: float) -> None:
@@ -248,13 +269,14 @@ class LiveMatch:
         self._catch_up(out, self.players, since, speculative=True)
         self.players.subscribers.add(out)
         log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=out.peer)
-        self._broadcast_status()
+        self._broadcast_status(now)
 
     def attach_spectator(self, session: Session, since: int | None, now: float) -> None:
         """Subscribe a spectator to the confirmed stream and catch it up."""
         self._publish_pending(now)
         session.match, session.seat, session.spectator = self, None, True
         out = session.out
+        self._feed.release(now)  # what is due goes to the others first: the newcomer starts after it
         out.send(self.joined_message("spectator", None))
         self._catch_up(out, self.spectators, since, speculative=False)
         self.spectators.subscribers.add(out)
@@ -272,7 +294,7 @@ class LiveMatch:
                 if self.runner is not None and self.state == MatchState.RUNNING:
                     self.runner.hold_neutral(session.seat)
                 log_event(log, logging.INFO, "match.drop", match=self.id, seat=session.seat)
-                self._broadcast_status()
+                self._broadcast_status(now)
         session.match, session.seat = None, None
 
     def release(self, session: Session) -> None:
@@ -297,7 +319,7 @@ class LiveMatch:
                 return
             if self.state == MatchState.WAITING and self._invited(seat):
                 self.detach(session, now)
-                self._vacate(seat, "left before the start")
+                self._vacate(seat, "left before the start", now)
                 return
             if self.state == MatchState.WAITING:
                 self.left.add(seat)
@@ -318,8 +340,13 @@ class LiveMatch:
 
     # ---- the clock -----------------------------------------------------------------------------------
 
+    def delayed(self) -> bool:
+        """Does the spectators' delayed stream still hold records (a finished match is kept until not)?"""
+        return len(self._feed) > 0
+
     def tick(self, tick: int, now: float) -> None:
         """Advance to the schedule's frame, publish what happened, and enforce the grace periods."""
+        self._feed.release(now)
         if self.state == MatchState.WAITING:
             self._expire_invited(now)
             if all(s.taken and (s.bot is not None or s.connected_once) for s in self.seats) and (
@@ -346,6 +373,11 @@ class LiveMatch:
         self._unpublished.append(out)
         if out.result is not None or target % self.config.send_every == 0:
             self._publish_pending(now)
+        if self.state == MatchState.RUNNING and now - self._status_at >= self.config.status_every:
+            self._status_at = now
+            status = self.status_message(now)
+            if self._last_status is None or _worth_telling(self._last_status, status):
+                self._broadcast_status(now, status)
 
     def _expire_invited(self, now: float) -> None:
         """Give back the invited seats whose guest has not connected within `invite_connect_timeout`."""
@@ -355,7 +387,7 @@ class LiveMatch:
             if (self._invited(index) and seat.guest is not None and not seat.connected_once
                     and seat.taken_at is not None
                     and now - seat.taken_at > self.config.invite_connect_timeout):
-                self._vacate(index, "did not connect in time")
+                self._vacate(index, "did not connect in time", now)
 
     def _start(self, tick: int, now: float) -> None:
         ruleset = self.config.ruleset
@@ -382,7 +414,7 @@ class LiveMatch:
             seats=[s.name for s in self.seats],
             bots=[s.bot for s in self.seats],
         )
-        self._broadcast_status()
+        self._broadcast_status(now)
         self._publish(self.runner.advance(0), now)
 
     # ---- publishing ----------------------------------------------------------------------------------
@@ -406,14 +438,26 @@ class LiveMatch:
                 keyframe = PackedKeyframe(item.frame, encode_plain(item.view), item.checksum)
                 self._keyframe, self._since_keyframe = keyframe, []
                 self.players.publish_bytes(_keyframe(keyframe))
-                self.spectators.publish_bytes(_keyframe(keyframe))
+                self._feed.push(now, partial(self._watch_keyframe, keyframe))
             else:
                 body = self._body(item)
                 self._since_keyframe.append(body)
-                self.spectators.publish_bytes(_frame(item.frame, body, item.frame + 1))
+                self._feed.push(now, partial(self._watch_frame, item.frame, body))
                 self._bodies.pop(item.frame, None)
         if out.result is not None:
             self._finish(now)
+
+    def _watch_keyframe(self, keyframe: PackedKeyframe) -> None:
+        """A confirmed keyframe reaches the spectators (late, for a ranked match)."""
+        self._watched_keyframe, self._watched_since = keyframe, []
+        self._watched_confirmed = max(self._watched_confirmed, keyframe.frame)
+        self.spectators.publish_bytes(_keyframe(keyframe))
+
+    def _watch_frame(self, frame: int, body: bytes) -> None:
+        """A confirmed frame reaches the spectators (late, for a ranked match)."""
+        self._watched_since.append(body)
+        self._watched_confirmed = frame + 1
+        self.spectators.publish_bytes(_frame(frame, body, frame + 1))
 
     def _body(self, record: FrameRecord) -> bytes:
         """A frame record's shared wire body, packed once for both streams (while the record stands)."""
@@ -432,26 +476,45 @@ class LiveMatch:
                 for data in missed:
                     conn.send_bytes(data)
                 return
-        keyframe = self._keyframe
+        keyframe = self._keyframe if speculative else self._watched_keyframe
         over = self._over.get(stream)
         if keyframe is None or self.runner is None:
             if over is not None:
                 conn.send_bytes(over)  # a room cancelled before it started: only the end to tell
             return  # not started: the stream begins with keyframe 0 when it does
-        bodies = list(self._since_keyframe)
         if speculative:
+            bodies = list(self._since_keyframe)
             bodies += [self._body(record) for record in self.runner.speculative_frames()]
+            confirmed = self.runner.confirmed
+        else:  # what the spectators were sent, which runs `spectator_delay` behind for a ranked match
+            bodies = list(self._watched_since)
+            confirmed = self.runner.confirmed if self.spectator_delay <= 0 else self._watched_confirmed
         head = stream.head - 1 if over is not None else stream.head
         conn.send_bytes(
-            encode_resync(
-                head, keyframe.frame, keyframe.view, keyframe.checksum, bodies, self.runner.confirmed
-            )
+            encode_resync(head, keyframe.frame, keyframe.view, keyframe.checksum, bodies, confirmed)
         )
         if over is not None:
             conn.send_bytes(over)
 
-    def _broadcast_status(self) -> None:
-        status = Status(match=self.id, state=self.state, connected=[seat.present for seat in self.seats])
+    def status_message(self, now: float) -> Status:
+        """Each seat's connection as the server sees it: connected, lag, a dropped seat's grace left."""
+        running = self.state == MatchState.RUNNING
+        grace = self.config.reconnect_grace
+        lags: list[int | None] = []
+        left: list[int | None] = []
+        for seat in self.seats:
+            connection = seat.connection
+            lag = connection.lag_ms if connection is not None and seat.bot is None else None
+            lags.append(None if lag is None else min(lag, MAX_LAG_MS))
+            dropped = seat.dropped_at if running and seat.bot is None and connection is None else None
+            left.append(None if dropped is None else max(0, math.ceil(grace - (now - dropped))))
+        return Status(match=self.id, state=self.state, connected=[seat.present for seat in self.seats],
+                      lag=lags, grace=left, spectators=len(self.spectators.subscribers))
+
+    def _broadcast_status(self, now: float, status: Status | None = None) -> None:
+        self._status_at = now
+        status = status or self.status_message(now)
+        self._last_status = status
         for out in {*self.players.subscribers, *(watcher.out for watcher in self._watchers)}:
             out.send(status)
 
@@ -489,7 +552,7 @@ class LiveMatch:
         self.ended_at = now
         self.result = runner.result.plain()
         replay = encode_replay(record_replay(runner.match, self.config.ruleset))
-        self._end_streams(self.result, self.id)
+        self._end_streams(self.result, self.id, now)
         log_event(
             log,
             logging.INFO,
@@ -513,17 +576,20 @@ class LiveMatch:
             self.dodgers = tuple(self.absent_seats())
         self.state = MatchState.CANCELLED
         self.ended_at = now
-        self._end_streams(None, None)
+        self._end_streams(None, None, now)
         log_event(log, logging.INFO, "match.cancelled", match=self.id, why=why)
         self._on_finished(Finished(self._record(MatchState.CANCELLED, now), None))
 
-    def _end_streams(self, result: dict[str, Any] | None, replay: str | None) -> None:
-        for stream in (self.players, self.spectators):
-            stream.publish(_over(result, replay))
-            missed = stream.since(stream.head - 1)
-            if missed:
-                self._over[stream] = missed[-1]
-        self._broadcast_status()
+    def _end_streams(self, result: dict[str, Any] | None, replay: str | None, now: float) -> None:
+        self._end_stream(self.players, result, replay)
+        self._feed.push(now, partial(self._end_stream, self.spectators, result, replay))
+        self._broadcast_status(now)
+
+    def _end_stream(self, stream: Stream[Outbox], result: dict[str, Any] | None, replay: str | None) -> None:
+        stream.publish(_over(result, replay))
+        missed = stream.since(stream.head - 1)
+        if missed:
+            self._over[stream] = missed[-1]
 
     def _record(self, outcome: MatchState, now: float) -> MatchRecord:
         frames = self.runner.match.frame if self.runner is not None else 0
@@ -586,6 +652,19 @@ class LiveMatch:
             "private": self.private,
             "bytes": {"players": self.players.bytes_published, "spectators": self.spectators.bytes_published},
         }
+
+
+#: A periodic `status` goes out only when something changed, a seat's lag by at least this many ms.
+LAG_CHANGE_MS = 10
+
+
+def _worth_telling(last: Status, now: Status) -> bool:
+    """Does a periodic `status` say something the last one did not (a lag moved by LAG_CHANGE_MS)?"""
+    if (last.connected, last.grace, last.spectators, last.state) != (now.connected, now.grace, now.spectators,
+                                                                     now.state):
+        return True
+    return any((a is None) != (b is None) or (a is not None and b is not None and abs(a - b) >= LAG_CHANGE_MS)
+               for a, b in zip(last.lag, now.lag, strict=True))
 
 
 # ---- stream message builders (a stream numbers each message when it publishes it) ---------------------

@@ -269,3 +269,37 @@ class Lobby:
         log_event(log, logging.INFO, "room.bot", match=live.id, guest=guest.id, bot=bot, address=address)
         return live
 
+
+    async def create_rematch(
+        self, guests: tuple[str, ...], names: tuple[str, ...], addresses: tuple[str, ...], offerer: int
+    ) -> LiveMatch:
+        """A private room between the players of an ended match, each seated at once in its seat of it,
+        from its client address now (server/match/rematch.py). A room's bounds hold: the node's budget
+        (503 `busy`), the offerer's creation rate and its address's (429 `rate-limited`), one live
+        match per guest (409 `already-playing`), each address's live matches (429 `too-many-matches`);
+        refused, nothing stays counted. No seat waits for an invitation: the room starts when both
+        have connected, or is cancelled at `room_timeout`."""
+        self.hub.admit(len(guests))
+        limits = self.limits
+        await self._take(f"make:{guests[offerer]}", limits.match_rate_per_guest, limits.match_burst_per_guest,
+                         "too many new matches for the player who offered the rematch")
+        await self._take(f"make:{addresses[offerer]}", limits.match_rate_per_address,
+                         limits.match_burst_per_address, "too many new matches from the offerer's address")
+        match_id = self.hub.ids.match_id()
+        seated: tuple[str, ...] = ()
+        counted: tuple[str, ...] = ()
+        try:
+            for guest, name in zip(guests, names, strict=True):
+                await self._seat(guest, match_id, f"{name} is")
+                seated += (guest,)
+            for address in dict.fromkeys(addresses):
+                await self._count_address(address, match_id, "a player's")
+                counted += (address,)
+            seats = [Seat(name, guest=guest, address=address)
+                     for guest, name, address in zip(guests, names, addresses, strict=True)]
+            live = self.hub.new_match(seats, match_id, self.hub.ids.invite())
+        except ServerError:
+            await self._uncount(match_id, seated, counted)
+            raise
+        log_event(log, logging.INFO, "room.rematch", match=live.id, guests=list(guests))
+        return live

@@ -91,6 +91,10 @@ class Session:
         self.match: LiveMatch | None = None
         self.seat: int | None = None
         self.spectator = False
+        #: The match the websocket's URL names (`/ws?match=<id>`): the only one it may join or watch.
+        self.pinned: str | None = None
+        #: The round trip to the client (milliseconds, smoothed) the transport measured, or None.
+        self.lag_ms: int | None = None
         #: Messages that came while `hello`'s token was checked (None: not checking), with their times.
         self.held: list[tuple[ClientMessage, float]] | None = None
 

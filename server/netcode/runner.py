@@ -284,6 +284,16 @@ class MatchRunner:
         self._tell(seat, max(timeline.known_until, self.now, self.confirmed), self.inputs.forfeit)
         timeline.close()
 
+    def tell_recorded(self, seat: int, frame: int, value: int) -> bool:
+        """A replay's recorded byte for a frame not simulated yet, taken as the replay holds it: the
+        forfeit byte included (a replay records a seat's leave as its move, which `tell_input` refuses
+        from a client), so the re-simulation ends as the match did (server/http/replaystream.py).
+        False (nothing recorded) for a seat, frame or byte that cannot be one."""
+        if not 0 <= seat < self.match.seats or frame < self.match.frame or not self.inputs.is_valid(value):
+            return False
+        self._tell(seat, frame, value)
+        return True
+
     def _tell(self, seat: int, frame: int, value: int) -> None:
         previous = self.timelines[seat].tell(frame, value)
         if frame < self.match.frame and value != previous:

@@ -3,9 +3,11 @@
 Once the listener (server/transport/listener.py) has read a request head for `/ws`, this protocol owns
 the socket, following websockets' guide "Integrate the Sans-I/O layer":
 
-- the handshake: the Origin check (`origin_allowed`; an origin not allowed gets HTTP 403 with a typed
-  error body), then websockets' `accept`, which refuses a bad upgrade with its own status. No
-  extension is offered, so permessage-deflate is never negotiated;
+- the handshake: the URL's `match` query (`/ws?match=<id>`, server/transport/pinning.py: a malformed
+  one gets HTTP 400 `malformed`; the session then follows only that match), the Origin check
+  (`origin_allowed`; an origin not allowed gets HTTP 403 with a typed error body), then websockets'
+  `accept`, which refuses a bad upgrade with its own status. No extension is offered, so
+  permessage-deflate is never negotiated;
 - reading: what the socket gives is parsed a slice (READ_SLICE bytes) at a time, and every frame of a
   slice, whatever its kind (pings, pongs, continuations and the close too), is charged with its bytes
   to the connection's `FrameBudget` (server/transport/budget.py: `ws_frame_rate`, `ws_frame_burst`,
@@ -25,6 +27,8 @@ the socket, following websockets' guide "Integrate the Sans-I/O layer":
 - the hello deadline: a websocket that has not said `hello` within `hello_timeout` of its handshake
   is closed (policy, with a fatal `hello-first` error), even while it answers pings; one that said
   hello but follows no match and waits in no queue for `ws_idle_timeout` is closed too (fatal `idle`);
+- the lag probe: every `lag_probe_every` a ping of its own (browsers answer pings by themselves) whose
+  pong gives the connection's round trip, smoothed (LAG_SMOOTHING), for `status.lag`;
 - closing: once a close has started (either side, or a failure), the peer has `ws_close_timeout` to
   finish it before the socket is dropped; a keepalive ping every `ws_ping_interval` that gets no pong
   within `ws_ping_timeout` fails the connection (1011).
@@ -51,6 +55,7 @@ from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
 from .budget import FrameBudget
 from .connection import Connection
+from .pinning import pinned_match
 from .refusal import refusal
 from .ws import Reader, origin_allowed
 
@@ -65,6 +70,11 @@ BINARY, TEXT, CONTINUATION, PONG = Opcode.BINARY, Opcode.TEXT, Opcode.CONT, Opco
 #: Bytes handed to the websocket parser at a time: a slice holds at most 170 frames (6 bytes is the
 #: smallest a client can send), so a frame is charged at most one slice's parsing after it arrived.
 READ_SLICE = 1024
+#: The weight of a new round-trip sample in the smoothed lag (an exponential moving average): a spike
+#: moves the shown lag a quarter of the way, a lasting change shows within a few probes.
+LAG_SMOOTHING = 0.25
+#: The first bytes of a lag probe's ping payload (the keepalive's is 4 random bytes).
+PROBE_PREFIX = b"lag:"
 
 
 class WebSocketSession(asyncio.Protocol):
@@ -99,6 +109,11 @@ class WebSocketSession(asyncio.Protocol):
         self._keepalive: asyncio.TimerHandle | None = None
         self._hello_timer: asyncio.TimerHandle | None = None
         self._ping_payload: bytes | None = None
+        #: The lag probe: its timer, the payload of the probe in flight and when it was sent.
+        self._probe_timer: asyncio.TimerHandle | None = None
+        self._probe_payload: bytes | None = None
+        self._probe_sent = 0.0
+        self._probes = 0
         self._idle_timer: asyncio.TimerHandle | None = None
         #: When the connection last followed a match or waited in the queue (the idle deadline's start).
         self._busy_at = 0.0
@@ -223,7 +238,7 @@ class WebSocketSession(asyncio.Protocol):
         self._gone = True
         self.protocol.receive_eof()  # idempotent: the protocol's state becomes CLOSED
         for timer in (self._close_timer, self._keepalive, self._hello_timer, self._idle_timer,
-                      self._unread_timer, self._continue):
+                      self._unread_timer, self._continue, self._probe_timer):
             if timer is not None:
                 timer.cancel()
         self._forget(self._transport)
@@ -295,23 +310,33 @@ class WebSocketSession(asyncio.Protocol):
         protocol = self.protocol
         origins = request.headers.get_all("Origin")
         origin = origins[0] if origins else None
-        if len(origins) <= 1 and not origin_allowed(origin, self._config.allowed_origins):
-            log_event(log, logging.WARNING, "ws.origin-refused", origin=origin, peer=self.peer)
-            response = refusal(403, ErrorCode.ORIGIN, f"origin {origin!r} is not allowed")
-        else:  # accept() refuses several Origin headers and bad upgrades with its own status
-            response = protocol.accept(request)
+        pinned: str | None = None
+        try:
+            pinned = pinned_match(request.path)
+        except ValueError as error:
+            response = refusal(400, ErrorCode.MALFORMED, str(error))
+        else:
+            if len(origins) <= 1 and not origin_allowed(origin, self._config.allowed_origins):
+                log_event(log, logging.WARNING, "ws.origin-refused", origin=origin, peer=self.peer)
+                why = f"origin {origin!r} is not allowed (GET /api/origin says which are)"
+                response = refusal(403, ErrorCode.ORIGIN, why)
+            else:  # accept() refuses several Origin headers and bad upgrades with its own status
+                response = protocol.accept(request)
         protocol.send_response(response)
         if response.status_code == 101:
-            self._open()
+            self._open(pinned)
 
-    def _open(self) -> None:
+    def _open(self, pinned: str | None) -> None:
         config, hub = self._config, self._hub
         conn = Connection(self, config.send_queue, self.peer, max_buffered=config.send_buffer_bytes)
         self.conn = conn
         self._reader = Reader(conn, hub, self._dispatcher, self._loop)
+        self._reader.session.pinned = pinned
         hub.connections += 1
         hub.websockets_served += 1
         self._schedule_ping()
+        if config.lag_probe_every > 0:
+            self._probe_timer = self._loop.call_later(config.lag_probe_every, self._probe)
         self._hello_timer = self._loop.call_later(config.hello_timeout, self._hello_due)
         self._busy_at = self._loop.time()
         self._idle_timer = self._loop.call_later(config.ws_idle_timeout, self._idle_due)
@@ -440,7 +465,31 @@ class WebSocketSession(asyncio.Protocol):
         self._write_all(self.protocol.data_to_send())
         self._keepalive = self._loop.call_later(self._config.ws_ping_timeout, self._ping_missed)
 
+    def _probe(self) -> None:
+        """Send a lag probe (a ping whose pong times the round trip), and schedule the next."""
+        if self._gone or self.protocol.state is not OPEN:
+            self._probe_timer = None
+            return
+        self._probes += 1
+        self._probe_payload = PROBE_PREFIX + self._probes.to_bytes(4, "big")
+        self._probe_sent = self._loop.time()
+        self.protocol.send_ping(self._probe_payload)
+        self._write_all(self.protocol.data_to_send())
+        self._probe_timer = self._loop.call_later(self._config.lag_probe_every, self._probe)
+
+    def _probed(self) -> None:
+        """The lag probe's pong: a round-trip sample, folded into the session's smoothed lag."""
+        self._probe_payload = None
+        sample = (self._loop.time() - self._probe_sent) * 1000
+        if self._reader is not None:
+            session = self._reader.session
+            old = session.lag_ms
+            session.lag_ms = round(sample if old is None else old + LAG_SMOOTHING * (sample - old))
+
     def _pong(self, payload: bytes) -> None:
+        if self._probe_payload is not None and payload == self._probe_payload:
+            self._probed()
+            return
         if self._ping_payload is None or payload != self._ping_payload:
             return  # unsolicited, or an answer to an older ping
         self._ping_payload = None

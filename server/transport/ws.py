@@ -14,14 +14,10 @@ import asyncio
 from ..match.dispatch import Dispatcher
 from ..match.hub import Hub
 from ..match.session import Session
+from ..origins import origin_allowed
 from .connection import Connection
 
-
-def origin_allowed(origin: str | None, allowed: tuple[str, ...]) -> bool:
-    """Browsers send Origin and must match the list ("*" allows any); clients without one are not browsers."""
-    if origin is None:
-        return True
-    return "*" in allowed or origin.rstrip("/") in allowed
+__all__ = ["Reader", "origin_allowed"]
 
 
 class Reader:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 import msgpack  # type: ignore[import-untyped]
 import pytest
@@ -9,12 +11,16 @@ import pytest
 from protocol.codec import decode_server_messages
 from protocol.delta import apply
 from protocol.messages import Frame, Joined, Keyframe, Over
-from protocol.replay_codec import decode_replay
-from rules.versus.match import VersusMatch
-from rules.versus.ruleset import config_from_plain
+from protocol.replay_codec import decode_replay, encode_replay
+from rules.replay import record, verify
+from rules.versus.inputs import FORFEIT
+from rules.versus.match import VersusConfig, VersusMatch
+from rules.versus.ruleset import PENGO_VERSUS, config_from_plain
+from rules.versus.tables import VERSUS_RULES
 from tests.server.conftest import StartServer, fast_config
 from tests.server.helpers import plain, replay_log
 from tests.server.test_http import finished_replay_bytes
+from tests.versus.helpers import random_inputs
 
 pytestmark = pytest.mark.asyncio
 
@@ -64,3 +70,29 @@ async def test_bytes_that_are_not_a_replay_are_refused(start_server: StartServer
         answer = await http.get("/api/replays/bad/stream")
     assert answer.status_code == 422 and answer.json()["code"] == "bad-replay"
     assert "bad" not in server.app.state.replay_streams._streams
+
+
+def forfeited_replay_bytes(frames: int = 90) -> bytes:
+    """A match ended by seat 1's forfeit byte at `frames` - 1, recorded locally (verify knows its result)."""
+    config = VersusConfig(rules=replace(VERSUS_RULES, time_limit_frames=10 * frames, lives=99))
+    match = VersusMatch(config, 78, ("ann", "bob"))
+    for frame, row in enumerate(random_inputs(78, 2, frames)):
+        match.step([row[0], FORFEIT] if frame == frames - 1 else row)
+    assert match.result is not None and match.result.outcomes == ("won", "forfeited")
+    return encode_replay(record(match, PENGO_VERSUS))
+
+
+async def test_a_forfeited_matchs_replay_stream_ends_with_its_result(start_server: StartServer) -> None:
+    """The stream of a match ended by a forfeit ends with `over.result` = the result `floe verify` gives
+    (the forfeit byte is the replay's move, re-simulated like any other)."""
+    server = await start_server(fast_config())
+    data = forfeited_replay_bytes()
+    replay = decode_replay(data)
+    assert verify(replay).ok
+    await server.app.state.hub.store.put_replay("ff", data)
+    async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
+        answer = await http.get("/api/replays/ff/stream")
+    assert answer.status_code == 200
+    over = decode_server_messages(answer.content, max_bytes=len(answer.content))[-1]
+    assert isinstance(over, Over) and over.result is not None
+    assert over.result == replay.result.plain() and over.result["outcomes"] == ["won", "forfeited"]

@@ -4,9 +4,8 @@
  * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present.
  */
 
-const DIRECTION_BITS = { up: 1, down: 2, left: 3, right: 4 } as const;
+import { DIRECTION_BITS, KICK_BIT } from "./generated/protocol";
 type Direction = keyof typeof DIRECTION_BITS;
-const KICK_BIT = 0x08;
 /** How far a stick must lean to count as a direction. */
 const STICK_DEAD_ZONE = 0.5;
 

@@ -40,8 +40,7 @@ export interface PlainSeat {
   blocks: number[][];
 }
 
-const STEP_SPAN = 9;
-const MAX_STEP = 4;
+import { MAX_STEP, STEP_SPAN } from "./generated/protocol";
 
 /** A seat from its figures (copied: a model never shares a record or a summary with another). */
 function seatModel(

@@ -18,7 +18,7 @@ export const PING_EVERY_MS = 250;
 /** Clock samples kept. */
 const CLOCK_SAMPLES = 8;
 /** The longest run an `input` message carries. */
-const MAX_INPUT_RUN = 16;
+import { MAX_INPUT_RUN } from "./generated/protocol";
 /** Reconnect waits, milliseconds (the last repeats), and how long to keep trying. */
 const RECONNECT_WAITS_MS = [500, 1000, 2000, 4000];
 const RECONNECT_FOR_MS = 30_000;

@@ -1,12 +1,11 @@
 /**
- * The wire of protocol 5 (protocol/README.md): the messages a browser exchanges with floe, the frame
+ * The wire of the protocol (protocol/README.md): the messages a browser exchanges with floe, the frame
  * record's array form, and the ruleset's stream tables that turn numbers back into words.
  */
 
-/** The protocol version this client speaks (protocol/version.py). */
-export const PROTOCOL_VERSION = 5;
-/** A `frame` record is an array whose first value is this code. */
-export const FRAME_CODE = 0;
+/** The protocol version this client speaks, and the frame record's first value: the server's own. */
+import { FRAME_CODE, PROTOCOL_VERSION } from "./generated/protocol";
+export { FRAME_CODE, PROTOCOL_VERSION };
 
 /** The ruleset's stream tables, as `joined.tables` carries them. */
 export interface Tables {
