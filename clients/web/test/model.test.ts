@@ -8,8 +8,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { decodeMulti } from "@msgpack/msgpack";
 import { describe, expect, it } from "vitest";
-import { MatchStream } from "../src/stream";
-import { type Joined, type StreamMessage, toMessage } from "../src/wire";
+import { MatchStream } from "../src/net/stream";
+import { type Joined, type StreamMessage, toMessage } from "../src/net/wire";
 
 const FIXTURES = join(__dirname, "fixtures");
 

@@ -8,7 +8,7 @@
  * (the state before the rewound frame is kept), resyncs, and the frames kept for drawing.
  */
 
-import { type FrameBody, type GameEvent, type SeatView, type View, Vocabulary } from "./wire";
+import { type FrameBody, type GameEvent, type SeatView, type View, Vocabulary } from "../../net/wire";
 
 /** A block as drawn. */
 export interface Block {

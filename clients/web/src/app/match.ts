@@ -8,15 +8,15 @@
  * smooth 60 Hz motion.
  */
 
-import { Controls } from "./input";
-import { MatchModel } from "./model";
-import { type DrawInput, Renderer } from "./render";
-import { Session } from "./session";
-import { play as playSound } from "./sound";
-import { MatchStream } from "./stream";
+import { Controls } from "../games/pengo/input";
+import { MatchModel } from "../games/pengo/model";
+import { type DrawInput, Renderer } from "../games/pengo/render";
+import { Session } from "../net/session";
+import { play as playSound } from "../games/pengo/sound";
+import { MatchStream } from "../net/stream";
 import { decodeMulti } from "@msgpack/msgpack";
-import type { FrameBody, Joined, Keyframe, MatchResult, Over, Rated, StreamMessage, View } from "./wire";
-import { toMessage } from "./wire";
+import type { FrameBody, Joined, Keyframe, MatchResult, Over, Rated, StreamMessage, View } from "../net/wire";
+import { toMessage } from "../net/wire";
 
 /** Frames the display trails the newest record by (a player's own stream). */
 const PLAYER_DELAY = 2;

@@ -4,7 +4,7 @@
  * interpolates between two), and every keyframe checked against the model built up to it.
  */
 
-import { MatchModel, type PlainSeat } from "./model";
+import { MatchModel, type PlainSeat } from "../games/pengo/model";
 import { type FrameBody, type Joined, type Keyframe, type StreamMessage, type View, Vocabulary } from "./wire";
 
 /** Frames of states kept behind the newest (covers the rollback window and the drawing delay). */

@@ -4,7 +4,7 @@
  * "Sound" box turns it on; the choice is kept in local storage.
  */
 
-import type { GameEvent } from "./wire";
+import type { GameEvent } from "../../net/wire";
 
 const SOUND_KEY = "floe.sound";
 /** Each event's tone: frequency (Hz), length (s). */

@@ -12,8 +12,8 @@
 import { ApiError, api, dropToken, guest, rememberName, storedGuest } from "./api";
 import { LiveView, ReplayPlayer, type TestHooks } from "./match";
 import { RankedQueue, ranked } from "./ranked";
-import { setSound, soundOn } from "./sound";
-import type { MatchResult } from "./wire";
+import { setSound, soundOn } from "../games/pengo/sound";
+import type { MatchResult } from "../net/wire";
 
 declare global {
   interface Window {

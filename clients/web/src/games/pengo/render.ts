@@ -9,7 +9,7 @@
  */
 
 import type { Block, MatchModel, SeatModel } from "./model";
-import type { Vocabulary } from "./wire";
+import type { Vocabulary } from "../../net/wire";
 
 export const CELL = 16;
 export const HUD = 28;
