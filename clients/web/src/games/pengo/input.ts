@@ -4,6 +4,8 @@
  * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present.
  */
 
+import type { InputDevice } from "../view";
+
 const DIRECTION_BITS = { up: 1, down: 2, left: 3, right: 4 } as const;
 type Direction = keyof typeof DIRECTION_BITS;
 const KICK_BIT = 0x08;
@@ -15,7 +17,7 @@ const KEYS: Record<string, Direction> = {
   ArrowLeft: "left", KeyA: "left", ArrowRight: "right", KeyD: "right",
 };
 
-export class Controls {
+export class Controls implements InputDevice {
   /** Directions held, the newest last (the newest wins). */
   private held: Direction[] = [];
   private kickPressed = false;
@@ -66,7 +68,7 @@ export class Controls {
     return { direction: null, kick: false };
   }
 
-  /** The byte for the next frame (a kick stays pending until `kicked()`). */
+  /** The byte for the next frame (a kick stays pending until a byte with it is `sent`). */
   byte(): number {
     const pad = this.gamepad();
     if (pad.kick && !this.padKickDown) this.kickPressed = true;
@@ -77,8 +79,8 @@ export class Controls {
     return value;
   }
 
-  /** The byte with the kick was sent: the press is spent. */
-  kicked(): void {
-    this.kickPressed = false;
+  /** A byte was stamped and sent: a kick in it spends the press. */
+  sent(byte: number): void {
+    if (byte & KICK_BIT) this.kickPressed = false;
   }
 }
