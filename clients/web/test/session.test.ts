@@ -10,6 +10,8 @@ import {
 import { FRAME_CODE, PROTOCOL_VERSION } from "../src/net/wire";
 
 const FRAME_MS = 1000 / 60;
+/** The held bits of a Pengo input byte (the direction; the kick, 0x08, is one press). */
+const HELD = 0x07;
 
 function welcome(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -108,7 +110,7 @@ describe("what the session receives", () => {
     session.receive(bytes({ kind: "over", n: 2, result: null, replay: null }), 0);
     expect(session.over).toBe(true);
     expect(session.closed(10, false)).toEqual({ reconnectInMs: null, events: [] });
-    expect(session.input(1, 0)).toEqual({ stamped: false, send: [] });
+    expect(session.input(1, 0, HELD)).toEqual({ stamped: false, send: [] });
   });
 });
 
@@ -153,73 +155,80 @@ describe("the session's inputs", () => {
   it("stamps nothing before the welcome and a clock estimate, nor as a spectator", () => {
     const session = new Session("token", "m1", "player");
     session.opened(0);
-    expect(session.input(1, 0).stamped).toBe(false);
+    expect(session.input(1, 0, HELD).stamped).toBe(false);
     session.receive(bytes(welcome(), joined()), 0);
-    expect(session.input(1, 0).stamped).toBe(false);
-    expect(playing(100, {}, "spectator").input(1, 0).stamped).toBe(false);
+    expect(session.input(1, 0, HELD).stamped).toBe(false);
+    expect(playing(100, {}, "spectator").input(1, 0, HELD).stamped).toBe(false);
   });
 
   it("stamps the first input `input_delay` frames ahead of the estimate and sends it at once", () => {
     const session = playing(100);
     expect(session.serverFrame(0)).toBeCloseTo(101);
-    const outcome = session.input(0, 0);
+    const outcome = session.input(0, 0, HELD);
     expect(outcome.stamped).toBe(true);
     expect(sent(outcome.send)).toEqual([{ kind: "input", frame: 103, inputs: [0] }]);
   });
 
   it("holds an unchanged byte until `input_batch` frames are gathered, and stamps each frame once", () => {
     const session = playing(100);
-    session.input(0, 0);
-    expect(session.input(0, 0)).toEqual({ stamped: false, send: [] });
-    expect(session.input(0, FRAME_MS)).toEqual({ stamped: true, send: [] });
-    expect(sent(session.input(0, 2 * FRAME_MS).send)).toEqual([{ kind: "input", frame: 104, inputs: [0, 0] }]);
+    session.input(0, 0, HELD);
+    expect(session.input(0, 0, HELD)).toEqual({ stamped: false, send: [] });
+    expect(session.input(0, FRAME_MS, HELD)).toEqual({ stamped: true, send: [] });
+    expect(sent(session.input(0, 2 * FRAME_MS, HELD).send)).toEqual([{ kind: "input", frame: 104, inputs: [0, 0] }]);
   });
 
   it("sends a change at once, with the frames held before it", () => {
     const session = playing(100);
-    session.input(0, 0);
-    session.input(0, FRAME_MS);
-    expect(sent(session.input(4, 2 * FRAME_MS).send)).toEqual([{ kind: "input", frame: 104, inputs: [0, 4] }]);
+    session.input(0, 0, HELD);
+    session.input(0, FRAME_MS, HELD);
+    expect(sent(session.input(4, 2 * FRAME_MS, HELD).send)).toEqual([{ kind: "input", frame: 104, inputs: [0, 4] }]);
   });
 
-  it("puts a kick on one frame only and fills the frames up to the stamp with the held direction", () => {
+  it("puts a one-press bit on one frame only and fills the frames up to the stamp with the held bits", () => {
     const session = playing(100);
-    session.input(3, 0);
+    session.input(3, 0, HELD);
     // Two frames later the stamp is 105: 104 carries the kick, 105 the direction alone.
-    expect(sent(session.input(3 | 0x08, 2 * FRAME_MS).send)).toEqual([{ kind: "input", frame: 104, inputs: [11, 3] }]);
+    expect(sent(session.input(3 | 0x08, 2 * FRAME_MS, HELD).send)).toEqual([{ kind: "input", frame: 104, inputs: [11, 3] }]);
+  });
+
+  it("repeats every bit the game says holds, and batches it like any unchanged byte", () => {
+    const session = playing(100);
+    session.input(0x0b, 0, 0x0f); // 103, the first: sent
+    expect(session.input(0x0b, FRAME_MS, 0x0f).send).toEqual([]);
+    expect(sent(session.input(0x0b, 3 * FRAME_MS, 0x0f).send)).toEqual([{ kind: "input", frame: 104, inputs: [11, 11, 11] }]);
   });
 
   it("skips the frames the estimate has passed (the server predicts them) when calls come late", () => {
     const session = playing(100);
-    session.input(3, 0); // 103
+    session.input(3, 0, HELD); // 103
     // Three frames later the server is on 104: the run starts at 105 and ends at the stamp, 106.
-    expect(sent(session.input(4, 3 * FRAME_MS).send)).toEqual([{ kind: "input", frame: 105, inputs: [4, 4] }]);
+    expect(sent(session.input(4, 3 * FRAME_MS, HELD).send)).toEqual([{ kind: "input", frame: 105, inputs: [4, 4] }]);
   });
 
   it(`splits a long run into messages of at most ${MAX_INPUT_RUN} frames`, () => {
     const session = playing(100, { input_delay: 40, input_batch: 60 });
-    session.input(0, 0); // frame 141
-    const run = sent(session.input(1, 30 * FRAME_MS).send);
+    session.input(0, 0, HELD); // frame 141
+    const run = sent(session.input(1, 30 * FRAME_MS, HELD).send);
     // The change at frame 142 fills to 171: 30 frames in runs of 16 and 14.
     expect(run.map((message) => [message.frame, (message.inputs as number[]).length])).toEqual([[142, 16], [158, 14]]);
   });
 
   it("sends a held run before a run that does not follow it (the estimate jumped)", () => {
     const session = playing(100, { input_batch: 8 });
-    session.input(0, 0); // 103, sent
-    session.input(0, FRAME_MS); // 104, held
+    session.input(0, 0, HELD); // 103, sent
+    session.input(0, FRAME_MS, HELD); // 104, held
     session.receive(bytes(frame(2, 150)), 2 * FRAME_MS);
-    const messages = sent(session.input(0, 2 * FRAME_MS).send);
+    const messages = sent(session.input(0, 2 * FRAME_MS, HELD).send);
     expect(messages).toEqual([{ kind: "input", frame: 104, inputs: [0] }]);
-    expect(sent(session.input(1, 3 * FRAME_MS).send)).toEqual([{ kind: "input", frame: 152, inputs: [0, 0, 1] }]);
+    expect(sent(session.input(1, 3 * FRAME_MS, HELD).send)).toEqual([{ kind: "input", frame: 152, inputs: [0, 0, 1] }]);
   });
 
   it("after input-late, stamps nothing at or before the frame the server applied", () => {
     const session = playing(100);
-    session.input(0, 0); // 103
+    session.input(0, 0, HELD); // 103
     session.receive(bytes({ kind: "input-late", frame: 103, applied: 110 }), 0);
-    expect(session.input(0, 5 * FRAME_MS).stamped).toBe(false);
-    const outcome = session.input(1, 9 * FRAME_MS);
+    expect(session.input(0, 5 * FRAME_MS, HELD).stamped).toBe(false);
+    const outcome = session.input(1, 9 * FRAME_MS, HELD);
     expect(outcome.stamped).toBe(true);
     expect(sent(outcome.send)).toEqual([{ kind: "input", frame: 111, inputs: [1, 1] }]);
   });

@@ -77,6 +77,8 @@ export class LiveView {
         try {
           game = viewFor(joined.ruleset);
         } catch (error) {
+          // A match this client cannot draw: say so and stay off the stream.
+          this.connection.close();
           events.onError?.("unknown-ruleset", String(error instanceof Error ? error.message : error), true);
           return;
         }
@@ -125,7 +127,7 @@ export class LiveView {
     const controls = this.controls;
     if (controls === null) return;
     const value = controls.byte();
-    if (this.connection.input(value)) controls.sent(value);
+    if (this.connection.input(value, controls.heldMask)) controls.sent(value);
   }
 
   private onStream(message: StreamMessage): void {

@@ -39,6 +39,8 @@ export interface Board<M extends StreamModel<M>> {
 
 /** A player's controls as the seat's input byte for each frame. */
 export interface InputDevice {
+  /** The bits of the byte that hold from frame to frame (the others are one press: sent on one frame). */
+  readonly heldMask: number;
   attach(): void;
   detach(): void;
   /** The byte for the next frame to stamp. */

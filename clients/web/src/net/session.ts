@@ -7,7 +7,7 @@
  * on a reconnect, so the stream resumes) and the first ping; `ping(now)` every `PING_EVERY_MS`. The
  * clock (net/clock.ts) turns pongs and frame records into an estimate of the server's frame; inputs
  * are stamped `input_delay` frames ahead of it and sent in runs of `input_batch` frames, a change at
- * once; an `input-late` moves the next stamp past the frame the server applied. A connection that
+ * once (the game says which bits of its input byte hold; the others, a kick, count on one frame); an `input-late` moves the next stamp past the frame the server applied. A connection that
  * closes before the match is over is reopened after 0.5, 1, 2, 4 s, then every 4 s, for as long as
  * the server's grace period (30 s); `closed(now)` says which.
  */
@@ -25,8 +25,6 @@ export const MAX_INPUT_RUN = 16;
 /** Reconnect waits, milliseconds (the last repeats), and how long to keep trying. */
 export const RECONNECT_WAITS_MS = [500, 1000, 2000, 4000];
 export const RECONNECT_FOR_MS = 30_000;
-/** The input byte's held-direction bits: what a run repeats after its first frame (the kick is an edge). */
-const HELD_BITS = 0x07;
 /** The `client` field of hello. */
 export const CLIENT_NAME = "web-0.3";
 
@@ -180,8 +178,9 @@ export class Session {
     return this.welcome === null ? null : this.clock.serverFrame(now);
   }
 
-  /** Hold `value` (the seat's input byte) from the next frame to stamp on; what is due to send. */
-  input(value: number, now: number): InputOutcome {
+  /** Hold `value` (the seat's input byte) from the next frame to stamp on; what is due to send.
+   * `heldMask`: the bits that hold on the frames after the first (the others are one press). */
+  input(value: number, now: number, heldMask: number): InputOutcome {
     const welcome = this.welcome;
     const estimate = this.serverFrame(now);
     const none: InputOutcome = { stamped: false, send: [] };
@@ -192,8 +191,8 @@ export class Session {
     if (first > target) return none;
     const send: Uint8Array[] = [];
     if (this.run.length > 0 && first !== this.runStart + this.run.length) send.push(...this.flush());
-    const kept = value & HELD_BITS;
-    const changed = this.lastByte === null || value !== kept || kept !== (this.lastByte & HELD_BITS);
+    const kept = value & heldMask;
+    const changed = this.lastByte === null || value !== kept || kept !== (this.lastByte & heldMask);
     if (this.run.length === 0) this.runStart = first;
     this.run.push(value);
     for (let frame = first; frame < target; frame += 1) this.run.push(kept);

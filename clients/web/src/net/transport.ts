@@ -80,8 +80,8 @@ export class Connection {
   }
 
   /** Hold `value` from the next frame to stamp on; false when no frame was due yet. */
-  input(value: number): boolean {
-    const outcome = this.session.input(value, this.now());
+  input(value: number, heldMask: number): boolean {
+    const outcome = this.session.input(value, this.now(), heldMask);
     this.send(outcome.send);
     return outcome.stamped;
   }

@@ -4,8 +4,6 @@
  * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present.
  */
 
-import type { InputDevice } from "../view";
-
 const DIRECTION_BITS = { up: 1, down: 2, left: 3, right: 4 } as const;
 type Direction = keyof typeof DIRECTION_BITS;
 const KICK_BIT = 0x08;
@@ -17,7 +15,11 @@ const KEYS: Record<string, Direction> = {
   ArrowLeft: "left", KeyA: "left", ArrowRight: "right", KeyD: "right",
 };
 
-export class Controls implements InputDevice {
+/** The byte's bits that hold from frame to frame: the direction (the kick is an edge). */
+const HELD_MASK = 0x07;
+
+export class Controls {
+  readonly heldMask = HELD_MASK;
   /** Directions held, the newest last (the newest wins). */
   private held: Direction[] = [];
   private kickPressed = false;
