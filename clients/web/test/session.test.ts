@@ -99,6 +99,19 @@ describe("what the session receives", () => {
     expect(rated).toEqual([expect.objectContaining({ kind: "rated" })]);
   });
 
+  it("estimates the server's frame from its pongs once welcomed, and not before", () => {
+    const session = new Session(null, "m1", "spectator");
+    session.opened(0); // ping 1 at 0
+    session.receive(bytes({ kind: "pong", id: 1, t: 0, frame: 40 }), 20);
+    expect(session.serverFrame(20)).toBeNull();
+    session.receive(bytes(welcome()), 20);
+    session.receive(bytes({ kind: "pong", id: 2, t: 100, frame: 50 }), 120);
+    expect(session.serverFrame(120)).toBeNull(); // ping 2 was never sent
+    session.ping(200);
+    session.receive(bytes({ kind: "pong", id: 2, t: 200, frame: 50 }), 220);
+    expect(session.serverFrame(220)).toBeCloseTo(50 + 10 / FRAME_MS);
+  });
+
   it("turns a frame record's array into a frame message whose confirmed frame is frame + 1 − lag", () => {
     const session = playing();
     const [event] = session.receive(bytes(frame(2, 101, 3)), 0);
