@@ -10,9 +10,8 @@ Each fixture is a stream as a client receives it, msgpack values back to back (`
   purpose every other second so the server rolls back and the stream rewinds.
 
 Vitest (clients/web/test/model.test.ts) rebuilds every board from each stream alone and compares
-the model with every keyframe. Run this again when the stream's format changes. The committed
-fixtures were recorded under pengo-versus 2; version 3 changes the Sno-Bees' timing, not the stream's
-format, so they stand as they are.
+the model with every keyframe. Run this again when the stream's format changes:
+tests/web/test_recorded_streams.py fails when the fixtures are stale.
 """
 
 from __future__ import annotations

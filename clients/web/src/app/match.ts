@@ -1,6 +1,7 @@
 /**
- * The match view: a live match played or watched (a `Session` feeding a `MatchStream`), or a replay
- * played from its server-made stream (`ReplayPlayer`), drawn every animation frame.
+ * The match view, for any game: a live match played or watched (a `Connection` feeding a
+ * `MatchStream`), or a replay played from its server-made stream (`ReplayPlayer`), drawn every
+ * animation frame by the game's board (the game view named by `joined.ruleset`).
  *
  * Live, the display runs a few frames behind the newest record (the player's own stream: 2; a
  * spectator's, which trails by the rollback window: 2 more than `rollback_window`), interpolating
@@ -8,21 +9,25 @@
  * smooth 60 Hz motion.
  */
 
-import { Controls } from "./input";
-import { MatchModel } from "./model";
-import { type DrawInput, Renderer } from "./render";
-import { Session } from "./session";
-import { play as playSound } from "./sound";
-import { MatchStream } from "./stream";
 import { decodeMulti } from "@msgpack/msgpack";
-import type { FrameBody, Joined, Keyframe, MatchResult, Over, Rated, StreamMessage, View } from "./wire";
-import { toMessage } from "./wire";
+import { type AnyGameView, viewFor } from "../games/registry";
+import type { Board, InputDevice } from "../games/view";
+import { MatchStream } from "../net/stream";
+import { Connection } from "../net/transport";
+import type { FrameBody, Joined, Keyframe, MatchResult, Over, Rated, StreamMessage, View } from "../net/wire";
+import { toMessage } from "../net/wire";
+import { browserSettings } from "./settings";
 
 /** Frames the display trails the newest record by (a player's own stream). */
 const PLAYER_DELAY = 2;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the game's model, whichever it is
+type AnyStream = MatchStream<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyBoard = Board<any>;
+
 export interface MatchEvents {
-  onJoined?(joined: Joined): void;
+  onJoined?(joined: Joined, game: AnyGameView): void;
   onRated?(rated: Rated): void;
   onOver?(over: Over): void;
   onConnection?(dropped: boolean): void;
@@ -31,7 +36,7 @@ export interface MatchEvents {
 
 /** What a test reads from the page (window.__floe). */
 export interface TestHooks {
-  stream: () => MatchStream | null;
+  stream: () => AnyStream | null;
   drawnFrames: () => number;
   /** Milliseconds spent drawing and applying stream records so far (bench/browser_fps.py). */
   busy?: () => { drawMs: number; applyMs: number; records: number };
@@ -42,28 +47,16 @@ export interface TestHooks {
   dropConnection?: () => void;
 }
 
-type Landings = DrawInput["landings"];
-
-function noteLandings(landings: Landings, stream: MatchStream, body: FrameBody): void {
-  for (const event of stream.model.lastEvents) {
-    if (event.kind !== "landing" || typeof event.seat !== "number") continue;
-    const cells = [...((event.blocks as [number, number][]) ?? []), ...((event.gems as [number, number][]) ?? [])];
-    const list = landings.get(event.seat) ?? [];
-    list.push({ frame: body.frame, cells });
-    while (list.length > 8) list.shift();
-    landings.set(event.seat, list);
-  }
-}
-
 /** A live match: play (with controls) or watch. */
 export class LiveView {
-  stream: MatchStream | null = null;
-  readonly session: Session;
-  private renderer: Renderer | null = null;
-  private readonly controls = new Controls();
+  stream: AnyStream | null = null;
+  readonly connection: Connection;
+  private game: AnyGameView | null = null;
+  private board: AnyBoard | null = null;
+  private controls: InputDevice | null = null;
   private raf = 0;
   private inputTimer: number | undefined;
-  private landings: Landings = new Map();
+  private readonly settings = browserSettings();
   result: MatchResult | null = null;
   over: Over | null = null;
   display = 0;
@@ -78,12 +71,26 @@ export class LiveView {
     readonly role: "player" | "spectator",
     private readonly events: MatchEvents,
   ) {
-    this.session = new Session(url, token, match, role, {
+    this.connection = new Connection(url, token, match, role, {
       onJoined: (joined) => {
-        this.stream = new MatchStream(joined);
-        this.renderer = new Renderer(canvas, this.stream.vocabulary, joined.seats.length);
+        let game: AnyGameView;
+        try {
+          game = viewFor(joined.ruleset);
+        } catch (error) {
+          // A match this client cannot draw: say so and stay off the stream.
+          this.connection.close();
+          events.onError?.("unknown-ruleset", String(error instanceof Error ? error.message : error), true);
+          return;
+        }
+        this.game = game;
+        this.stream = new MatchStream(joined, game.models(joined));
+        this.board = game.board(canvas, joined);
         this.fit();
-        events.onJoined?.(joined);
+        if (this.role === "player") {
+          this.controls = game.controls();
+          this.controls.attach();
+        }
+        events.onJoined?.(joined, game);
       },
       onStream: (message) => this.onStream(message),
       onError: (code, message, fatal) => events.onError?.(code, message, fatal),
@@ -93,11 +100,8 @@ export class LiveView {
   }
 
   start(): void {
-    this.session.open();
-    if (this.role === "player") {
-      this.controls.attach();
-      this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
-    }
+    this.connection.open();
+    if (this.role === "player") this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
     window.addEventListener("resize", this.fit);
     const loop = (): void => {
       this.draw();
@@ -110,29 +114,33 @@ export class LiveView {
     cancelAnimationFrame(this.raf);
     window.clearInterval(this.inputTimer);
     window.removeEventListener("resize", this.fit);
-    this.controls.detach();
-    this.session.close();
+    this.controls?.detach();
+    this.connection.close();
   }
 
   private readonly fit = (): void => {
     const box = this.canvas.parentElement;
-    if (this.renderer && box) this.renderer.fit(box.clientWidth, Math.max(200, window.innerHeight - 110));
+    if (this.board && box) this.board.fit(box.clientWidth, Math.max(200, window.innerHeight - 110));
   };
 
   private sendInput(): void {
-    const value = this.controls.byte();
-    if (this.session.input(value) && value & 0x08) this.controls.kicked();
+    const controls = this.controls;
+    if (controls === null) return;
+    const value = controls.byte();
+    if (this.connection.input(value, controls.heldMask)) controls.sent(value);
   }
 
   private onStream(message: StreamMessage): void {
     const stream = this.stream;
-    if (stream === null) return;
+    if (stream === null || this.board === null || this.game === null) return;
     const started = performance.now();
     stream.apply(message);
     if (message.kind === "frame") {
-      noteLandings(this.landings, stream, message);
+      this.board.applied(stream, message.frame);
       this.records += 1;
-      if (message.frame + 1 === stream.model.frame) playSound(stream.model.lastEvents, stream.joined.seat);
+      if (message.frame + 1 === stream.model.frame && this.settings.get("sound")) {
+        this.game.sounds(stream.model.lastEvents, stream.joined.seat);
+      }
     }
     this.applyMs += performance.now() - started;
     if (message.kind === "over") {
@@ -143,28 +151,28 @@ export class LiveView {
   }
 
   get drawnFrames(): number {
-    return this.renderer?.frames ?? 0;
+    return this.board?.frames ?? 0;
   }
 
   get drawMs(): number {
-    return this.renderer?.busyMs ?? 0;
+    return this.board?.busyMs ?? 0;
   }
 
   private draw(): void {
     const stream = this.stream;
-    const renderer = this.renderer;
-    if (stream === null || renderer === null || !stream.started) return;
+    const board = this.board;
+    if (stream === null || board === null || !stream.started) return;
     const newest = stream.model.frame;
-    const welcome = this.session.welcome;
+    const welcome = this.connection.welcome;
     const delay = this.role === "player" ? PLAYER_DELAY : (welcome?.rollback_window ?? 8) + PLAYER_DELAY;
-    const estimate = this.session.serverFrame();
+    const estimate = this.connection.serverFrame();
     let display = estimate === null || this.over !== null ? newest : estimate - delay;
     display = Math.min(newest, Math.max(display, newest - 30));
     this.display = display;
     const base = Math.floor(display);
     const before = stream.stateAt(base) ?? stream.model;
     const after = stream.stateAt(base + 1) ?? before;
-    renderer.draw({
+    board.draw({
       before,
       after: base + 1 <= newest ? after : before,
       alpha: display - base,
@@ -172,7 +180,6 @@ export class LiveView {
       timeLeft: before.timeLeft,
       names: stream.joined.seats,
       seat: this.role === "player" ? stream.joined.seat : null,
-      landings: this.landings,
     });
   }
 }
@@ -183,10 +190,9 @@ export class ReplayPlayer {
   private keyframes: Keyframe[] = [];
   private bodies: FrameBody[] = [];
   over: Over | null = null;
-  stream: MatchStream | null = null;
-  private renderer: Renderer | null = null;
+  stream: AnyStream | null = null;
+  private board: AnyBoard | null = null;
   private raf = 0;
-  private landings: Landings = new Map();
   /** The frame shown (fractional while playing). */
   position = 0;
   speed = 1;
@@ -205,8 +211,9 @@ export class ReplayPlayer {
       else if (message.kind === "over") this.over = message;
     }
     if (this.joined === null || this.keyframes.length === 0) throw new Error("not a replay stream");
-    this.stream = new MatchStream(this.joined);
-    this.renderer = new Renderer(this.canvas, this.stream.vocabulary, this.joined.seats.length);
+    const game = viewFor(this.joined.ruleset);
+    this.stream = new MatchStream(this.joined, game.models(this.joined));
+    this.board = game.board(this.canvas, this.joined);
     this.seek(0);
   }
 
@@ -225,13 +232,13 @@ export class ReplayPlayer {
     // Play on from where the model is when that is nearer than the keyframe.
     if (!(model.frame <= target && model.frame >= keyframe.frame && stream.started)) {
       stream.reset(keyframe.view);
-      this.landings = new Map();
+      this.board?.restarted();
     }
     while (stream.model.frame < target) {
       const body = this.bodies[stream.model.frame];
       if (body === undefined) break;
       stream.apply({ kind: "frame", n: 0, confirmed: body.frame + 1, ...body });
-      noteLandings(this.landings, stream, body);
+      this.board?.applied(stream, body.frame);
     }
     this.position = target;
   }
@@ -252,7 +259,7 @@ export class ReplayPlayer {
     };
     this.raf = requestAnimationFrame(loop);
     const box = this.canvas.parentElement;
-    if (this.renderer && box) this.renderer.fit(box.clientWidth, Math.max(200, window.innerHeight - 130));
+    if (this.board && box) this.board.fit(box.clientWidth, Math.max(200, window.innerHeight - 130));
   }
 
   stop(): void {
@@ -260,7 +267,7 @@ export class ReplayPlayer {
   }
 
   get drawnFrames(): number {
-    return this.renderer?.frames ?? 0;
+    return this.board?.frames ?? 0;
   }
 
   /** The frames of the stream's keyframes. */
@@ -275,10 +282,10 @@ export class ReplayPlayer {
 
   private draw(): void {
     const stream = this.stream;
-    if (stream === null || this.renderer === null) return;
-    const model: MatchModel = stream.model;
+    if (stream === null || this.board === null) return;
+    const model = stream.model;
     const previous = stream.stateAt(model.frame - 1) ?? model;
-    this.renderer.draw({
+    this.board.draw({
       before: previous,
       after: model,
       alpha: this.playing ? this.position - Math.floor(this.position) : 1,
@@ -286,7 +293,6 @@ export class ReplayPlayer {
       timeLeft: model.timeLeft,
       names: this.joined?.seats ?? [],
       seat: null,
-      landings: this.landings,
     });
   }
 }

@@ -9,7 +9,7 @@
  */
 
 import type { Block, MatchModel, SeatModel } from "./model";
-import type { Vocabulary } from "./wire";
+import type { PengoVocabulary } from "./tables";
 
 export const CELL = 16;
 export const HUD = 28;
@@ -68,7 +68,7 @@ export class Renderer {
   /** Milliseconds spent drawing, all frames together (the fps bench reads it). */
   busyMs = 0;
 
-  constructor(canvas: HTMLCanvasElement, private readonly vocabulary: Vocabulary, seats: number, cols = 13, rows = 15) {
+  constructor(canvas: HTMLCanvasElement, private readonly vocabulary: PengoVocabulary, seats: number, cols = 13, rows = 15) {
     this.canvas = canvas;
     canvas.width = seats * (cols * CELL + 2 * BORDER) + (seats - 1) * GAP;
     canvas.height = HUD + rows * CELL + 2 * BORDER + 14;

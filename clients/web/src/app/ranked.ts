@@ -6,7 +6,7 @@
  */
 
 import { decodeMulti, encode } from "@msgpack/msgpack";
-import { PROTOCOL_VERSION } from "./wire";
+import { PROTOCOL_VERSION } from "../net/wire";
 
 export interface Queued {
   kind: "queued";

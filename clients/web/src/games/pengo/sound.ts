@@ -1,12 +1,11 @@
 /**
- * Sound, off by default: short tones made with the Web Audio API (no recorded sounds) for the events
- * a player hears — a kick, a crush, a shattered block, a death, a landing on one's board. The lobby's
- * "Sound" box turns it on; the choice is kept in local storage.
+ * Pengo's sounds: short tones made with the Web Audio API (no recorded sounds) for the events a player
+ * hears — a kick, a crush, a shattered block, a death, a landing on one's board. The page plays them
+ * only when the `sound` setting is on (app/settings.ts; the lobby's "Sound" box).
  */
 
-import type { GameEvent } from "./wire";
+import type { GameEvent } from "../../net/vocabulary";
 
-const SOUND_KEY = "floe.sound";
 /** Each event's tone: frequency (Hz), length (s). */
 const TONES: Record<string, [number, number]> = {
   kick: [330, 0.05], crush: [660, 0.15], broken: [520, 0.06], death: [110, 0.4], landing: [220, 0.2],
@@ -15,17 +14,9 @@ const TONES: Record<string, [number, number]> = {
 
 let context: AudioContext | null = null;
 
-export function soundOn(): boolean {
-  return localStorage.getItem(SOUND_KEY) === "on";
-}
-
-export function setSound(on: boolean): void {
-  localStorage.setItem(SOUND_KEY, on ? "on" : "off");
-}
-
-/** Play the tones of a frame's events on `seat`'s board (nothing when sound is off). */
+/** Play the tones of a frame's events on `seat`'s board. */
 export function play(events: GameEvent[], seat: number | null): void {
-  if (!soundOn() || seat === null) return;
+  if (seat === null) return;
   for (const event of events) {
     const tone = TONES[event.kind];
     if (tone === undefined || event.seat !== seat) continue;

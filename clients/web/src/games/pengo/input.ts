@@ -4,7 +4,7 @@
  * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present.
  */
 
-import { DIRECTION_BITS, KICK_BIT } from "./generated/protocol";
+import { DIRECTION_BITS, KICK_BIT } from "../../generated/protocol";
 type Direction = keyof typeof DIRECTION_BITS;
 /** How far a stick must lean to count as a direction. */
 const STICK_DEAD_ZONE = 0.5;
@@ -14,7 +14,12 @@ const KEYS: Record<string, Direction> = {
   ArrowLeft: "left", KeyA: "left", ArrowRight: "right", KeyD: "right",
 };
 
+/** The byte's bits that hold from frame to frame: all but the kick, which is an edge (rules/versus/inputs.py
+ * `held`). */
+const HELD_MASK = 0xff & ~KICK_BIT;
+
 export class Controls {
+  readonly heldMask = HELD_MASK;
   /** Directions held, the newest last (the newest wins). */
   private held: Direction[] = [];
   private kickPressed = false;
@@ -65,7 +70,7 @@ export class Controls {
     return { direction: null, kick: false };
   }
 
-  /** The byte for the next frame (a kick stays pending until `kicked()`). */
+  /** The byte for the next frame (a kick stays pending until a byte with it is `sent`). */
   byte(): number {
     const pad = this.gamepad();
     if (pad.kick && !this.padKickDown) this.kickPressed = true;
@@ -76,8 +81,8 @@ export class Controls {
     return value;
   }
 
-  /** The byte with the kick was sent: the press is spent. */
-  kicked(): void {
-    this.kickPressed = false;
+  /** A byte was stamped and sent: a kick in it spends the press. */
+  sent(byte: number): void {
+    if (byte & KICK_BIT) this.kickPressed = false;
   }
 }

@@ -1,14 +1,18 @@
 /**
- * The match as the stream shows it, rebuilt from the stream alone: the client owns no rules.
+ * Pengo versus's match as its stream shows it, rebuilt from the stream alone (the client plays no
+ * rules, but this is where the stream's numbers get Pengo's meaning: blocks, sliding, cracks, eggs).
  *
  * A keyframe sets every seat's summary, records and blocks; each frame record then applies its
  * delta-coded actors (protocol/delta.py: summary changes, small moves, whole records, gone keys,
  * notes) and its events, which move, break, crack and thaw blocks; a `board` note replaces a board, a
- * `landed` note names a landing's new blocks. `MatchStream` adds the stream's bookkeeping: rewinds
- * (the state before the rewound frame is kept), resyncs, and the frames kept for drawing.
+ * `landed` note names a landing's new blocks. `MatchStream` (net/stream.ts) adds the stream's
+ * bookkeeping: rewinds (the state before the rewound frame is kept), resyncs, the frames kept for drawing.
  */
 
-import { type FrameBody, type GameEvent, type SeatView, type View, Vocabulary } from "./wire";
+import type { StreamModel } from "../../net/stream";
+import type { GameEvent } from "../../net/vocabulary";
+import type { FrameBody, SeatView, View } from "../../net/wire";
+import type { PengoVocabulary } from "./tables";
 
 /** A block as drawn. */
 export interface Block {
@@ -40,7 +44,7 @@ export interface PlainSeat {
   blocks: number[][];
 }
 
-import { MAX_STEP, STEP_SPAN } from "./generated/protocol";
+import { MAX_STEP, STEP_SPAN } from "../../generated/protocol";
 
 /** A seat from its figures (copied: a model never shares a record or a summary with another). */
 function seatModel(
@@ -75,14 +79,14 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Every seat's state at the start of frame `frame` (after frame − 1). */
-export class MatchModel {
+export class MatchModel implements StreamModel<MatchModel> {
   frame = 0;
   timeLeft = 0;
   seats: SeatModel[] = [];
   /** Events of the last frame applied, per seat (drawing uses them for effects). */
   lastEvents: GameEvent[] = [];
 
-  constructor(readonly vocabulary: Vocabulary) {}
+  constructor(readonly vocabulary: PengoVocabulary) {}
 
   clone(): MatchModel {
     const copy = new MatchModel(this.vocabulary);

@@ -1,28 +1,13 @@
 /**
- * The wire of the protocol (protocol/README.md): the messages a browser exchanges with floe, the frame
- * record's array form, and the ruleset's stream tables that turn numbers back into words.
+ * The wire of the protocol (protocol/README.md): the messages a browser exchanges with floe and the
+ * frame record's array form, for every ruleset (a ruleset's stream tables: net/vocabulary.ts).
  */
 
-/** The protocol version this client speaks, and the frame record's first value: the server's own. */
-import { FRAME_CODE, PROTOCOL_VERSION } from "./generated/protocol";
-export { FRAME_CODE, PROTOCOL_VERSION };
+import type { StreamTables } from "./vocabulary";
 
-/** The ruleset's stream tables, as `joined.tables` carries them. */
-export interface Tables {
-  words: string[];
-  events: [string, string[]][];
-  word_fields: string[];
-  enemy_fields: string[];
-  summary: string[];
-  records: Record<string, string[]>;
-  keys: { player: number; enemy: number; block: number };
-  notes: [string, string[]][];
-  block_fields: string[];
-  out: string[];
-  pending: string[];
-  gems: string[];
-  cell_px: number;
-}
+/** The protocol version this client speaks, and the frame record's first value: the server's own. */
+import { FRAME_CODE, PROTOCOL_VERSION } from "../generated/protocol";
+export { FRAME_CODE, PROTOCOL_VERSION };
 
 export interface Welcome {
   kind: "welcome";
@@ -54,7 +39,7 @@ export interface Joined {
   state: string;
   head: number;
   keyframe_every: number;
-  tables: Tables;
+  tables: StreamTables;
 }
 
 /** A keyframe's view of one seat. */
@@ -189,53 +174,4 @@ export function toMessage(value: unknown): ServerMessage {
     message.frames = (message.frames as unknown as unknown[][]).map(frameBody);
   }
   return message;
-}
-
-/** A decoded event: its kind and its fields by name (words resolved, enemy numbers as numbers). */
-export interface GameEvent {
-  kind: string;
-  seat?: number;
-  [field: string]: unknown;
-}
-
-/** Reads a stream's numbers with its ruleset's tables. */
-export class Vocabulary {
-  readonly tables: Tables;
-  private readonly wordFields: Set<string>;
-  readonly summaryIndex: Record<string, number>;
-
-  constructor(tables: Tables) {
-    this.tables = tables;
-    this.wordFields = new Set(tables.word_fields);
-    this.summaryIndex = Object.fromEntries(tables.summary.map((name, index) => [name, index]));
-  }
-
-  /** The word a code stands for (a string that is not a word stays itself). */
-  word(value: unknown): string {
-    if (typeof value === "number") return this.tables.words[value] ?? `#${value}`;
-    return String(value);
-  }
-
-  /** A word's code. */
-  code(word: string): number {
-    const index = this.tables.words.indexOf(word);
-    if (index < 0) throw new Error(`no word ${word}`);
-    return index;
-  }
-
-  /** An event array as a GameEvent. */
-  event(values: unknown[]): GameEvent {
-    const [kindCode, ...rest] = values as [number, ...unknown[]];
-    const [kind, fields] = this.tables.events[kindCode] ?? [`#${kindCode}`, []];
-    const event: GameEvent = { kind };
-    fields.forEach((name, index) => {
-      const value = rest[index];
-      if (this.wordFields.has(name)) {
-        event[name] = Array.isArray(value) ? value.map((item) => this.word(item)) : value === null ? null : this.word(value);
-      } else {
-        event[name] = value;
-      }
-    });
-    return event;
-  }
 }

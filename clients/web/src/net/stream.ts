@@ -1,28 +1,49 @@
 /**
- * A viewer's stream: keyframes, frame records, rewinds and resyncs applied to a `MatchModel`, the
- * states of the last frames kept (a rewind restores the one before the rewound frame; drawing
- * interpolates between two), and every keyframe checked against the model built up to it.
+ * A viewer's stream, for any ruleset: keyframes, frame records, rewinds and resyncs applied to the
+ * game's model (`StreamModel`), the states of the last frames kept (a rewind restores the one before
+ * the rewound frame; drawing interpolates between two), and every keyframe checked against the model
+ * built up to it. What a record means is the model's business (games/<ruleset>/model.ts).
  */
 
-import { MatchModel, type PlainSeat } from "./model";
-import { type FrameBody, type Joined, type Keyframe, type StreamMessage, type View, Vocabulary } from "./wire";
+import type { GameEvent, Vocabulary } from "./vocabulary";
+import type { FrameBody, Joined, Keyframe, StreamMessage, View } from "./wire";
 
 /** Frames of states kept behind the newest (covers the rollback window and the drawing delay). */
 export const KEPT_FRAMES = 48;
+
+/** What the stream needs of a game's model: every seat's state at the start of `frame`. */
+export interface StreamModel<Self> {
+  readonly vocabulary: Vocabulary;
+  /** The frame this state is at the start of. */
+  frame: number;
+  /** Frames left on the match clock. */
+  timeLeft: number;
+  /** Events of the last frame applied (sounds and effects use them). */
+  lastEvents: GameEvent[];
+  /** Start from a keyframe view (the state at the start of `view.frame`). */
+  applyView(view: View): void;
+  /** Apply one frame record. */
+  applyFrame(body: FrameBody): void;
+  clone(): Self;
+  /** Where this model and a keyframe view of the same frame differ (empty when they agree). */
+  differences(view: View): string[];
+  /** The model as plain data (tests compare pages with each other). */
+  plain(): unknown;
+}
 
 /** A keyframe compared with the model the stream had built for its frame. */
 export interface KeyframeCheck {
   frame: number;
   differences: string[];
   /** The model built for that frame, plain (tests compare pages with each other). */
-  model: PlainSeat[];
+  model: unknown;
 }
 
-export class MatchStream {
+export class MatchStream<M extends StreamModel<M>> {
   readonly vocabulary: Vocabulary;
-  model: MatchModel;
+  model: M;
   /** The state at the start of each recent frame (frame → model). */
-  readonly states = new Map<number, MatchModel>();
+  readonly states = new Map<number, M>();
   readonly checks: KeyframeCheck[] = [];
   /** The newest keyframe view by frame (tests compare pages with them). */
   readonly keyframes = new Map<number, View>();
@@ -34,9 +55,10 @@ export class MatchStream {
   /** Events seen per kind and seat ("kick:0"), frames re-sent after a rewind counted again. */
   readonly seen = new Map<string, number>();
 
-  constructor(readonly joined: Joined) {
-    this.vocabulary = new Vocabulary(joined.tables);
-    this.model = new MatchModel(this.vocabulary);
+  /** `newModel` makes an empty model of the match's ruleset (the game view's). */
+  constructor(readonly joined: Joined, private readonly newModel: () => M) {
+    this.model = newModel();
+    this.vocabulary = this.model.vocabulary;
   }
 
   /** Apply one stream message (in stream order). */
@@ -72,7 +94,7 @@ export class MatchStream {
 
   private start(view: View): void {
     this.keyframes.set(view.frame, view);
-    this.model = new MatchModel(this.vocabulary);
+    this.model = this.newModel();
     this.model.applyView(view);
     this.states.clear();
     this.states.set(view.frame, this.model.clone());
@@ -119,7 +141,7 @@ export class MatchStream {
   }
 
   /** The state at the start of `frame`, if kept. */
-  stateAt(frame: number): MatchModel | undefined {
+  stateAt(frame: number): M | undefined {
     return frame === this.model.frame ? this.model : this.states.get(frame);
   }
 }

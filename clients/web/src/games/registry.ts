@@ -1,0 +1,21 @@
+/**
+ * The games this client draws, by ruleset name (`joined.ruleset`): the only place that lists them.
+ */
+
+import { pengoView } from "./pengo/view";
+import type { GameView } from "./view";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyGameView = GameView<any>;
+
+const VIEWS: ReadonlyMap<string, AnyGameView> = new Map<string, AnyGameView>([[pengoView.ruleset, pengoView]]);
+
+/** The ruleset whose rules page `#/rules` shows. */
+export const DEFAULT_RULESET = pengoView.ruleset;
+
+/** A ruleset's view (an error naming the rulesets known when it has none). */
+export function viewFor(ruleset: string): AnyGameView {
+  const view = VIEWS.get(ruleset);
+  if (view === undefined) throw new Error(`this client cannot show ${ruleset} (it knows ${[...VIEWS.keys()].join(", ")})`);
+  return view;
+}

@@ -1,0 +1,65 @@
+/**
+ * What a game (a ruleset's view) gives the generic layer: its model of the stream, its board drawn on
+ * a canvas, its input device, its sounds, its rules page. The app picks the view by the ruleset that
+ * `joined` names (games/registry.ts); net/ and app/ know no game. A second game (Payload) implements
+ * `GameView` in games/payload/ and adds one line to the registry.
+ */
+
+import type { MatchStream, StreamModel } from "../net/stream";
+import type { GameEvent } from "../net/vocabulary";
+import type { Joined } from "../net/wire";
+
+/** One drawing of the match: the display time lies between `before` (a frame's start) and `after`. */
+export interface Scene<M> {
+  before: M;
+  after: M;
+  /** 0 … 1 between `before` and `after`. */
+  alpha: number;
+  frame: number;
+  /** Frames left on the match clock. */
+  timeLeft: number;
+  names: string[];
+  /** The seat this viewer plays (its board is marked), or null. */
+  seat: number | null;
+}
+
+/** A game's drawing of a match on one canvas. */
+export interface Board<M extends StreamModel<M>> {
+  /** Frames drawn so far, and the milliseconds spent drawing them (bench/browser_fps.py). */
+  readonly frames: number;
+  readonly busyMs: number;
+  /** Scale to the largest size that fits a box of `width` × `height` CSS pixels. */
+  fit(width: number, height: number): void;
+  /** A frame record was applied: the stream's model after it (effects that outlast a frame). */
+  applied(stream: MatchStream<M>, frame: number): void;
+  /** The stream starts again from a keyframe (a replay's seek): effects in flight are forgotten. */
+  restarted(): void;
+  draw(scene: Scene<M>): void;
+}
+
+/** A player's controls as the seat's input byte for each frame. */
+export interface InputDevice {
+  /** The bits of the byte that hold from frame to frame (the others are one press: sent on one frame). */
+  readonly heldMask: number;
+  attach(): void;
+  detach(): void;
+  /** The byte for the next frame to stamp. */
+  byte(): number;
+  /** `byte` was stamped on a frame and sent (a one-press action is spent). */
+  sent(byte: number): void;
+}
+
+export interface GameView<M extends StreamModel<M>> {
+  /** The ruleset's name as `joined.ruleset` carries it. */
+  readonly ruleset: string;
+  /** The controls, in a line under the board. */
+  readonly controlsHelp: string;
+  /** A maker of empty models for this match's stream. */
+  models(joined: Joined): () => M;
+  board(canvas: HTMLCanvasElement, joined: Joined): Board<M>;
+  controls(): InputDevice;
+  /** Play the sounds of a frame's events for `seat` (only called when the sound setting is on). */
+  sounds(events: GameEvent[], seat: number | null): void;
+  /** The rules page's content. */
+  rulesPage(): Promise<Node[]>;
+}
