@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
@@ -125,12 +125,21 @@ async def queue_on(ws: websockets.ClientConnection, session: ClientSession) -> N
     await ws.send(session.queue())
 
 
-async def read_until(ws: websockets.ClientConnection, session: ClientSession, done: object) -> None:
+async def read_until(
+    ws: websockets.ClientConnection, session: ClientSession, done: Callable[[], object]
+) -> None:
     """Read the connection until `done()` holds."""
-    while not done():  # type: ignore[operator]
+    while not done():
         data = await asyncio.wait_for(ws.recv(), 10 * UNIT)
         assert isinstance(data, bytes)
         session.receive(data, time.monotonic())
+
+
+async def read_until_session(
+    ws: websockets.ClientConnection, session: ClientSession, done: Callable[[ClientSession], object]
+) -> None:
+    """Read the connection until `done(session)` holds (a test made in a loop need not bind the session)."""
+    await read_until(ws, session, lambda: done(session))
 
 
 async def test_a_dodge_costs_the_cooldown(start_server: StartServer) -> None:
@@ -159,7 +168,7 @@ async def test_a_dodge_costs_the_cooldown(start_server: StartServer) -> None:
         session = ClientSession(token)
         async with websockets.connect(server.ws_url) as ws:
             await queue_on(ws, session)
-            await read_until(ws, session, lambda s=session: s.errors or s.queued)  # type: ignore[misc]
+            await read_until_session(ws, session, lambda s: s.errors or s.queued)
         assert ([e.code for e in session.errors] == ["cooldown"]) == refused
         assert (session.queued is not None) != refused
 
