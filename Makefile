@@ -36,7 +36,7 @@ chromium:
 
 lint: $(STAMP)
 	$(BIN)/ruff check rules protocol server floe_cli tests bench
-	$(BIN)/mypy rules protocol server floe_cli
+	$(BIN)/mypy rules protocol server floe_cli tests bench
 
 test: $(STAMP) lint web web-test chromium
 	$(BIN)/pytest
