@@ -158,7 +158,9 @@ async def test_a_match_played_past_the_minimum_is_rated_once(start_server: Start
                 await read_until_session(ws, session, lambda s: s.matched)
                 assert session.matched is not None
                 await ws.send(session.join(session.matched.match))
-            match_id = sessions[0].matched.match  # type: ignore[union-attr]
+            ann_matched = sessions[0].matched
+            assert ann_matched is not None
+            match_id = ann_matched.match
             live = hub.matches[match_id]
             minimum = config.ranked_min_play_seconds * 60
             for ws, session in pairs:

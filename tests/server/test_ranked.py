@@ -89,9 +89,11 @@ async def test_two_guests_queue_play_and_are_rated_once(start_server: StartServe
             assert rated.rating == player.glicko.rating and rated.games == 1
             assert rated.change == pytest.approx(player.glicko.rating - 1500.0)
             assert player.id == guest
+        ann_before = before[0]
+        assert ann_before is not None
         outcomes = record.result["outcomes"] if record.result else []
         if "drawn" not in outcomes:
-            assert (before[0].glicko.rating > 1500) == (outcomes[0] == "won")  # type: ignore[union-attr]
+            assert (ann_before.glicko.rating > 1500) == (outcomes[0] == "won")
         await hub.ranked.rate(record)  # a retry
         await Hub(hub.config, store).ranked.rate(record)  # a second node's attempt
         assert [await store.get_player(ann), await store.get_player(bob)] == before
@@ -100,7 +102,7 @@ async def test_two_guests_queue_play_and_are_rated_once(start_server: StartServe
         assert {entry["id"] for entry in board["players"]} == {ann, bob} and board["total"] == 2
         page = await botclient.http_json(f"{server.http_url}/api/players/{ann}")
         assert page["games"] == 1 and page["recent"][0]["replay"] == match_id
-        assert page["rating"] == before[0].glicko.rating  # type: ignore[union-attr]
+        assert page["rating"] == ann_before.glicko.rating
 
 
 async def test_after_a_restart_on_redis_the_leaderboard_still_shows_them() -> None:
