@@ -41,7 +41,7 @@ generate: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check rules protocol server floe_cli tests bench
-	$(BIN)/mypy rules protocol server floe_cli
+	$(BIN)/mypy rules protocol server floe_cli tests bench
 	$(BIN)/python -m protocol.typescript --check
 
 test: $(STAMP) lint web web-test chromium

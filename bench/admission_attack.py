@@ -176,7 +176,8 @@ async def spam_socket(url: str, token: str, until: float) -> dict[str, int]:
 
             async def drain() -> None:
                 async for data in ws:
-                    counts["answers"] += len(decode_server_messages(data))  # type: ignore[arg-type]
+                    assert isinstance(data, bytes)
+                    counts["answers"] += len(decode_server_messages(data))
 
             reader = asyncio.create_task(drain())
             await ws.send(session.hello())

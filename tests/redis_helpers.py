@@ -47,7 +47,7 @@ async def redis_store(prefix: str | None = None, **bounds: object) -> AsyncItera
     probe = await redis_or_skip()
     await probe.aclose()
     prefix = prefix or unique_prefix()
-    store = RedisStore.from_url(REDIS_URL, prefix, **bounds)  # type: ignore[arg-type]
+    store = RedisStore.from_url(REDIS_URL, prefix, **bounds)
     try:
         yield store
     finally:

@@ -226,7 +226,8 @@ def _walkable(game: KickGame) -> Direction:
     """A direction in which the cell next to Pengo is free."""
     player = game.player
     cx, cy = player.px // 16, player.py // 16
-    steps = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
+    steps: dict[Direction, tuple[int, int]] = {
+        "left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
     return next(d for d, (dx, dy) in steps.items() if game.board.tile_free(cx + dx, cy + dy))
 
 

@@ -27,7 +27,9 @@ def member_docstrings(vocabulary: type[enum.Enum]) -> dict[str, str]:
     for statement, following in zip(body.body, body.body[1:], strict=False):
         if (isinstance(statement, ast.Assign) and isinstance(following, ast.Expr)
                 and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str)):
-            docs[statement.targets[0].id] = following.value.value  # type: ignore[attr-defined]
+            target = statement.targets[0]
+            assert isinstance(target, ast.Name), ast.dump(target)
+            docs[target.id] = following.value.value
     return docs
 
 

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,6 +29,7 @@ from rules.kick import (
     KickMaterial,
     KickPushResult,
 )
+from rules.kick.board import Block
 from rules.kick.config import KickGoal
 from rules.kick.events import BreakStart, Broken, Crack, KickBoardEvent, SlideStart, SlideStep, SlideStop
 from rules.synctest import state_checksum
@@ -60,6 +61,13 @@ def make_board(rows: Sequence[str], **config: Any) -> KickBoard:
                   for y, row in enumerate(rows) for x, ch in enumerate(row) if ch == "*")
     return KickBoard(KickBoardConfig(cols=len(rows[0]), rows=len(rows), materials=MATERIALS, blocks=specs,
                                      goals=goals, **config))
+
+
+def live_block(board: KickBoard, block_id: int) -> Block:
+    """The live block `block_id` (one the test has put on the board)."""
+    block = board.block(block_id)
+    assert block is not None, block_id
+    return block
 
 
 def picture(board: KickBoard) -> list[str]:
@@ -156,7 +164,7 @@ def test_add_places_a_block_and_refuses_taken_or_bad_cells() -> None:
     new = board.add(KickBlockSpec(2, 1, "diamond"))
     assert new == 2 and board.block_at(2, 1) is board.block(new)
     assert picture(board) == ["I...", "..D."]
-    assert board.add(KickBlockSpec(3, 0, "ice", "sno-bee")) == 3 and board.block(3).egg == "sno-bee"  # type: ignore[union-attr]
+    assert board.add(KickBlockSpec(3, 0, "ice", "sno-bee")) == 3 and live_block(board, 3).egg == "sno-bee"
     with pytest.raises(ValueError, match="taken"):
         board.add(KickBlockSpec(0, 0, "ice"))
     with pytest.raises(ValueError, match="off the board"):
@@ -298,7 +306,7 @@ def test_goals_and_goals_complete() -> None:
                              {"x": 4, "y": 0, "group": "diamond", "covered": False}]  # ice is not a diamond
     board.push(0, 0, "right", "player")
     board.tick(100 * PASS)
-    assert board.block(1).cell == Cell(2, 0)  # type: ignore[union-attr]
+    assert live_block(board, 1).cell == Cell(2, 0)
     assert not board.goals()[0]["covered"]  # sliding over it does not cover it
     settle(board)
     assert picture(board) == ["...DI", "....."] and not board.goals_complete
@@ -464,7 +472,7 @@ def test_set_egg_and_clear_egg() -> None:
     board.set_egg(3, "sno-bee")
     assert [b.egg for b in board.state] == ["walrus", None, "sno-bee", None]
     board.clear_egg(1)
-    assert board.block(1).egg is None  # type: ignore[union-attr]
+    assert live_block(board, 1).egg is None
     with pytest.raises(ValueError, match="egg"):
         board.set_egg(2, "sno-bee")
     board.push(0, 1, "right", "player")
@@ -563,7 +571,7 @@ def test_halt_at_a_cell_centre_stops_there() -> None:
     board = make_board(["I......"])
     board.push(0, 0, "right", "player")
     board.tick(96 * PASS)  # 32 pixels: exactly on the centre of cell 2
-    assert board.block(1).x == 2.0  # type: ignore[union-attr]
+    assert live_block(board, 1).x == 2.0
     board.halt(1)
     assert picture(board) == ["..I...."]
 
@@ -579,7 +587,8 @@ def test_line_finds_runs_horizontal_first() -> None:
         (Cell(0, 1), Cell(1, 1), Cell(2, 1)), False)
     assert make_board(["....", "....", ".DDD"]).line("diamond", 3) == (
         (Cell(1, 2), Cell(2, 2), Cell(3, 2)), True)
-    assert make_board(["...D", "...D", "...D", "...."]).line("diamond", 3)[1] is True  # type: ignore[index]
+    found = make_board(["...D", "...D", "...D", "...."]).line("diamond", 3)
+    assert found is not None and found[1] is True
     assert make_board([".D..", ".D..", ".D.."]).line("diamond", 3) == (
         (Cell(1, 0), Cell(1, 1), Cell(1, 2)), False)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from rules.kick.events import EVENT_TYPES
 from rules.versus import events as versus_events
 
 
-def event_classes(module: ModuleType) -> set[type]:
+def event_classes(module: ModuleType) -> set[type[Any]]:
     """The dataclasses of a module that carry a `kind` (its events)."""
     return {
         cls
@@ -27,13 +28,13 @@ def event_classes(module: ModuleType) -> set[type]:
     (kick_events, kick_events.EVENT_TYPES),
     (versus_events, versus_events.VERSUS_EVENT_TYPES),
 ])
-def test_every_event_class_is_registered(module: ModuleType, registry: dict[str, type]) -> None:
+def test_every_event_class_is_registered(module: ModuleType, registry: dict[str, type[Any]]) -> None:
     """An event class defined but left out of its union would be missing here: the registry is the union."""
     assert set(registry.values()) == event_classes(module)
-    assert all(kind == cls.kind for kind, cls in registry.items())  # type: ignore[attr-defined]
+    assert all(kind == cls.kind for kind, cls in registry.items())
 
 
 def test_kinds_are_unique() -> None:
     """No two kick events share a kind (the registry would silently keep only one)."""
-    kinds = [cls.kind for cls in event_classes(kick_events)]  # type: ignore[attr-defined]
+    kinds = [cls.kind for cls in event_classes(kick_events)]
     assert len(kinds) == len(set(kinds)) == len(EVENT_TYPES)

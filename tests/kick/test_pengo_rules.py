@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rules.kick import KickGame, KickObjective, pengo_preset
 from rules.kick.actors import BLINKING, CARRIED, GONE, MOVING, P_WALK, PAUSE, STUN_MOVING, STUNNED, Enemy
 from rules.kick.enemies import crush_points
-from rules.kick.events import Crush, Eat, EggBroken, Kick, Line, Score, Shake, SlideStop, Stun
+from rules.kick.events import (
+    Crush,
+    Eat,
+    EggBroken,
+    Kick,
+    KickEvent,
+    Line,
+    RoundClear,
+    Score,
+    Shake,
+    SlideStop,
+    Stun,
+)
 from rules.kick.geometry import CELL_PX
 
 from .lab import lab_game, play_until
 
 
-def _kinds(events: list[object]) -> list[str]:
-    return [e.kind for e in events]  # type: ignore[attr-defined]
+def _kinds(events: Sequence[KickEvent]) -> list[str]:
+    return [e.kind for e in events]
 
 
 def _hold_still(game: KickGame) -> Enemy:
@@ -79,7 +93,8 @@ def test_kick_against_an_obstacle_breaks_ice_and_pays_thirty() -> None:
     game.control("right")
     game.kick()
     game.advance(20)
-    assert game.board.block_at(1, 0) is not None and game.board.block_at(1, 0).breaking is not None
+    block = game.board.block_at(1, 0)
+    assert block is not None and block.breaking is not None
     taken = play_until(game, lambda g: g.board.block_at(1, 0) is None)
     assert 520 <= taken <= 580
     scores = [e for e in game.drain() if isinstance(e, Score)]
@@ -241,7 +256,7 @@ def test_round_clear_pays_the_time_bonus_and_starts_the_next_act() -> None:
     game.kick()
     play_until(game, lambda g: g.status == "clear", limit=20_000)
     events = game.drain()
-    clear = next(e for e in events if e.kind == "round-clear")
+    clear = next(e for e in events if isinstance(e, RoundClear))
     assert clear.bonus == 5000
     assert game.score == 400 + 5000
     play_until(game, lambda g: g.status in ("ready", "playing"), limit=20_000)

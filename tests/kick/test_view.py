@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import pickle
 from collections import deque
+from collections.abc import Callable
 
 import pytest
 
@@ -105,7 +106,7 @@ def test_a_state_shows_its_moment_after_every_kind_of_change() -> None:
     game = KickGame(pengo_preset(PengoOptions(seed=0x1234)))
     snap = game.snapshot()
     game.tick(6.0)
-    changes = (
+    changes: tuple[Callable[[], object], ...] = (
         lambda: game.advance(400),
         lambda: game.transmute(next(iter(game.board.blocks)), "diamond"),
         lambda: game.go_to_level(3),

@@ -13,8 +13,15 @@ from protocol.limits import MAX_INPUT_RUN
 from protocol.messages import Error, Frame, Input, InputLate, Keyframe, Over, Pong, Resync, Rewind, Welcome
 from rules.versus.inputs import KICK_BIT
 
-WELCOME = EXAMPLES["welcome"]
-assert isinstance(WELCOME, Welcome)
+
+def example_welcome() -> Welcome:
+    """The page's `welcome` example (EXAMPLES holds every kind under the union `Message`)."""
+    welcome = EXAMPLES["welcome"]
+    assert isinstance(welcome, Welcome)
+    return welcome
+
+
+WELCOME = example_welcome()
 
 
 def frame(n: int, number: int, confirmed: int = 0) -> bytes:

@@ -61,7 +61,8 @@ def test_a_result_applies_once_per_record() -> None:
     record = ranked_record(["won", "lost"])
     first = apply_result(None, record, 0, START, 5.0)
     assert first is not None and first.wins == 1 and first.glicko.rating > START.rating
-    assert first.game("m1") is not None and first.game("m1").before == START  # type: ignore[union-attr]
+    game = first.game("m1")
+    assert game is not None and game.before == START
     assert apply_result(first, record, 0, START, 6.0) is None
 
 

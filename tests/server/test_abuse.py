@@ -427,7 +427,9 @@ async def test_a_websocket_that_never_says_hello_is_closed(start_server: StartSe
     server = await start_server(abuse_config(hello_timeout=0.3))
     async with websockets.connect(server.ws_url, compression=None, proxy=None,
                                   local_addr=(ATTACKER, 0)) as ws:
-        last = decode_server(await asyncio.wait_for(ws.recv(), 10 * UNIT))
+        data = await asyncio.wait_for(ws.recv(), 10 * UNIT)
+        assert isinstance(data, bytes)
+        last = decode_server(data)
         assert isinstance(last, Error) and last.code == "hello-first" and last.fatal
         with pytest.raises(ConnectionClosed) as closed:
             await asyncio.wait_for(ws.recv(), 10 * UNIT)

@@ -15,7 +15,6 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import Any
 
 import httpx
 import pytest
@@ -23,8 +22,8 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from protocol.client import ClientSession
-from protocol.codec import decode_server_messages
-from protocol.messages import Error, MatchState, Unqueued, Welcome
+from protocol.codec import ProtocolError, decode_server_messages
+from protocol.messages import Error, MatchState, ServerMessage, Unqueued, Welcome
 from server import botclient
 from server.config import LimitSettings
 from server.embed import RunningServer
@@ -152,10 +151,12 @@ async def test_a_room_refused_by_a_full_node_keeps_no_slot(start_server: StartSe
             assert (await http.post("/api/rooms", headers=ann)).status_code == 200
 
 
-async def hello(ws: Any, session: ClientSession) -> None:
+async def hello(ws: websockets.ClientConnection, session: ClientSession) -> None:
     """Say hello and read the welcome."""
     await ws.send(session.hello())
-    answers = decode_server_messages(await asyncio.wait_for(ws.recv(), 10 * UNIT))
+    data = await asyncio.wait_for(ws.recv(), 10 * UNIT)
+    assert isinstance(data, bytes)
+    answers = decode_server_messages(data)
     assert isinstance(answers[0], Welcome), answers
 
 
@@ -180,11 +181,14 @@ async def test_an_addresss_websockets_share_one_message_budget(start_server: Sta
                 for _ in range(30):
                     await ws.send(spam)
 
-            async def answers(ws: Any) -> tuple[list[Any], int | None]:
-                seen: list[Any] = []
+            async def answers(
+                ws: websockets.ClientConnection,
+            ) -> tuple[list[ServerMessage | ProtocolError], int | None]:
+                seen: list[ServerMessage | ProtocolError] = []
                 try:
                     while True:
                         data = await asyncio.wait_for(ws.recv(), 3 * UNIT)
+                        assert isinstance(data, bytes)
                         seen += decode_server_messages(data)
                 except TimeoutError:
                     return seen, None
@@ -203,7 +207,9 @@ async def test_an_addresss_websockets_share_one_message_budget(start_server: Sta
         async with websockets.connect(server.ws_url, compression=None, proxy=None) as ws:
             await hello(ws, ClientSession(None))
             await ws.send(ClientSession(None).unqueue())
-            reply = decode_server_messages(await asyncio.wait_for(ws.recv(), 10 * UNIT))
+            data = await asyncio.wait_for(ws.recv(), 10 * UNIT)
+            assert isinstance(data, bytes)
+            reply = decode_server_messages(data)
             assert isinstance(reply[0], Unqueued)
 
 
@@ -315,7 +321,10 @@ async def test_an_address_at_its_share_is_refused_at_queue(start_server: StartSe
                                           local_addr=(address, 0)) as ws:
                 await hello(ws, session)
                 await ws.send(session.queue())
-                reply = decode_server_messages(await asyncio.wait_for(ws.recv(), 10 * UNIT))[0]
+                data = await asyncio.wait_for(ws.recv(), 10 * UNIT)
+            assert isinstance(data, bytes)
+            reply = decode_server_messages(data)[0]
+            assert not isinstance(reply, ProtocolError), reply
             assert (reply.code if isinstance(reply, Error) else reply.KIND) == expected, reply
 
 

@@ -32,7 +32,7 @@ from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer
 from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import ATTACKER, abuse_config, attacker
-from tests.server.test_ranked import a_store, queue_on, read_until
+from tests.server.test_ranked import a_store, queue_on, read_until, read_until_session
 from tests.server.test_session import make
 
 pytestmark = pytest.mark.asyncio
@@ -117,15 +117,15 @@ async def test_a_forfeit_at_once_from_alternate_guests_gives_no_rating(start_ser
             async with connect(server, ATTACKER) as me_ws, connect(server, ATTACKER) as alt_ws:
                 await queue_on(me_ws, me)
                 await queue_on(alt_ws, alt)
-                await read_until(me_ws, me, lambda s=me: s.matched)
-                await read_until(alt_ws, alt, lambda s=alt: s.matched)
+                await read_until_session(me_ws, me, lambda s: s.matched)
+                await read_until_session(alt_ws, alt, lambda s: s.matched)
                 assert me.matched is not None
                 match_id = me.matched.match
                 await me_ws.send(me.join(match_id))
                 await alt_ws.send(alt.join(match_id))
-                await read_until(alt_ws, alt, lambda s=alt: s.frames)
+                await read_until_session(alt_ws, alt, lambda s: s.frames)
                 await alt_ws.send(alt.leave())
-                await read_until(me_ws, me, lambda s=me: s.over)
+                await read_until_session(me_ws, me, lambda s: s.over)
                 assert me.over is not None and me.over.result is None and me.over.replay is None
             await settled(hub)
             record = await store.get_match(match_id)
@@ -155,10 +155,12 @@ async def test_a_match_played_past_the_minimum_is_rated_once(start_server: Start
             for ws, session in pairs:
                 await queue_on(ws, session)
             for ws, session in pairs:
-                await read_until(ws, session, lambda s=session: s.matched)
+                await read_until_session(ws, session, lambda s: s.matched)
                 assert session.matched is not None
                 await ws.send(session.join(session.matched.match))
-            match_id = sessions[0].matched.match  # type: ignore[union-attr]
+            ann_matched = sessions[0].matched
+            assert ann_matched is not None
+            match_id = ann_matched.match
             live = hub.matches[match_id]
             minimum = config.ranked_min_play_seconds * 60
             for ws, session in pairs:
@@ -281,7 +283,7 @@ async def test_a_renewal_revokes_the_old_token(start_server: StartServer, kind: 
             session = ClientSession(token)
             async with connect(server, ATTACKER) as ws:
                 await ws.send(session.hello())
-                await read_until(ws, session, lambda s=session: s.welcome)
+                await read_until_session(ws, session, lambda s: s.welcome)
             assert session.welcome is not None and session.welcome.guest == guest
             assert [error.code for error in session.errors] == ([] if guest else ["auth"])
 

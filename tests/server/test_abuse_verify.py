@@ -24,7 +24,7 @@ from rules.solo.ruleset import PENGO_SOLO
 from server.embed import RunningServer
 from server.http import api as api_module
 from server.http.daily import day_key, day_of, day_seed
-from server.http.replaystream import ReplayStreams
+from server.http.replaystream import ReplayStreams, replay_stream_bytes
 from server.match.hub import Hub
 from tests.server.bystander import print_lateness, start_bystander
 from tests.server.conftest import StartServer
@@ -124,12 +124,11 @@ def held_stream_job(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, l
     """Replay-stream re-simulations (on the thread pool) are counted and wait for the returned event."""
     release = threading.Event()
     calls = [0]
-    real = api_module.replay_stream_bytes
 
-    def counted(*args: Any) -> dict[str, Any]:
+    def counted(data: bytes, replay_id: str, max_frames: int, keyframe_every: int) -> dict[str, Any]:
         calls[0] += 1
         release.wait(60 * UNIT)
-        return real(*args)
+        return replay_stream_bytes(data, replay_id, max_frames, keyframe_every)
 
     monkeypatch.setattr(api_module, "replay_stream_bytes", counted)
     return release, calls

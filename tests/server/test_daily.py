@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import replace
+from typing import Any
 
 import httpx
 import pytest
@@ -14,6 +15,7 @@ from rules.replay import record
 from rules.result import MatchResult
 from rules.ruleset import seat_seed
 from rules.solo.match import SoloConfig
+from server.config import ServerConfig
 from server.embed import RunningServer
 from tests.server.conftest import StartServer, fast_config
 
@@ -22,19 +24,19 @@ pytestmark = pytest.mark.asyncio
 MSGPACK = {"Content-Type": "application/msgpack"}
 
 
-def daily_config(**overrides: object) -> object:
+def daily_config(**overrides: object) -> ServerConfig:
     """A server whose daily is a 20-second run (quick to play and verify) with a cap of 3 runs."""
     return replace(fast_config(), daily_config=SoloConfig(time_limit_frames=1200), daily_submissions=3,
                    **overrides)  # type: ignore[arg-type]
 
 
-def bot_authors_run(challenge: dict[str, object], bot: str = "competent", name: str = "my-bot") -> bytes:
+def bot_authors_run(challenge: dict[str, Any], bot: str = "competent", name: str = "my-bot") -> bytes:
     """What a bot author's script does: read the challenge, play it with the rules package, write a replay."""
     from rules.registry import lookup
 
-    ruleset = lookup(str(challenge["ruleset"]), int(challenge["ruleset_version"]))  # type: ignore[call-overload]
+    ruleset = lookup(str(challenge["ruleset"]), int(challenge["ruleset_version"]))
     config = ruleset.config_from_plain(challenge["config"])
-    seed = int(challenge["seed"])  # type: ignore[call-overload]
+    seed = int(challenge["seed"])
     match = ruleset.new_match(config, seed, [name])
     player = ruleset.make_bot(bot, seat_seed(seed, 0))
     while match.result is None:

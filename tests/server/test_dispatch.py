@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.codec import decode_server_messages
+from protocol.codec import ProtocolError, decode_server_messages
 from protocol.examples import EXAMPLES
 from protocol.messages import CLIENT_MESSAGES, Hello
 from protocol.version import PROTOCOL_VERSION
@@ -23,7 +23,9 @@ def queued(conn: Connection) -> list[str]:
     while True:
         data, closing = conn.take_batch()
         if data is not None:
-            kinds += [message.KIND for message in decode_server_messages(data)]  # type: ignore[union-attr]
+            for message in decode_server_messages(data):
+                assert not isinstance(message, ProtocolError), message
+                kinds.append(message.KIND)
         if data is None or closing:
             return kinds
 

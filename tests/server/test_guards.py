@@ -10,6 +10,7 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.typing import Origin
 
 from protocol.client import ClientSession
 from protocol.codec import ProtocolError, decode_server_messages, encode
@@ -105,10 +106,10 @@ async def test_origin_not_allowed_is_refused(start_server: StartServer) -> None:
     """A websocket upgrade from a foreign origin gets HTTP 403 with a typed error body."""
     server = await start_server()
     with pytest.raises(InvalidStatus) as caught:
-        await websockets.connect(server.ws_url, origin="http://evil.example")  # type: ignore[arg-type]
+        await websockets.connect(server.ws_url, origin=Origin("http://evil.example"))
     assert caught.value.response.status_code == 403
     assert json.loads(caught.value.response.body or b"{}")["code"] == "origin"
-    ok = await websockets.connect(server.ws_url, origin="http://localhost:8000")  # type: ignore[arg-type]
+    ok = await websockets.connect(server.ws_url, origin=Origin("http://localhost:8000"))
     await ok.close()
 
 

@@ -8,9 +8,9 @@ import httpx
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
-from protocol.codec import decode_server_messages
+from protocol.codec import ProtocolError, decode_server_messages
 from protocol.delta import apply
-from protocol.messages import Frame, Joined, Keyframe, Over
+from protocol.messages import Frame, Joined, Keyframe, Over, Resync, Rewind, ServerMessage
 from protocol.replay_codec import decode_replay, encode_replay
 from rules.replay import record, verify
 from rules.versus.inputs import FORFEIT
@@ -23,6 +23,12 @@ from tests.server.test_http import finished_replay_bytes
 from tests.versus.helpers import random_inputs
 
 pytestmark = pytest.mark.asyncio
+
+
+def stream_number(message: ServerMessage | ProtocolError) -> int:
+    """A stream record's number `n` (only the stream's records carry one)."""
+    assert isinstance(message, (Frame, Rewind, Keyframe, Resync, Over)), message
+    return message.n
 
 
 async def test_the_replay_stream_is_the_matchs_stream_and_is_cached(start_server: StartServer) -> None:
@@ -48,7 +54,7 @@ async def test_the_replay_stream_is_the_matchs_stream_and_is_cached(start_server
     frames = [m for m in stream if isinstance(m, Frame)]
     keyframes = [m for m in stream if isinstance(m, Keyframe)]
     assert [f.frame for f in frames] == list(range(replay.final_frame))
-    assert [m.n for m in stream] == list(range(1, len(stream) + 1))
+    assert [stream_number(m) for m in stream] == list(range(1, len(stream) + 1))
     assert keyframes[0].frame == 0 and len(keyframes) == replay.final_frame // joined.keyframe_every + 1
     expected = replay_log(replay)
     assert all(f.events == plain(expected[f.frame]) for f in frames)

@@ -258,6 +258,7 @@ def test_forfeit_ends_the_match_and_the_result_waits_for_confirmation() -> None:
     run.advance(10)
     run.forfeit(1)
     out = run.advance(11)
+    assert isinstance(run.match, VersusMatch)  # the match runner() built
     assert run.match.finished and out.result is None  # seat 0 has not spoken for frame 10
     results: list[Advance] = [run.advance(now) for now in range(12, 25)]
     final = [out.result for out in results if out.result is not None]

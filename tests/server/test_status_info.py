@@ -11,7 +11,7 @@ import httpx
 import pytest
 import websockets
 
-from protocol.messages import Error, Frame, Joined, Keyframe, Over, Status
+from protocol.messages import Error, Frame, Joined, Keyframe, Over, ServerMessage, Status
 from server.cli import register
 from server.match.hub import Hub
 from tests.server.conftest import StartServer, fast_config
@@ -88,10 +88,10 @@ async def test_a_ranked_matchs_spectators_follow_it_late(start_server: StartServ
     arrivals: list[tuple[float, object]] = []
     watcher_read = watcher.session.receive
 
-    def timed(data: bytes, now: float) -> list[object]:
+    def timed(data: bytes, now: float) -> list[ServerMessage]:
         messages = watcher_read(data, now)
         arrivals.extend((time.monotonic(), m) for m in messages)
-        return messages  # type: ignore[return-value]
+        return messages
 
     watcher.session.receive = timed  # type: ignore[method-assign]
     players = [await Peer.open(server.ws_url, token) for token in tokens]

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from protocol.messages import MatchState
-from server.store.base import MatchRecord, Store
+from server.store.base import MatchRecord, PlayerChange, Store
 from server.store.players import DailyEntry, Glicko, PlayerRecord, daily_run_id
 
 pytestmark = pytest.mark.asyncio
@@ -83,6 +83,11 @@ def player(guest: str, rating: float, rd: float = 80.0, name: str = "") -> Playe
     return PlayerRecord(guest, name or guest, Glicko(rating, rd, 0.09), wins=1)
 
 
+def becomes(record: PlayerRecord) -> PlayerChange:
+    """A change that leaves `record`, whatever was held."""
+    return lambda held: record
+
+
 async def test_a_match_record_round_trips_with_its_ranked_flag(store: Store) -> None:
     """What put_match kept comes back field for field, the ranked flag included."""
     ranked = replace(record("r1"), ranked=True)
@@ -132,7 +137,7 @@ async def test_the_leaderboard_pages_players_by_rating_with_provisional_ones_apa
     """Established players by rating, highest first, paged; provisional ones (RD ≥ 110) in their own list."""
     standings = (("a", 1600.0, 60.0), ("b", 1700.0, 90.0), ("c", 1650.0, 200.0), ("d", 1400.0, 50.0))
     for guest, rating, rd in standings:
-        await store.update_player(guest, lambda held, g=guest, r=rating, d=rd: player(g, r, d))
+        await store.update_player(guest, becomes(player(guest, rating, rd)))
     page, total = await store.leaderboard(False, 0, 2)
     assert [p.id for p in page] == ["b", "a"] and total == 3
     page, _ = await store.leaderboard(False, 2, 2)

@@ -11,7 +11,7 @@ reconnects, replays and verification must serve it without knowing it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -228,7 +228,7 @@ class Dawdler:
         return LEFT if frame % self.period == 0 else RIGHT
 
 
-_BOTS = {"sprinter": Sprinter, "dawdler": Dawdler}
+_BOTS: dict[str, Callable[[int], Bot[RaceView]]] = {"sprinter": Sprinter, "dawdler": Dawdler}
 
 
 class RaceRuleset:

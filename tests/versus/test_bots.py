@@ -54,7 +54,7 @@ def test_bots_are_deterministic_per_seed_and_return_valid_bytes(name: str) -> No
     for _ in range(2):
         match = VersusMatch(VersusConfig(), 21, 2)
         bots: list[Bot[SeatView]] = [make_bot(name, 5), make_bot(name, 6)]
-        seen: list[tuple[int, int]] = []
+        seen: list[tuple[int, ...]] = []
         for _frame in range(1500):
             if match.finished:
                 break

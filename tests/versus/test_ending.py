@@ -19,7 +19,8 @@ def test_the_vocabularies_are_closed() -> None:
     assert OUTCOMES == ("won", "lost", "drawn", "forfeited")
     assert [r.value for r in EndReason] == ["elimination", "forfeit", "time"]
     assert [r.value for r in OutReason] == ["lives", "forfeit"]
-    assert Outcome.WON == "won" and f"{EndReason.TIME:<5}|" == "time |"
+    won: str = Outcome.WON  # a str member; mypy holds enum and str literals apart
+    assert won == "won" and f"{EndReason.TIME:<5}|" == "time |"
 
 
 def test_a_result_holds_members_and_its_plain_form_holds_strings() -> None:

@@ -18,6 +18,7 @@ from rules.versus.events import (
     BoardRecord,
     Landing,
     MatchEnd,
+    Record,
     SeatOut,
     VersusEvent,
     record_plain,
@@ -51,7 +52,7 @@ def test_the_kind_registry_is_the_union() -> None:
 
 def test_plain_records_carry_the_vocabularies_as_exact_strings() -> None:
     """record_plain writes landing kinds, reasons and outcomes as exact str values, as the log always had."""
-    records = [
+    records: list[Record] = [
         Landing(1, LandingKind.NUISANCE, 4, (Cell(1, 2),), (Cell(3, 4),), ()),
         SeatOut(0, OutReason.LIVES),
         MatchEnd(1, (Outcome.LOST, Outcome.WON), EndReason.ELIMINATION, 99),

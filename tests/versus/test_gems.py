@@ -25,8 +25,8 @@ def test_a_new_gem_shows_the_full_count_and_steps_one_step_later() -> None:
 
 def test_gems_count_down_every_step_and_thaw_at_zero() -> None:
     """A gem counts 4, 3, 2, 1 on its due frames and thaws (count 0, gone from the gems) on the fifth."""
-    gems = (new_gem(7, 0, ATTACK),)
-    shown = []
+    gems: tuple[Gem, ...] = (new_gem(7, 0, ATTACK),)
+    shown: list[tuple[int, int]] = []
     for frame in range(5 * STEP + 1):
         counting = count_gems(gems, frame, always, ATTACK)
         shown.extend((frame, step.countdown) for step in counting.steps)

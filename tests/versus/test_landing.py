@@ -27,7 +27,7 @@ def packets() -> st.SearchStrategy[tuple[Packet, ...]]:
 
 def test_due_packets_land_oldest_first_up_to_the_cap() -> None:
     """12 and 8 units due together land as 8, then 8 (4 + 4), then 4: the cap cuts a packet, which waits."""
-    pending = (Packet(1, 0, 12, 10), Packet(2, 0, 8, 10))
+    pending: tuple[Packet, ...] = (Packet(1, 0, 12, 10), Packet(2, 0, 8, 10))
     assert ATTACK.landing_cap == 8
     units, pending = landing_units(pending, 10, ATTACK)
     assert (units, pending) == (8, (Packet(1, 0, 4, 10), Packet(2, 0, 8, 10)))
@@ -83,7 +83,8 @@ def test_a_gem_offset_above_the_units_gives_no_gems() -> None:
 def test_landing_kinds_are_plain_strings() -> None:
     """Each landing kind equals its string, the one the event log carries."""
     assert [kind.value for kind in LandingKind] == ["garbage", "nuisance", "gems"]
-    assert LandingKind.GEMS == "gems" and f"{LandingKind.NUISANCE}" == "nuisance"
+    gems: str = LandingKind.GEMS  # a str member; mypy holds enum and str literals apart
+    assert gems == "gems" and f"{LandingKind.NUISANCE}" == "nuisance"
 
 
 # ---- where: the garbage stream -----------------------------------------------------------------------------

@@ -352,7 +352,8 @@ def test_forfeit_two_seats() -> None:
 def test_forfeit_in_a_four_seat_match_continues() -> None:
     """With four seats one forfeit leaves three playing; pending attacks against the forfeited seat vanish."""
     match = playing_match(seats=4)
-    match.seat_states[2].pending = (Packet(99, 0, 3, match.frame + 100),)
+    pending: tuple[Packet, ...] = (Packet(99, 0, 3, match.frame + 100),)
+    match.seat_states[2].pending = pending
     match.step([NEUTRAL, NEUTRAL, FORFEIT, NEUTRAL])
     assert not match.finished and [seat.alive for seat in match.seat_states] == [True, True, False, True]
     assert match.seat_states[2].pending == ()
@@ -386,8 +387,8 @@ def test_attacks_in_a_real_match_follow_the_table() -> None:
     for index, (frame, record) in enumerate(versus):
         if isinstance(record, Queued):
             attack_frame, attack = next((f, r) for f, r in reversed(versus[:index]) if isinstance(r, Attack))
-            previous = versus[index - 1][1]
-            offset = previous.units if isinstance(previous, Offset) else 0
+            preceding = versus[index - 1][1]
+            offset = preceding.units if isinstance(preceding, Offset) else 0
             assert record.units == attack.units - offset
             assert record.source == attack.seat and record.seat != attack.seat
             assert frame == attack_frame and record.lands_at == frame + table.fuse_frames

@@ -15,7 +15,7 @@ from protocol.replay_codec import decode_replay
 from rules.kick.actors import GONE, HATCH_NEXT
 from rules.kick.enemies import scaled_period
 from rules.kick.events import EggBroken, Hatch
-from rules.kick.geometry import CELL_PX
+from rules.kick.geometry import CELL_PX, Cell
 from rules.registry import known, lookup
 from rules.replay import record, verify
 from rules.versus.attack import Packet
@@ -190,7 +190,7 @@ def test_garbage_lands_in_the_ring_around_pengo_never_on_him() -> None:
         player = game.player
         px, py = player.px / CELL_PX, player.py / CELL_PX
 
-        def distance(cell: Any, px: float = px, py: float = py) -> float:
+        def distance(cell: Cell, px: float = px, py: float = py) -> float:
             return max(abs(cell.x - px), abs(cell.y - py))
 
         room = sum(1 for c in game.landing_cells(1) if distance(c) <= V2_ATTACK.garbage_max_distance)
