@@ -106,6 +106,8 @@ describe("the look from the settings", () => {
       expect(look.glyphs).toBe(palette !== "standard");
       expect(look.colours).toBe(PALETTE_COLOURS[palette]);
       expect(look.colours.pengo).not.toBe(look.colours.snoBee);
+      const c = look.colours;
+      expect(new Set([c.ice, c.diamond, c.gem, c.egg]).size).toBe(4);
     }
   });
 

@@ -131,7 +131,8 @@ const HIGH_CONTRAST: Colours = {
   gem: "#ff00ff",
   gemEdge: "#000000",
   gemText: "#ffffff",
-  egg: "#ffffff",
+  // an egg stands out on white ice
+  egg: "#00e5ff",
   eggMark: "#000000",
   pengo: "#ff3030",
   snoBee: "#00ff00",
