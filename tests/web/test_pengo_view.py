@@ -51,6 +51,8 @@ async def seek(page: Page, frame: int) -> dict[str, Any]:
 #: Canvas pixels of one board with its frame (13 cells of 16 and a 4-pixel border each side), and between two.
 BOARD_PX = 13 * 16 + 8
 GAP_PX = 12
+#: Where seat 0's floor starts on the canvas: after its 4-pixel border, below the 34-pixel heads-up.
+FLOOR_X, FLOOR_Y = 4, 34 + 4
 
 
 async def board_shot(page: Page, name: str, seat: int, zoom: int = 3) -> Path:
@@ -159,7 +161,8 @@ async def test_a_palette_and_reduced_motion_come_from_the_settings(browser: Brow
     look = await page.evaluate("() => window.__floe.board().renderer.look")
     assert look["glyphs"] is True and look["shake"] is False and look["flashes"] is False
     x, y = drawn["sprites"]["0:0"]
-    assert await page.evaluate(PIXEL, [4 + x + 3, 38 + y + 9]) == look["colours"]["pengo"] == "#e69f00"
+    body = [FLOOR_X + x + 3, FLOOR_Y + y + 9]  # a pixel of Pengo's body, left of his belly
+    assert await page.evaluate(PIXEL, body) == look["colours"]["pengo"] == "#e69f00"
     await shot(page, "pengo-view-deuteranopia-reduced")
     await board_shot(page, "pengo-view-deuteranopia-board", 0)
     await page.evaluate("() => localStorage.setItem('floe.reducedMotion', 'off')")
