@@ -168,9 +168,9 @@ export class Sprites {
     ctx.fillStyle = c.packet;
     ctx.font = "bold 12px monospace";
     ctx.fillText(String(fuse.units), x, y + 10);
-    ctx.font = "8px monospace";
+    ctx.font = "7px monospace";
     ctx.fillStyle = fuse.urgent ? c.danger : c.text;
-    ctx.fillText(`${fuse.seconds}s`, x + (fuse.units >= 10 ? 16 : 9), y + 9);
+    ctx.fillText(`${fuse.seconds}s`, x + (fuse.units >= 10 ? 17 : 11), y + 9);
     ctx.fillStyle = c.dim;
     ctx.fillRect(x, y + 13, 26, 3);
     ctx.fillStyle = fuse.urgent && (!this.look.flashes || frame % 10 < 5) ? c.danger : c.packet;
