@@ -45,6 +45,8 @@ export interface TestHooks {
   seek?: (frame: number) => void;
   /** Drop the connection as a network failure would (a live page reconnects and resumes). */
   dropConnection?: () => void;
+  /** The game's board (its renderer's last drawing: tests compare drawn and model positions). */
+  board?: () => AnyBoard | null;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -52,7 +54,7 @@ export class LiveView {
   stream: AnyStream | null = null;
   readonly connection: Connection;
   private game: AnyGameView | null = null;
-  private board: AnyBoard | null = null;
+  board: AnyBoard | null = null;
   private controls: InputDevice | null = null;
   private raf = 0;
   private inputTimer: number | undefined;
@@ -191,7 +193,7 @@ export class ReplayPlayer {
   private bodies: FrameBody[] = [];
   over: Over | null = null;
   stream: AnyStream | null = null;
-  private board: AnyBoard | null = null;
+  board: AnyBoard | null = null;
   private raf = 0;
   /** The frame shown (fractional while playing). */
   position = 0;

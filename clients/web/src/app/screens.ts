@@ -87,6 +87,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
     dropConnection: () => view.connection.drop(),
     displayFrame: () => view.display,
     result: () => view.result,
+    board: () => view.board,
   });
 }
 
@@ -132,6 +133,7 @@ export async function replay(id: string): Promise<void> {
     drawnFrames: () => player.drawnFrames,
     displayFrame: () => player.position,
     result: () => player.over?.result ?? null,
+    board: () => player.board,
     seek: (frame: number) => {
       player.playing = false;
       player.seek(frame);

@@ -3,8 +3,8 @@
  * and its validation. A stored value that is missing or not valid (an older format, a hand edit) reads
  * as the default; a value set that is not valid is refused with a `SettingError` and stores nothing.
  *
- * Only `sound` exists yet (stored as "on"/"off" since the lobby's box first kept it); the rebinding,
- * palettes and reduced motion of issue 19 add their rows to `SETTINGS`.
+ * `sound` is stored as "on"/"off" since the lobby's box first kept it; issue 19 adds the board's look
+ * (`palette`, `reducedMotion`, `wallShake`, `flashes`) and its other rows to `SETTINGS`.
  */
 
 /** One setting: where it is stored, its default, and how its value is written and read back. */
@@ -60,10 +60,25 @@ export function numberIn(key: string, min: number, max: number, fallback: number
   };
 }
 
+/** The board palettes (`palette`). */
+export const PALETTES = ["standard", "deuteranopia", "protanopia", "tritanopia", "high-contrast"] as const;
+export type PaletteName = (typeof PALETTES)[number];
+
 /** The browser's settings. */
 export const SETTINGS = {
   /** Sound effects (off by default: a page should not start making noise). */
   sound: onOff("floe.sound", false),
+  // ---- issue 19: the board's look (games/pengo/look.ts reads them; the settings screen sets them) ----
+  /** The board's colours: the standard one, or one for a colour vision deficiency, or high contrast
+   * (every palette but the standard one also marks each block kind with its own glyph). */
+  palette: oneOf("floe.palette", PALETTES, "standard"),
+  /** Reduced motion: "system" follows the browser's `prefers-reduced-motion`; "on" and "off" override it.
+   * Reduced, the board neither shakes nor flashes whatever the two toggles below say. */
+  reducedMotion: oneOf("floe.reducedMotion", ["system", "on", "off"] as const, "system"),
+  /** The board shakes while Pengo kicks the wall. */
+  wallShake: onOff("floe.wallShake", true),
+  /** Flashes and blinks (landings, eggs, the bonus, READY!, a fuse about to land). */
+  flashes: onOff("floe.flashes", true),
 } as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a setting of any value type
