@@ -7,7 +7,8 @@ import { DEFAULT_RULESET, viewFor } from "../games/registry";
 import type { MatchResult } from "../net/wire";
 import { api, storedGuest } from "./api";
 import { button, el } from "./dom";
-import { LiveView, ReplayPlayer } from "./match";
+import { LiveView } from "./match";
+import { ReplayPlayer } from "./replay";
 import { errorText, exposeForTests, onLeave, show, withToken, wsUrl } from "./page";
 
 // ---- joining by invitation ---------------------------------------------------------------------------
