@@ -13,7 +13,8 @@ import { type AnyGameView, viewFor } from "../games/registry";
 import type { Board, InputDevice } from "../games/view";
 import { MatchStream } from "../net/stream";
 import { Connection } from "../net/transport";
-import type { Joined, MatchResult, Over, Rated, StreamMessage } from "../net/wire";
+import type { GameEvent } from "../net/vocabulary";
+import type { Joined, MatchResult, Over, Rated, Status, StreamMessage } from "../net/wire";
 import { browserSettings } from "./settings";
 
 /** Frames the display trails the newest record by (a player's own stream). */
@@ -30,6 +31,9 @@ export interface MatchEvents {
   onOver?(over: Over): void;
   onConnection?(dropped: boolean): void;
   onError?(code: string, message: string, fatal: boolean): void;
+  onStatus?(status: Status): void;
+  /** A frame record was applied: its events (the text summary's last event). */
+  onFrame?(events: GameEvent[], frame: number): void;
 }
 
 /** What a test reads from the page (window.__floe). */
@@ -94,6 +98,7 @@ export class LiveView {
       onError: (code, message, fatal) => events.onError?.(code, message, fatal),
       onConnection: (dropped) => events.onConnection?.(dropped),
       onRated: (rated) => events.onRated?.(rated),
+      onStatus: (status) => events.onStatus?.(status),
     });
   }
 
@@ -136,6 +141,7 @@ export class LiveView {
     if (message.kind === "frame") {
       this.board.applied(stream, message.frame);
       this.records += 1;
+      this.events.onFrame?.(stream.model.lastEvents, message.frame);
       if (message.frame + 1 === stream.model.frame && this.settings.get("sound")) {
         this.game.sounds(stream.model.lastEvents, stream.joined.seat);
       }
