@@ -54,7 +54,13 @@ export class MatchInfo {
 
   /** Show the summary beside the board's canvas and the count after `status`; they stop when removed. */
   attach(canvas: HTMLCanvasElement, status: HTMLElement, stream: () => AnyStream | null): void {
-    canvas.parentElement?.after(this.summary);
+    // Beside the board: the board's box and the summary side by side (wrapping on a narrow screen).
+    const stage = canvas.parentElement;
+    if (stage !== null) {
+      const viewer = el("div", { class: "viewer" });
+      stage.replaceWith(viewer);
+      viewer.append(stage, this.summary);
+    }
     status.after(this.watching);
     this.timer = window.setInterval(() => {
       if (!this.summary.isConnected) {
