@@ -67,9 +67,9 @@ describe("the replay's speeds and keys", () => {
     expect(keyAction("Tab")).toBeNull();
   });
 
-  it("steps to the whole frame next to a fractional position, within the replay", () => {
+  it("steps from the whole frame the model is at, within the replay", () => {
     expect(steppedFrame(10.6, 1, 100)).toBe(11);
-    expect(steppedFrame(10.6, -1, 100)).toBe(10);
+    expect(steppedFrame(10.6, -1, 100)).toBe(9);
     expect(steppedFrame(10, -1, 100)).toBe(9);
     expect(steppedFrame(0, -1, 100)).toBe(0);
     expect(steppedFrame(100, 1, 100)).toBe(100);

@@ -4,8 +4,8 @@
  */
 
 import { api, guest, rememberName, storedGuest } from "./api";
-import { playedList } from "./history";
 import { button, el } from "./dom";
+import { playedList } from "./history";
 import { errorText, show, withToken, wsUrl } from "./page";
 import { RankedQueue, ranked } from "./ranked";
 import { browserSettings } from "./settings";

@@ -62,10 +62,10 @@ export function keyAction(key: string): ReplayAction | null {
   }
 }
 
-/** The frame `frames` frames from the shown `position`, within the replay (a step lands on a whole frame). */
+/** The frame `frames` frames from the one the model is at while the display is at `position` (the
+ * player's model is at its whole frame), within the replay: a step lands on a whole frame. */
 export function steppedFrame(position: number, frames: number, finalFrame: number): number {
-  const from = frames < 0 ? Math.ceil(position) : Math.floor(position);
-  return Math.max(0, Math.min(finalFrame, from + frames));
+  return Math.max(0, Math.min(finalFrame, Math.floor(position) + frames));
 }
 
 /** A frame count as the match clock shows it ("1:05"), at `frameRate` frames a second. */
