@@ -225,7 +225,7 @@ export async function replayPage(id: string): Promise<void> {
   };
 
   const playButton = labelled("Play or pause (space)", "play-pause", "Pause", () => act("play-pause"));
-  const speedShown = el("span", { id: "speed", class: "speed", "aria-live": "polite", "aria-label": "speed" }, speedLabel(player.speed));
+  const speedShown = el("span", { id: "speed", class: "speed", "aria-live": "polite", title: "speed" }, speedLabel(player.speed));
   const scrub = el("input", { id: "scrub", type: "range", min: "0", max: String(final), value: "0", "aria-label": "Frame (the timeline)" });
   scrub.addEventListener("input", () => {
     player.seek(Number(scrub.value));
