@@ -5,6 +5,7 @@
 
 import { api, guest, rememberName, storedGuest } from "./api";
 import { button, el } from "./dom";
+import { playedList } from "./history";
 import { errorText, show, withToken, wsUrl } from "./page";
 import { RankedQueue, ranked } from "./ranked";
 import { browserSettings } from "./settings";
@@ -56,6 +57,7 @@ export function lobby(): void {
     rankedSection(message),
     el("section", {}, el("h2", {}, "Live matches"), live),
     el("section", {}, el("h2", {}, "Recent replays"), replays),
+    el("section", { id: "mine" }, el("h2", {}, "Your matches"), playedList()),
     dailySection(),
     el("p", {}, el("a", { href: "#/rules" }, "The rules"), " · ", el("a", { href: "/docs" }, "API")),
   );

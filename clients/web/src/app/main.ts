@@ -6,7 +6,8 @@
 
 import { lobby } from "./lobby";
 import { parseRoute } from "./routes";
-import { join, match, replay, rules } from "./screens";
+import { replayPage } from "./replay";
+import { join, match, rules } from "./screens";
 
 function route(): void {
   const shown = parseRoute(location.hash);
@@ -18,7 +19,7 @@ function route(): void {
       match(shown.match, "spectator", null);
       break;
     case "replay":
-      void replay(shown.id);
+      void replayPage(shown.id);
       break;
     case "join":
       void join(shown.invite);

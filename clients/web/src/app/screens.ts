@@ -1,13 +1,15 @@
 /**
- * The screens besides the lobby: joining a room by its link, a match played or watched, the replay
- * viewer, and the rules page (the default game's).
+ * The screens besides the lobby: joining a room by its link, a match played or watched, and the rules
+ * page (the default game's). The replay viewer is app/replay.ts.
  */
 
 import { DEFAULT_RULESET, viewFor } from "../games/registry";
 import type { MatchResult } from "../net/wire";
 import { api, storedGuest } from "./api";
 import { button, el } from "./dom";
-import { LiveView, ReplayPlayer } from "./match";
+import { rememberPlayed } from "./history";
+import { LiveView } from "./match";
+import { MatchInfo } from "./matchinfo";
 import { errorText, exposeForTests, onLeave, show, withToken, wsUrl } from "./page";
 
 // ---- joining by invitation ---------------------------------------------------------------------------
@@ -41,12 +43,17 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
   show(banner, el("div", { class: "stage" }, canvas), status, help, result,
     el("p", {}, el("a", { href: "#/" }, "Lobby")));
   const token = role === "player" ? storedGuest()?.token ?? null : null;
+  const info = new MatchInfo(role);
   const view: LiveView = new LiveView(canvas, wsUrl(), token, id, role, {
     onJoined: (joined, game) => {
+      info.joined(joined);
+      if (role === "player" && joined.seat !== null) rememberPlayed(joined.match, joined.seat);
       if (role === "player") help.textContent = game.controlsHelp;
       status.textContent = `${joined.seats.join(" vs ")} — ${role === "player" ? `you are seat ${joined.seat}` : "watching"}`;
     },
     onConnection: (dropped) => banner.classList.toggle("hidden", !dropped),
+    onStatus: (update) => info.status(update),
+    onFrame: (events, frame) => info.frame(events, frame),
     onRated: (rated) => {
       result.append(el("p", { id: "rating-change" },
         `Rating ${rated.change >= 0 ? "+" : ""}${rated.change.toFixed(1)}: now ${Math.round(rated.rating)}`));
@@ -77,6 +84,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
       result.classList.remove("hidden");
     },
   });
+  info.attach(canvas, status, () => view.stream);
   view.start();
   onLeave(() => view.stop());
   exposeForTests({
@@ -88,56 +96,6 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
     displayFrame: () => view.display,
     result: () => view.result,
     board: () => view.board,
-  });
-}
-
-// ---- the replay viewer -------------------------------------------------------------------------------
-
-export async function replay(id: string): Promise<void> {
-  const canvas = el("canvas", { id: "board" });
-  const status = el("p", { id: "replay-status", class: "message" }, "Re-simulating the replay…");
-  show(el("div", { class: "stage" }, canvas), status, el("p", {}, el("a", { href: "#/" }, "Lobby")));
-  const response = await fetch(`/api/replays/${encodeURIComponent(id)}/stream`);
-  if (!response.ok) {
-    status.textContent = `The replay could not be played (${response.status}).`;
-    return;
-  }
-  const player = new ReplayPlayer(canvas);
-  player.load(new Uint8Array(await response.arrayBuffer()));
-  const scrub = el("input", { id: "scrub", type: "range", min: "0", max: String(player.finalFrame), value: "0" });
-  const playButton = button("Pause", "play-pause", () => {
-    player.playing = !player.playing;
-    if (player.playing && player.position >= player.finalFrame) player.seek(0);
-  });
-  const speed = el("select", { id: "speed" },
-    ...["0.5", "1", "2", "4"].map((value) => el("option", value === "1" ? { value, selected: "" } : { value }, `${value}×`)));
-  speed.addEventListener("change", () => {
-    player.speed = Number(speed.value);
-  });
-  scrub.addEventListener("input", () => player.seek(Number(scrub.value)));
-  const clock = el("span", { id: "replay-frame" });
-  player.onTick = () => {
-    playButton.textContent = player.playing ? "Pause" : "Play";
-    if (document.activeElement !== scrub) scrub.value = String(Math.floor(player.position));
-    clock.textContent = ` frame ${Math.floor(player.position)} / ${player.finalFrame}`;
-  };
-  const seats = player.joined?.seats ?? [];
-  status.textContent = `${seats.join(" vs ")}${player.over?.result ? ` — ${resultText(player.over.result, seats, null)}` : ""}`;
-  canvas.parentElement!.after(el("div", { class: "controls" }, playButton, speed, scrub, clock,
-    el("a", { href: `/api/replays/${id}`, download: `${id}.replay` }, " download")));
-  player.start();
-  onLeave(() => player.stop());
-  exposeForTests({
-    page: "replay",
-    stream: () => player.stream,
-    drawnFrames: () => player.drawnFrames,
-    displayFrame: () => player.position,
-    result: () => player.over?.result ?? null,
-    board: () => player.board,
-    seek: (frame: number) => {
-      player.playing = false;
-      player.seek(frame);
-    },
   });
 }
 

@@ -40,6 +40,10 @@ export interface Joined {
   head: number;
   keyframe_every: number;
   tables: StreamTables;
+  /** Following the match now, the newcomer included (protocol 6). */
+  spectators?: number;
+  /** Seconds this stream runs behind the match (a ranked match's spectators; protocol 6). */
+  delay?: number;
 }
 
 /** A keyframe's view of one seat. */
@@ -115,6 +119,8 @@ export interface Status {
   match: string;
   state: string;
   connected: boolean[];
+  /** Following the match now (protocol 6). */
+  spectators?: number;
 }
 
 export interface Pong {

@@ -1,0 +1,319 @@
+/**
+ * The replay player, for any game: a replay played from its server-made stream (keyframes to seek
+ * to, frame records to play forward), drawn every animation frame by the game's board (the game view
+ * named by `joined.ruleset`); and the replay viewer page around it: the controls (buttons and keys,
+ * app/replaycontrol.ts), the timeline's event markers (app/markers.ts), the text summary (app/summary.ts).
+ */
+
+import { decodeMulti } from "@msgpack/msgpack";
+import { viewFor } from "../games/registry";
+import type { Board } from "../games/view";
+import { MatchStream } from "../net/stream";
+import type { FrameBody, Joined, Keyframe, MatchResult, Over, View } from "../net/wire";
+import { toMessage } from "../net/wire";
+import { button, el } from "./dom";
+import { adjacentMarker, lastMarker, type Marker, markerText, timelineMarkers } from "./markers";
+import { exposeForTests, onLeave, show } from "./page";
+import { clockText, keyAction, nextSpeed, type ReplayAction, speedLabel, steppedFrame } from "./replaycontrol";
+import { matchSummary, type SummaryModel } from "./summary";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the game's model, whichever it is
+type AnyStream = MatchStream<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyBoard = Board<any>;
+
+/** A replay from its server-made stream: keyframes to seek to, frames to play forward. */
+export class ReplayPlayer {
+  joined: Joined | null = null;
+  private keyframes: Keyframe[] = [];
+  private bodies: FrameBody[] = [];
+  over: Over | null = null;
+  stream: AnyStream | null = null;
+  board: AnyBoard | null = null;
+  private raf = 0;
+  /** The frame shown (fractional while playing). */
+  position = 0;
+  speed = 1;
+  playing = true;
+  private last = 0;
+  onTick: (() => void) | null = null;
+
+  constructor(private readonly canvas: HTMLCanvasElement) {}
+
+  load(data: Uint8Array): void {
+    for (const value of decodeMulti(data)) {
+      const message = toMessage(value);
+      if (message.kind === "joined") this.joined = message;
+      else if (message.kind === "keyframe") this.keyframes.push(message);
+      else if (message.kind === "frame") this.bodies[message.frame] = message;
+      else if (message.kind === "over") this.over = message;
+    }
+    if (this.joined === null || this.keyframes.length === 0) throw new Error("not a replay stream");
+    const game = viewFor(this.joined.ruleset);
+    this.stream = new MatchStream(this.joined, game.models(this.joined));
+    this.board = game.board(this.canvas, this.joined);
+    this.seek(0);
+  }
+
+  get finalFrame(): number {
+    return this.bodies.length;
+  }
+
+  /** The frame records by frame (the timeline's markers are read from their events). */
+  get frames(): readonly (FrameBody | undefined)[] {
+    return this.bodies;
+  }
+
+  /** Pause and show the frame `frames` frames from the one shown (exact both ways: `seek`). */
+  step(frames: number): void {
+    this.playing = false;
+    this.seek(steppedFrame(this.position, frames, this.finalFrame));
+  }
+
+  /** Show frame `frame`: from the keyframe at or before it, the records after it applied. */
+  seek(frame: number): void {
+    const stream = this.stream;
+    if (stream === null) return;
+    const target = Math.max(0, Math.min(Math.floor(frame), this.finalFrame));
+    let keyframe = this.keyframes[0]!;
+    for (const candidate of this.keyframes) if (candidate.frame <= target) keyframe = candidate;
+    const model = stream.model;
+    // Play on from where the model is when that is nearer than the keyframe.
+    if (!(model.frame <= target && model.frame >= keyframe.frame && stream.started)) {
+      stream.reset(keyframe.view);
+      this.board?.restarted();
+    }
+    while (stream.model.frame < target) {
+      const body = this.bodies[stream.model.frame];
+      if (body === undefined) break;
+      stream.apply({ kind: "frame", n: 0, confirmed: body.frame + 1, ...body });
+      this.board?.applied(stream, body.frame);
+    }
+    this.position = target;
+  }
+
+  start(): void {
+    const loop = (time: number): void => {
+      const elapsed = this.last === 0 ? 0 : Math.min(100, time - this.last);
+      this.last = time;
+      if (this.playing && this.stream !== null) {
+        const next = Math.min(this.finalFrame, this.position + (elapsed / 1000) * 60 * this.speed);
+        if (Math.floor(next) !== Math.floor(this.position)) this.seek(next);
+        this.position = next;
+        if (next >= this.finalFrame) this.playing = false;
+      }
+      this.draw();
+      this.onTick?.();
+      this.raf = requestAnimationFrame(loop);
+    };
+    this.raf = requestAnimationFrame(loop);
+    const box = this.canvas.parentElement;
+    if (this.board && box) this.board.fit(box.clientWidth, Math.max(200, window.innerHeight - 130));
+  }
+
+  stop(): void {
+    cancelAnimationFrame(this.raf);
+  }
+
+  get drawnFrames(): number {
+    return this.board?.frames ?? 0;
+  }
+
+  /** The frames of the stream's keyframes. */
+  get keyframeFrames(): number[] {
+    return this.keyframes.map((keyframe) => keyframe.frame);
+  }
+
+  /** The keyframe view of a frame, if the stream has one (tests compare it with the model). */
+  keyframeView(frame: number): View | undefined {
+    return this.keyframes.find((keyframe) => keyframe.frame === frame)?.view;
+  }
+
+  private draw(): void {
+    const stream = this.stream;
+    if (stream === null || this.board === null) return;
+    const model = stream.model;
+    const previous = stream.stateAt(model.frame - 1) ?? model;
+    this.board.draw({
+      before: previous,
+      after: model,
+      alpha: this.playing ? this.position - Math.floor(this.position) : 1,
+      frame: model.frame,
+      timeLeft: model.timeLeft,
+      names: this.joined?.seats ?? [],
+      seat: null,
+    });
+  }
+}
+
+// ---- the replay viewer page --------------------------------------------------------------------------
+
+/** A replay's result in words: who won and how ("bob wins by forfeit (ann left)"). */
+export function replayResultText(result: MatchResult | null, seats: readonly string[]): string {
+  if (result === null) return "The match was cancelled.";
+  const scores = result.scores.join(" – ");
+  if (result.winner === null) return `A draw (${result.reason}): ${scores}.`;
+  const winner = seats[result.winner] ?? `seat ${result.winner}`;
+  const left = (result.outcomes ?? []).flatMap((outcome, seat) => (outcome === "forfeited" ? [seats[seat] ?? `seat ${seat}`] : []));
+  const why = result.reason === "forfeit" && left.length ? ` (${left.join(", ")} left)` : "";
+  return `${winner} wins by ${result.reason}${why}: ${scores}.`;
+}
+
+function labelled(label: string, id: string, text: string, onClick: () => void): HTMLButtonElement {
+  const node = button(text, id, onClick);
+  node.setAttribute("aria-label", label);
+  node.title = label;
+  return node;
+}
+
+/** The replay viewer (`#/replay/{id}`): the board, its controls (buttons and keys), the timeline with
+ * its event markers, and the text summary beside the canvas. */
+export async function replayPage(id: string): Promise<void> {
+  const canvas = el("canvas", { id: "board", "aria-hidden": "true" });
+  const summary = el("p", { id: "summary", class: "summary", role: "status", "aria-live": "polite" });
+  const status = el("p", { id: "replay-status", class: "message" }, "Re-simulating the replay…");
+  show(el("h1", { class: "visually-hidden" }, "Replay"), el("div", { class: "viewer" }, el("div", { class: "stage" }, canvas), summary),
+    status, el("p", {}, el("a", { href: "#/" }, "Lobby")));
+  const response = await fetch(`/api/replays/${encodeURIComponent(id)}/stream`);
+  if (!response.ok) {
+    status.textContent = `The replay could not be played (${response.status}).`;
+    return;
+  }
+  const player = new ReplayPlayer(canvas);
+  player.load(new Uint8Array(await response.arrayBuffer()));
+  const joined = player.joined!;
+  const seats = joined.seats;
+  const markers = timelineMarkers(player.stream!.vocabulary, player.frames);
+  const final = player.finalFrame;
+
+  const act = (action: ReplayAction): void => {
+    switch (action) {
+      case "play-pause":
+        player.playing = !player.playing;
+        if (player.playing && player.position >= final) player.seek(0);
+        break;
+      case "step-back":
+        player.step(-1);
+        break;
+      case "step-forward":
+        player.step(1);
+        break;
+      case "faster":
+      case "slower":
+        player.speed = nextSpeed(player.speed, action === "faster" ? 1 : -1);
+        break;
+      case "start":
+        player.step(-final);
+        break;
+      case "end":
+        player.step(final);
+        break;
+      case "previous-marker":
+      case "next-marker": {
+        // A marker is shown at its frame + 1: the next one is after the frame before the one shown.
+        const marker = adjacentMarker(markers, Math.floor(player.position) - 1, action === "next-marker" ? 1 : -1);
+        if (marker !== null) showMarker(marker);
+        break;
+      }
+    }
+    tick();
+  };
+  const showMarker = (marker: Marker): void => {
+    player.playing = false;
+    player.seek(marker.frame + 1);
+    tick();
+  };
+
+  const playButton = labelled("Play or pause (space)", "play-pause", "Pause", () => act("play-pause"));
+  const speedShown = el("span", { id: "speed", class: "speed", "aria-live": "polite", title: "speed" }, speedLabel(player.speed));
+  const scrub = el("input", { id: "scrub", type: "range", min: "0", max: String(final), value: "0", "aria-label": "Frame (the timeline)" });
+  scrub.addEventListener("input", () => {
+    player.seek(Number(scrub.value));
+    tick();
+  });
+  const markerRow = el("div", { class: "markers", id: "markers" },
+    ...markers.map((marker) => {
+      const text = `${markerText(marker, seats)} at ${clockText(marker.frame)}`;
+      const node = labelled(text, `marker-${marker.kind}-${marker.frame}-${marker.seat}`, "", () => showMarker(marker));
+      node.className = `marker marker-${marker.kind} seat-${marker.seat}`;
+      node.dataset.frame = String(marker.frame);
+      node.dataset.kind = marker.kind;
+      // Reached by the [ and ] keys rather than the tab key (a match has dozens).
+      node.tabIndex = -1;
+      node.style.left = `${final > 0 ? (100 * marker.frame) / final : 0}%`;
+      return node;
+    }));
+  const clock = el("span", { id: "replay-frame", class: "clock" });
+  const controls = el("div", { class: "controls", role: "toolbar", "aria-label": "Replay controls" },
+    labelled("Go to the start (Home)", "replay-start", "Start", () => act("start")),
+    labelled("One frame back (←)", "step-back", "◀ 1", () => act("step-back")),
+    playButton,
+    labelled("One frame forward (→)", "step-forward", "1 ▶", () => act("step-forward")),
+    labelled("Go to the end (End)", "replay-end", "End", () => act("end")),
+    labelled("Slower (↓ or -)", "slower", "−", () => act("slower")),
+    speedShown,
+    labelled("Faster (↑ or +)", "faster", "+", () => act("faster")),
+    clock);
+  const legend = el("p", { class: "help legend" },
+    el("span", { class: "swatch marker-death" }), " a life lost ",
+    el("span", { class: "swatch marker-landing" }), " a landing ",
+    el("span", { class: "swatch marker-attack" }), " a big attack ",
+    el("span", { class: "swatch marker-round-clear" }), " a round cleared · keys: space play/pause, ← → a frame, "
+      + "↑ ↓ speed, Home/End, [ ] the previous/next marker");
+
+  let spoken = "";
+  let spokenKey = "";
+  function tick(): void {
+    const frame = Math.floor(player.position);
+    playButton.textContent = player.playing ? "Pause" : "Play";
+    speedShown.textContent = speedLabel(player.speed);
+    if (document.activeElement !== scrub) scrub.value = String(frame);
+    clock.textContent = `${clockText(frame)} / ${clockText(final)} · frame ${frame} / ${final}`;
+    const last = lastMarker(markers, frame - 1);
+    // While playing, the summary changes every 5 s of match time or at an event; paused, at each step.
+    const key = player.playing ? `${Math.floor(frame / 300)}|${last?.frame ?? -1}` : String(frame);
+    if (key === spokenKey) return;
+    spokenKey = key;
+    const model = player.stream?.model as unknown as SummaryModel | undefined;
+    if (model === undefined) return;
+    const ended = frame >= final && player.over !== null ? ` ${replayResultText(player.over.result, seats)}` : "";
+    const text = matchSummary(model, seats, last === null ? null : markerText(last, seats)) + ended;
+    if (text !== spoken) summary.textContent = spoken = text;
+  }
+  player.onTick = tick;
+
+  const onKey = (event: KeyboardEvent): void => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as HTMLElement | null;
+    // A focused button's own keys activate it; a text field keeps its keys.
+    if (target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return;
+    if (target instanceof HTMLInputElement && target.type !== "range") return;
+    const action = keyAction(event.key);
+    if (action === null) return;
+    event.preventDefault();
+    act(action);
+  };
+  document.addEventListener("keydown", onKey);
+
+  status.textContent = `${seats.join(" vs ")} — ${player.over ? replayResultText(player.over.result, seats) : "no result recorded"}`;
+  canvas.closest(".viewer")!.after(controls, el("div", { class: "timeline" }, scrub, markerRow), legend,
+    el("p", {}, el("a", { href: `/api/replays/${id}`, download: `${id}.replay`, id: "download" }, "Download the replay")));
+  player.start();
+  tick();
+  onLeave(() => {
+    player.stop();
+    document.removeEventListener("keydown", onKey);
+  });
+  exposeForTests({
+    page: "replay",
+    stream: () => player.stream,
+    drawnFrames: () => player.drawnFrames,
+    displayFrame: () => player.position,
+    result: () => player.over?.result ?? null,
+    board: () => player.board,
+    seek: (frame: number) => {
+      player.playing = false;
+      player.seek(frame);
+    },
+  });
+}
