@@ -250,8 +250,10 @@ function identitySection(): HTMLElement {
     if (!codeInput.value.trim()) return;
     try {
       const who = await recover(codeInput.value);
-      lobby();
-      document.getElementById("identity-message")!.textContent = `You are ${who.name} here now.`;
+      const nameInput = document.getElementById("name") as HTMLInputElement | null;
+      if (nameInput) nameInput.value = who.name;
+      codeInput.value = "";
+      message.textContent = `You are ${who.name} here now.`;
     } catch (error) {
       message.textContent = errorText(error);
     }

@@ -98,7 +98,7 @@ export function settingsPage(): void {
   const systemReduced = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
   show(
     el("h1", {}, "Settings"),
-    el("p", {}, el("a", { href: "#/" }, "Back to the lobby")),
+    el("p", {}, el("a", { href: "#/", id: "back-to-lobby" }, "Back to the lobby")),
     el("section", { "aria-labelledby": "keys-heading" },
       el("h2", { id: "keys-heading" }, "Keys"),
       el("p", { class: "help" }, "Keys are places on the keyboard, shown as a US keyboard prints them: on another "
