@@ -96,6 +96,7 @@ export function lobby(): void {
       : [el("li", {}, "none right now")]));
   };
   const poll = (): void => {
+    if (document.hidden && listed !== null) return; // a tab in the background asks nothing
     api.matches().then(({ matches }) => {
       listed = { matches, at: Date.now() };
       drawLive();
