@@ -295,6 +295,19 @@ class ServerConfig:
     #: (records, keyframes, `over`) this long, so a spectator cannot relay a ranked game as it is played.
     #: Other matches' spectators get the confirmed stream at once (the rollback window behind).
     ranked_spectator_delay: float = 10.0
+    # ---- rooms of 2 to 4 seats, their time limit, a guest's recovery code (issue 19, the lobby) ----
+    #: Seats a room may have (its creator chooses, `POST /api/rooms` `seats`): the engine plays 2 to 4.
+    room_seats_min: int = 2
+    room_seats_max: int = 4
+    #: Minutes a room's match may be limited to (`POST /api/rooms` `minutes`; none: the ruleset's default):
+    #: at most the verifier's `verify_max_frames`, so every room's replay stays verifiable.
+    room_minutes_min: int = 1
+    room_minutes_max: int = 10
+    #: Recovery codes a guest may be given, and codes redeemed from one client address, in an hour (a
+    #: burst of that many, refilled over the hour): a guessed code is 256 bits of HMAC, and this keeps
+    #: even the signature checks few.
+    recovery_codes_per_guest: int = 6
+    recoveries_per_address: int = 10
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 
 PREFIX = "v1"
+#: A recovery code's prefix (its signature covers it, so a code is never taken for a token, nor back).
+RECOVERY_PREFIX = "rc1"
 _NAME = re.compile(r"[^A-Za-z0-9 _.-]")
 
 
@@ -39,6 +41,11 @@ class Guest:
 def token_key(guest_id: str) -> str:
     """The store's generation key of a guest's tokens."""
     return f"token:{guest_id}"
+
+
+def recovery_key(guest_id: str) -> str:
+    """The store's generation key of a guest's recovery codes (a new code, or a revocation, raises it)."""
+    return f"recovery:{guest_id}"
 
 
 def _b64(data: bytes) -> str:
@@ -64,8 +71,34 @@ class TokenSigner:
         self._secret = secret
         self.ttl = ttl
 
-    def _sign(self, payload: str) -> str:
-        return _b64(hmac.new(self._secret, f"{PREFIX}.{payload}".encode("ascii"), hashlib.sha256).digest())
+    def _sign(self, payload: str, prefix: str = PREFIX) -> str:
+        return _b64(hmac.new(self._secret, f"{prefix}.{payload}".encode("ascii"), hashlib.sha256).digest())
+
+    def recovery_code(self, guest: Guest, generation: int, now: float) -> str:
+        """A recovery code for `guest` (its id and name), of the guest's recovery `generation`, valid
+        for `ttl` seconds: whoever enters it becomes that guest while the generation is the newest."""
+        body = json.dumps({"g": guest.id, "n": guest.name, "k": generation, "e": int(now + self.ttl)},
+                          separators=(",", ":"))
+        payload = _b64(body.encode("utf-8"))
+        return f"{RECOVERY_PREFIX}.{payload}.{self._sign(payload, RECOVERY_PREFIX)}"
+
+    def read_recovery_code(self, code: str, now: float) -> tuple[Guest, int]:
+        """The guest a recovery code speaks for and its generation; TokenError for anything else."""
+        parts = code.strip().split(".")
+        if len(parts) != 3 or parts[0] != RECOVERY_PREFIX:
+            raise TokenError("not a recovery code")
+        _, payload, signature = parts
+        if not hmac.compare_digest(self._sign(payload, RECOVERY_PREFIX), signature):
+            raise TokenError("bad recovery code signature")
+        try:
+            data = json.loads(_unb64(payload))
+            guest = Guest(str(data["g"]), str(data["n"]))
+            generation, expiry = int(data["k"]), int(data["e"])
+        except (ValueError, KeyError, TypeError, AttributeError, binascii.Error) as error:
+            raise TokenError(f"malformed recovery code ({type(error).__name__})") from None
+        if expiry < now:
+            raise TokenError("recovery code expired")
+        return guest, generation
 
     def new_guest(self, guest_id: str, name: str | None, now: float) -> tuple[Guest, str]:
         """A guest identity under a fresh id (server/match/sources.py) and its token."""

@@ -25,6 +25,7 @@ from .auth import current_guest
 from .body import read_body
 from .daily import daily_router
 from .ranked import ranked_router
+from .recovery import recovery_router
 from .refusals import refusals
 from .replaystream import ReplayStreams, replay_stream_bytes
 from .verify import Verifier
@@ -46,6 +47,15 @@ class BotRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     bot: Annotated[str, Field(max_length=32)] = "competent"
+
+
+class RoomRequest(BaseModel):
+    """`POST /api/rooms` body (optional): the room's seats (2 to 4, the creator's included) and its
+    match's time limit in minutes (absent: the ruleset's default); bounds in ServerConfig `room_*`."""
+
+    model_config = ConfigDict(extra="forbid")
+    seats: Annotated[int, Field(ge=0, le=1000)] = 2
+    minutes: Annotated[int | None, Field(ge=0, le=1000)] = None
 
 
 class JoinRequest(BaseModel):
@@ -91,12 +101,17 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         guest, token = hub.signer.new_guest(hub.ids.guest_id(), name, hub.clock.wall())
         return {"guest": guest.id, "name": guest.name, "token": token}
 
-    @router.post("/api/rooms", responses=refusals(401, 409, 429, 503))
-    async def new_room(request: Request, authorization: Authorization = None) -> dict[str, Any]:
-        """A private room: the guest holds seat 0; whoever has the invitation takes seat 1."""
+    @router.post("/api/rooms", responses=refusals(401, 409, 422, 429, 503))
+    async def new_room(
+        request: Request, body: RoomRequest | None = None, authorization: Authorization = None
+    ) -> dict[str, Any]:
+        """A private room of 2 to 4 seats (`seats`) and an optional time limit (`minutes`): the guest
+        holds seat 0; whoever has the invitation takes a free seat, each of them by the same one."""
         guest = await guest_of(authorization)
-        live = await hub.lobby.create_room(guest, address_of(request))
-        return {"match": live.id, "seat": 0, "invite": live.invite}
+        asked = body or RoomRequest()
+        live = await hub.lobby.create_room(guest, address_of(request), asked.seats, asked.minutes)
+        return {"match": live.id, "seat": 0, "invite": live.invite, "seats": len(live.seats),
+                "minutes": asked.minutes}
 
     @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422, 429))
     async def join_room(
@@ -223,5 +238,6 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         return {"ok": True, **hub.stats()}
 
     router.include_router(ranked_router(hub, address_of))
+    router.include_router(recovery_router(hub, address_of))
     router.include_router(daily_router(hub, verifier, address_of))
     return router

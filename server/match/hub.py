@@ -228,12 +228,14 @@ class Hub:
         self._full = False
 
     def new_match(
-        self, seats: list[Seat], match_id: str | None = None, invite: str | None = None, ranked: bool = False
+        self, seats: list[Seat], match_id: str | None = None, invite: str | None = None, ranked: bool = False,
+        config: ServerConfig | None = None,
     ) -> LiveMatch:
-        """A new live match of these seats (a room while a seat is free); 503 when the node is full."""
+        """A new live match of these seats (a room while a seat is free); 503 when the node is full.
+        `config`: the node's with another match config (a room's time limit), else the node's."""
         self.admit(len(seats))
         live = LiveMatch(
-            self.config,
+            config or self.config,
             seats,
             self.now(),
             self._finished,

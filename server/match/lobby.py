@@ -191,9 +191,21 @@ class Lobby:
 
     # ---- making matches ---------------------------------------------------------------------------------
 
-    async def create_room(self, guest: Guest, address: str) -> LiveMatch:
-        """A room of two seats: the guest holds the first; the invitation is the way to the second."""
-        self.hub.admit(2)
+    async def create_room(
+        self, guest: Guest, address: str, seats: int = 2, minutes: int | None = None
+    ) -> LiveMatch:
+        """A room of `seats` seats (2 to 4): the guest holds the first; the one invitation is the way to
+        each of the others, and the match starts when every seat is taken and connected. `minutes`
+        limits its match to that many minutes of frames (None: the ruleset's default time limit)."""
+        config = self.hub.config
+        if not config.room_seats_min <= seats <= config.room_seats_max:
+            raise ServerError(ErrorCode.MALFORMED,
+                              f"a room has {config.room_seats_min} to {config.room_seats_max} seats", 422)
+        if minutes is not None and not config.room_minutes_min <= minutes <= config.room_minutes_max:
+            message = f"a room's time limit is {config.room_minutes_min} to {config.room_minutes_max} minutes"
+            raise ServerError(ErrorCode.MALFORMED, message, 422)
+        match_config = config.with_time_limit(minutes * 60) if minutes is not None else None
+        self.hub.admit(seats)
         await self._admit_match(guest, address)
         now = self.hub.clock.wall()
         room_id = self.hub.ids.match_id()
@@ -205,8 +217,9 @@ class Lobby:
         try:
             await self._count_address(address, room_id, "your")
             try:
-                seats = [Seat(guest.name, guest=guest.id, address=address), Seat("open")]
-                live = self.hub.new_match(seats, room_id, invite)
+                places = [Seat(guest.name, guest=guest.id, address=address)]
+                places += [Seat("open") for _ in range(seats - 1)]
+                live = self.hub.new_match(places, room_id, invite, config=match_config)
             except ServerError:
                 await self.store.remove_member(_address_key(address), room_id)
                 raise

@@ -253,6 +253,9 @@ async def test_a_private_room_is_joined_by_its_link(browser: BrowserFactory) -> 
     guest_page = await (await browser()).page("/")
     await guest_page.fill("#name", "friend")  # the name the guest is made with
     await guest_page.evaluate("(link) => { location.href = link; }", link)
+    await until(guest_page, "() => document.querySelector('#name')?.value === 'friend'", 10,
+                "the link's page asking the name, filled with the one typed")
+    await guest_page.click("#join-room")
     await host.click("#enter-room")
     for page in (host, guest_page):
         await until(page, PLAYING, 20, "the room's match to start")

@@ -165,7 +165,7 @@ async def test_a_palette_and_reduced_motion_come_from_the_settings(browser: Brow
     assert await page.evaluate(PIXEL, body) == look["colours"]["pengo"] == "#e69f00"
     await shot(page, "pengo-view-deuteranopia-reduced")
     await board_shot(page, "pengo-view-deuteranopia-board", 0)
-    await page.evaluate("() => localStorage.setItem('floe.reducedMotion', 'off')")
+    await page.evaluate("() => localStorage.setItem('floe.reduced-motion', 'off')")
     await until(page, "() => window.__floe.board().renderer.look.flashes === true", 5,
                 "the override to apply")
     await page.evaluate("() => localStorage.setItem('floe.palette', 'high-contrast')")

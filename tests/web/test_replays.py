@@ -9,7 +9,7 @@ import io
 import time
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 import pytest
 from playwright.async_api import Page
 

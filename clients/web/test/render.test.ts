@@ -124,7 +124,7 @@ describe("the look from the settings", () => {
     store.set("palette", "tritanopia");
     store.set("reducedMotion", "on");
     store.set("flashes", false);
-    expect([...stored]).toEqual([["floe.palette", "tritanopia"], ["floe.reducedMotion", "on"], ["floe.flashes", "off"]]);
+    expect([...stored]).toEqual([["floe.palette", "tritanopia"], ["floe.reduced-motion", "on"], ["floe.flashes", "off"]]);
     expect(() => store.set("palette", "sepia" as never)).toThrow(/not a valid value/);
   });
 });

@@ -13,6 +13,7 @@ describe("the routes", () => {
     expect(parseRoute("#/replay/r3")).toEqual({ page: "replay", id: "r3" });
     expect(parseRoute("#/join/abc")).toEqual({ page: "join", invite: "abc" });
     expect(parseRoute("#/rules")).toEqual({ page: "rules" });
+    expect(parseRoute("#/settings")).toEqual({ page: "settings" });
   });
 
   it("shows the lobby for no hash, a page without its id, and an unknown page", () => {

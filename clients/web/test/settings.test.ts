@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import {
-  type KeyValueStorage, numberIn, onOff, oneOf, SETTINGS, SettingError, SettingsStore,
+  actionOf, DEFAULT_BINDINGS, keyLabel, type KeyValueStorage, numberIn, onOff, oneOf, rebind, SETTINGS, SettingError,
+  SettingsStore,
 } from "../src/app/settings";
 
 /** Local storage's behaviour over a Map (what a test can look into). */
@@ -92,5 +93,40 @@ describe("the settings store", () => {
     expect(settings.get("sound")).toBe(true);
     settings.set("sound", false);
     expect(storage.getItem("floe.sound")).toBe("off");
+  });
+});
+
+describe("the key bindings", () => {
+  it("default to arrows or WASD and space, every setting of issue 19 with its default", () => {
+    const settings = new SettingsStore(SETTINGS, new MapStorage());
+    expect(settings.get("bindings")).toEqual(DEFAULT_BINDINGS);
+    expect(settings.load()).toMatchObject({ volume: 60, hideRatings: false, palette: "standard",
+      reducedMotion: "system", wallShake: true, flashes: true });
+  });
+
+  it("rebind an action to one physical key, taking it from any other action", () => {
+    const moved = rebind(DEFAULT_BINDINGS, "up", "KeyA");
+    expect(moved.up).toEqual(["KeyA"]);
+    expect(moved.left).toEqual(["ArrowLeft"]);
+    expect(actionOf(moved, "KeyA")).toBe("up");
+    expect(actionOf(moved, "KeyW")).toBeUndefined();
+  });
+
+  it("are kept as JSON and read back; a bad stored form reads as the default; a bad value is refused", () => {
+    const storage = new MapStorage();
+    const settings = new SettingsStore(SETTINGS, storage);
+    const azerty = rebind(rebind(DEFAULT_BINDINGS, "up", "KeyW"), "kick", "KeyQ");
+    settings.set("bindings", azerty);
+    expect(new SettingsStore(SETTINGS, storage).get("bindings")).toEqual(azerty);
+    for (const bad of ["{", "[]", '{"up":["KeyW"]}', JSON.stringify({ ...DEFAULT_BINDINGS, kick: ["<script>"] })]) {
+      storage.setItem("floe.bindings", bad);
+      expect(settings.get("bindings")).toEqual(DEFAULT_BINDINGS);
+    }
+    expect(() => settings.set("bindings", { ...DEFAULT_BINDINGS, kick: ["a b"] })).toThrow(SettingError);
+    expect(() => settings.set("volume", 101)).toThrow(SettingError);
+  });
+
+  it("label a key's place as a US keyboard prints it", () => {
+    expect(["KeyQ", "Digit1", "ArrowUp", "Space", "Numpad4"].map(keyLabel)).toEqual(["Q", "1", "↑", "Space", "keypad 4"]);
   });
 });

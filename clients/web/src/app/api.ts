@@ -93,6 +93,25 @@ export async function guest(name?: string): Promise<Guest> {
   return keep(await call("POST", "/api/guests", wanted ? { name: wanted } : {}));
 }
 
+/** The name this browser knows for its player (typed in the lobby, or its guest's), if any. */
+export function knownName(): string {
+  return localStorage.getItem(NAME_KEY) || storedGuest()?.name || "";
+}
+
+/** Become the guest a recovery code from another device speaks for (`POST /api/guests/recover`): its
+ * token and name kept here, so this browser plays as that guest (its rating) from now on. */
+export async function recover(code: string): Promise<Guest> {
+  const made = await call<{ guest: string; name: string; token: string }>("POST", "/api/guests/recover", { code: code.trim() });
+  rememberName(made.name);
+  return keep(made);
+}
+
+/** Revoke every recovery code and every other device's token of this guest; keep the fresh token. */
+export async function revokeRecovery(token: string): Promise<Guest> {
+  const made = await call<{ guest: string; name: string; token: string }>("POST", "/api/guests/recovery/revoke", undefined, token);
+  return keep(made);
+}
+
 /** Forget the token (the server refused it); the next `guest()` makes a new one with the same name. */
 export function dropToken(): void {
   const stored = storedGuest();
@@ -107,7 +126,11 @@ export interface Seated {
 
 export const api = {
   botMatch: (token: string, bot: string) => call<Seated>("POST", "/api/bot-matches", { bot }, token),
-  room: (token: string) => call<Seated>("POST", "/api/rooms", undefined, token),
+  /** A private room; `seats` 2 to 4 and a time limit in `minutes` (absent: the server's defaults). */
+  room: (token: string, options: RoomOptions = {}) =>
+    call<Seated>("POST", "/api/rooms", Object.keys(options).length ? options : undefined, token),
+  recoveryCode: (token: string) => call<{ code: string; expires: number }>("POST", "/api/guests/recovery", undefined, token),
+  origin: () => call<OriginAnswer>("GET", "/api/origin"),
   joinRoom: (token: string, invite: string) => call<Seated>("POST", "/api/rooms/join", { invite }, token),
   matches: () => call<{ matches: LiveMatch[] }>("GET", "/api/matches"),
   match: (id: string) => call<Record<string, unknown>>("GET", `/api/matches/${encodeURIComponent(id)}`),
@@ -129,4 +152,25 @@ export interface RecentReplay {
   seats: string[];
   result: { winner: number | null; reason: string; scores: number[] } | null;
   ended: number;
+}
+
+export interface RoomOptions {
+  seats?: number;
+  minutes?: number;
+}
+
+/** `GET /api/origin`'s answer (protocol/README.md "The page's origin"). */
+export interface OriginAnswer {
+  origin: string | null;
+  allowed: boolean;
+  origins: string[];
+  reason: string;
+}
+
+/** Will the server's websocket accept a page at `pageOrigin`? A browser sends no `Origin` with a
+ * same-origin GET, so the server's answer then says nothing of this page (`origin` null, allowed):
+ * the page compares its own origin with the allowed ones, as the server does ("*" allows any). */
+export function originAccepted(answer: OriginAnswer, pageOrigin: string): boolean {
+  if (answer.origin !== null) return answer.allowed;
+  return answer.origins.includes("*") || answer.origins.includes(pageOrigin.replace(/\/$/, ""));
 }

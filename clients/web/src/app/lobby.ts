@@ -1,25 +1,37 @@
 /**
- * The lobby (`#/`): the name, bot matches, a private room, ranked play and its leaderboard, live
- * matches, recent replays and the daily challenge.
+ * The lobby (`#/`): the name, bot matches, a private room of 2 to 4 seats and its time limit, ranked
+ * play and its leaderboards, live matches (polled while shown), recent replays, the daily challenge, the
+ * guest's identity on another device (a recovery code); and the page an invitation link opens, which
+ * asks for a name first.
  */
 
-import { api, guest, rememberName, storedGuest } from "./api";
+import { api, guest, knownName, type LiveMatch, recover, rememberName, revokeRecovery, storedGuest } from "./api";
 import { button, el } from "./dom";
 import { playedList } from "./history";
-import { errorText, show, withToken, wsUrl } from "./page";
-import { RankedQueue, ranked } from "./ranked";
+import { leaderLine, liveLine, liveSeconds, ratingText } from "./lobby-text";
+import { originOk, originRefusal } from "./origin";
+import { errorText, onLeave, show, withToken, wsUrl } from "./page";
+import { RankedQueue, type LeaderRow, ranked } from "./ranked";
 import { browserSettings } from "./settings";
+
+/** How often the live list is asked again while the lobby is shown (ms); its ages tick every second. */
+const LIVE_POLL_MS = 4000;
 
 // ---- the lobby ---------------------------------------------------------------------------------------
 
 export function lobby(): void {
   const stored = storedGuest();
   const message = el("p", { id: "lobby-message", class: "message" });
-  const name = el("input", { id: "name", maxlength: "24", placeholder: "your name", value: stored?.name ?? "" });
+  const name = el("input", { id: "name", maxlength: "24", placeholder: "your name", autocomplete: "nickname",
+    value: stored?.name ?? knownName() });
   name.addEventListener("input", () => rememberName(name.value));
   const share = el("div", { id: "share" });
   const settings = browserSettings();
   const sound = el("input", { id: "sound", type: "checkbox", ...(settings.get("sound") ? { checked: "" } : {}) });
+  const seatsChoice = el("select", { id: "room-seats" },
+    ...[2, 3, 4].map((n) => el("option", { value: String(n) }, `${n} players`)));
+  const minutesChoice = el("select", { id: "room-minutes" }, el("option", { value: "" }, "the standard time"),
+    ...Array.from({ length: 10 }, (_, i) => el("option", { value: String(i + 1) }, `${i + 1} min`)));
   sound.addEventListener("change", () => settings.set("sound", sound.checked));
   const live = el("ul", { id: "live" }, el("li", {}, "…"));
   const replays = el("ul", { id: "replays" }, el("li", {}, "…"));
@@ -33,25 +45,35 @@ export function lobby(): void {
   };
   const room = async () => {
     try {
-      const seated = await withToken((token) => api.room(token));
+      const seats = Number(seatsChoice.value);
+      const minutes = minutesChoice.value === "" ? undefined : Number(minutesChoice.value);
+      const seated = await withToken((token) => api.room(token, { seats, ...(minutes ? { minutes } : {}) }));
       const link = `${location.origin}${location.pathname}#/join/${seated.invite}`;
+      const friends = seats === 2 ? "your friend opens it" : `your ${seats - 1} friends have opened it (the same link for each)`;
       share.replaceChildren(
-        el("p", {}, "Share this link; the match starts when your friend opens it:"),
-        el("input", { id: "invite-link", readonly: "", value: link }),
+        el("p", {}, `Share this link; the match starts when ${friends}:`),
+        el("input", { id: "invite-link", readonly: "", value: link, "aria-label": "The room's invitation link" }),
         el("p", {}, el("a", { href: `#/play/${seated.match}`, id: "enter-room" }, "Enter the room")),
       );
     } catch (error) {
       message.textContent = errorText(error);
     }
   };
+  const originNote = el("div", { id: "origin-note" });
   show(
     el("h1", {}, "floe"),
+    originNote,
     el("p", { class: "lead" }, "Pengo versus: two boards, one deal; what you achieve lands on your rival."),
-    el("section", {},
+    el("nav", { "aria-label": "Pages" }, el("a", { href: "#/settings", id: "settings-link" }, "Settings"), " · ",
+      el("a", { href: "#/rules" }, "The rules"), " · ", el("a", { href: "/docs" }, "API")),
+    el("section", { "aria-label": "Play" },
       el("label", { for: "name" }, "Name "), name, " ", el("label", {}, sound, " Sound"),
       el("div", { class: "buttons" },
         button("Play the competent bot", "play-competent", play("competent")),
-        button("Play the lazy bot", "play-lazy", play("lazy")),
+        button("Play the lazy bot", "play-lazy", play("lazy"))),
+      el("div", { class: "buttons", role: "group", "aria-label": "A private room" },
+        el("label", { for: "room-seats" }, "Room for "), seatsChoice, " ",
+        el("label", { for: "room-minutes" }, "lasting "), minutesChoice, " ",
         button("Create a private room", "create-room", room)),
       share, message),
     rankedSection(message),
@@ -59,14 +81,36 @@ export function lobby(): void {
     el("section", {}, el("h2", {}, "Recent replays"), replays),
     el("section", { id: "mine" }, el("h2", {}, "Your matches"), playedList()),
     dailySection(),
-    el("p", {}, el("a", { href: "#/rules" }, "The rules"), " · ", el("a", { href: "/docs" }, "API")),
+    identitySection(),
   );
-  api.matches().then(({ matches }) => {
+  void originOk().then((ok) => {
+    if (!ok) originNote.replaceChildren(originRefusal());
+  });
+  // The live list: asked again every few seconds while the lobby is shown, its ages ticking between.
+  let listed: { matches: LiveMatch[]; at: number } | null = null;
+  const drawLive = (): void => {
+    if (listed === null) return;
+    const { matches, at } = listed;
+    const now = Date.now();
     live.replaceChildren(...(matches.length ? matches.map((match) =>
-      el("li", {}, el("a", { href: `#/watch/${match.id}`, class: "watch" },
-        `${match.seats.map((seat) => seat ?? "—").join(" vs ")} (${match.state}, ${Math.floor(match.frame / 60)} s)`)))
+      el("li", {}, el("a", { href: `#/watch/${match.id}`, class: "watch", "data-match": match.id },
+        liveLine(match, liveSeconds(match, at, now)))))
       : [el("li", {}, "none right now")]));
-  }).catch(() => live.replaceChildren(el("li", {}, "unavailable")));
+  };
+  const poll = (): void => {
+    if (document.hidden && listed !== null) return; // a tab in the background asks nothing
+    api.matches().then(({ matches }) => {
+      listed = { matches, at: Date.now() };
+      drawLive();
+    }).catch(() => live.replaceChildren(el("li", {}, "unavailable")));
+  };
+  poll();
+  const polling = window.setInterval(poll, LIVE_POLL_MS);
+  const ticking = window.setInterval(drawLive, 1000);
+  onLeave(() => {
+    window.clearInterval(polling);
+    window.clearInterval(ticking);
+  });
   api.recent().then(({ replays: list }) => {
     replays.replaceChildren(...(list.length ? list.map((replay) =>
       el("li", {}, el("a", { href: `#/replay/${replay.id}`, class: "replay" },
@@ -97,7 +141,8 @@ function rankedSection(message: HTMLElement): HTMLElement {
           state.textContent = `Waiting for an opponent near ${Math.round(q.rating)} (±${Math.round(q.window)})…`;
         },
         onMatched: (m) => {
-          state.textContent = `Matched with ${m.opponent} (${Math.round(m.opponent_rating)})`;
+          const hidden = browserSettings().get("hideRatings");
+          state.textContent = `Matched with ${m.opponent}${hidden ? "" : ` (${Math.round(m.opponent_rating)})`}`;
           location.hash = `#/play/${m.match}?ranked=1`;
         },
         onGone: (why) => {
@@ -115,16 +160,29 @@ function rankedSection(message: HTMLElement): HTMLElement {
   const stored = storedGuest();
   if (stored) {
     ranked.player(stored.guest).then((p) => {
-      mine.textContent = `Your rating: ${Math.round(p.rating)}${p.provisional ? "?" : ""} after ${p.games} games`;
+      mine.textContent = `Your rating: ${ratingText(p.rating, p.provisional)} after ${p.games} games`
+        + (p.provisional ? " (provisional)" : "");
     }).catch(() => {
       mine.textContent = "No rated games yet.";
     });
   }
+  const provisional = el("ol", { id: "provisional-board" }, el("li", {}, "…"));
+  const lines = (rows: LeaderRow[], none: string): HTMLElement[] =>
+    rows.length ? rows.map((row) => el("li", {}, leaderLine(row))) : [el("li", {}, none)];
   ranked.leaderboard(10).then(({ players }) => {
-    board.replaceChildren(...(players.length ? players.map((p) =>
-      el("li", {}, `${p.name} ${Math.round(p.rating)} (${p.games} games)`)) : [el("li", {}, "nobody rated yet")]));
+    board.replaceChildren(...lines(players, "nobody with a settled rating yet"));
   }).catch(() => board.replaceChildren(el("li", {}, "unavailable")));
-  return el("section", { id: "ranked" }, el("h2", {}, "Ranked"), find, state, mine, el("h3", {}, "Leaderboard"), board);
+  ranked.leaderboard(10, true).then(({ players }) => {
+    provisional.replaceChildren(...lines(players, "nobody yet"));
+  }).catch(() => provisional.replaceChildren(el("li", {}, "unavailable")));
+  return el("section", { id: "ranked" }, el("h2", {}, "Ranked"), find, state, mine,
+    el("h3", {}, "Leaderboard"), board,
+    el("h3", {}, "Provisional players (?)"),
+    el("p", { id: "provisional-why", class: "help" },
+      "A new player's rating is provisional (marked ?) until enough rated games make it reliable "
+        + "(rating deviation under 110); provisional players are listed here, apart from the leaderboard, "
+        + "which they join once their rating settles."),
+    provisional);
 }
 
 function dailySection(): HTMLElement {
@@ -157,4 +215,86 @@ function dailySection(): HTMLElement {
   });
   return el("section", { id: "daily" }, el("h2", {}, "Daily challenge"), about, el("label", {}, "Submit a run: ", file),
     result, board);
+}
+
+// ---- your identity on another device ---------------------------------------------------------------
+
+function identitySection(): HTMLElement {
+  const message = el("p", { id: "identity-message", class: "message", role: "status" });
+  const shown = el("div", { id: "recovery-shown" });
+  const make = button("Make a recovery code", "make-code", async () => {
+    try {
+      const { code } = await withToken((token) => api.recoveryCode(token));
+      shown.replaceChildren(
+        el("label", { for: "recovery-code" }, "Your recovery code (shown once: copy it now) "),
+        el("input", { id: "recovery-code", readonly: "", value: code, size: "40" }),
+        el("p", { class: "help" }, "Enter it in another browser's lobby to play there as "
+          + `${storedGuest()?.name ?? "you"}, with your rating. A new code replaces this one.`));
+      message.textContent = "";
+    } catch (error) {
+      message.textContent = errorText(error);
+    }
+  });
+  const revoke = button("Revoke codes and other devices", "revoke-code", async () => {
+    try {
+      await withToken((token) => revokeRecovery(token));
+      shown.replaceChildren();
+      message.textContent = "Every recovery code, and every other browser playing as you, no longer works.";
+    } catch (error) {
+      message.textContent = errorText(error);
+    }
+  });
+  const codeInput = el("input", { id: "recover-input", size: "40", autocomplete: "off", spellcheck: "false" });
+  const form = el("form", { id: "recover-form" },
+    el("label", { for: "recover-input" }, "A recovery code from another browser "), codeInput, " ",
+    el("button", { type: "submit", id: "use-code" }, "Play as that guest"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!codeInput.value.trim()) return;
+    try {
+      const who = await recover(codeInput.value);
+      const nameInput = document.getElementById("name") as HTMLInputElement | null;
+      if (nameInput) nameInput.value = who.name;
+      codeInput.value = "";
+      message.textContent = `You are ${who.name} here now.`;
+    } catch (error) {
+      message.textContent = errorText(error);
+    }
+  });
+  return el("section", { id: "identity" }, el("h2", {}, "Your identity on another device"),
+    el("p", { class: "help" }, "Your name and rating belong to this browser's guest. A recovery code, shown once, "
+      + "lets another browser become the same guest; revoking stops every code and every other browser."),
+    el("div", { class: "buttons" }, make, revoke), shown, form, message);
+}
+
+// ---- joining by invitation ---------------------------------------------------------------------------
+
+/** The page an invitation link opens (`#/join/{invite}`): the name first (the one this browser knows,
+ * if any, filled in), then the room's free seat. */
+export function joinPage(invite: string): void {
+  const message = el("p", { class: "message", id: "join-error", role: "alert" });
+  const name = el("input", { id: "name", maxlength: "24", placeholder: "your name", autocomplete: "nickname",
+    required: "", value: knownName() });
+  const form = el("form", { id: "join-form" },
+    el("label", { for: "name" }, "Your name "), name, " ",
+    el("button", { type: "submit", id: "join-room" }, "Join the room"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!name.value.trim()) {
+      message.textContent = "Type the name the others will see.";
+      name.focus();
+      return;
+    }
+    rememberName(name.value);
+    message.textContent = "Joining the room…";
+    try {
+      const seated = await withToken((token) => api.joinRoom(token, invite));
+      location.replace(`#/play/${seated.match}`);
+    } catch (error) {
+      message.textContent = `Could not join: ${errorText(error)}`;
+    }
+  });
+  show(el("h1", {}, "floe"), el("p", { class: "lead" }, "You are invited to a private room."), form, message,
+    el("p", {}, el("a", { href: "#/" }, "Back to the lobby")));
+  name.focus();
 }

@@ -4,25 +4,30 @@
  * `window.__floe` exposes the page's decoded model to the browser tests (tests/web/; app/page.ts).
  */
 
-import { lobby } from "./lobby";
+import { joinPage, lobby } from "./lobby";
+import { withAllowedOrigin } from "./origin";
 import { parseRoute } from "./routes";
 import { replayPage } from "./replay";
-import { join, match, rules } from "./screens";
+import { match, rules } from "./screens";
+import { settingsPage } from "./settings-screen";
 
 function route(): void {
   const shown = parseRoute(location.hash);
   switch (shown.page) {
     case "play":
-      match(shown.match, "player", shown.bot);
+      void withAllowedOrigin(() => match(shown.match, "player", shown.bot));
       break;
     case "watch":
-      match(shown.match, "spectator", null);
+      void withAllowedOrigin(() => match(shown.match, "spectator", null));
       break;
     case "replay":
       void replayPage(shown.id);
       break;
     case "join":
-      void join(shown.invite);
+      joinPage(shown.invite);
+      break;
+    case "settings":
+      settingsPage();
       break;
     case "rules":
       void rules();

@@ -106,8 +106,9 @@ async function json<T>(path: string): Promise<T> {
 }
 
 export const ranked = {
-  leaderboard: (limit = 10) =>
-    json<{ players: LeaderRow[]; total: number }>(`/api/leaderboard?limit=${limit}`),
+  /** The leaderboard: the settled ratings, or (provisional) the provisional players, a list apart. */
+  leaderboard: (limit = 10, provisional = false) =>
+    json<{ players: LeaderRow[]; total: number }>(`/api/leaderboard?limit=${limit}&provisional=${provisional}`),
   player: (id: string) => json<{ rating: number; rd: number; games: number; provisional: boolean }>(`/api/players/${encodeURIComponent(id)}`),
   daily: () => json<Daily>("/api/daily"),
   dailyBoard: (day: string, limit = 10) => json<{ entries: DailyEntry[]; total: number }>(`/api/daily/${day}?limit=${limit}`),

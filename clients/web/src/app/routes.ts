@@ -6,6 +6,7 @@
  *   #/play/{match}     play your seat (?bot=name: a bot match, its rematch is another)
  *   #/watch/{match}    spectate
  *   #/replay/{id}      the replay viewer        #/rules           the rule compendium
+ *   #/settings         the player's settings (keys, sound, ratings, display), kept in the browser
  */
 
 export type Route =
@@ -14,7 +15,8 @@ export type Route =
   | { page: "play"; match: string; bot: string | null }
   | { page: "watch"; match: string }
   | { page: "replay"; id: string }
-  | { page: "rules" };
+  | { page: "rules" }
+  | { page: "settings" };
 
 /** The route of a location hash (anything unknown is the lobby). */
 export function parseRoute(hash: string): Route {
@@ -26,5 +28,6 @@ export function parseRoute(hash: string): Route {
   if (page === "replay" && id) return { page: "replay", id };
   if (page === "join" && id) return { page: "join", invite: id };
   if (page === "rules") return { page: "rules" };
+  if (page === "settings") return { page: "settings" };
   return { page: "lobby" };
 }

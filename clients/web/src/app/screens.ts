@@ -1,6 +1,6 @@
 /**
- * The screens besides the lobby: joining a room by its link, a match played or watched, and the rules
- * page (the default game's). The replay viewer is app/replay.ts.
+ * The screens besides the lobby (and the invitation's page, app/lobby.ts): a match played or watched,
+ * and the rules page (the default game's). The replay viewer is app/replay.ts.
  */
 
 import { DEFAULT_RULESET, viewFor } from "../games/registry";
@@ -11,19 +11,6 @@ import { rememberPlayed } from "./history";
 import { LiveView } from "./match";
 import { MatchInfo } from "./matchinfo";
 import { errorText, exposeForTests, onLeave, show, withToken, wsUrl } from "./page";
-
-// ---- joining by invitation ---------------------------------------------------------------------------
-
-export async function join(invite: string): Promise<void> {
-  show(el("p", { id: "joining" }, "Joining the room…"));
-  try {
-    const seated = await withToken((token) => api.joinRoom(token, invite));
-    location.replace(`#/play/${seated.match}`);
-  } catch (error) {
-    show(el("p", { class: "message", id: "join-error" }, `Could not join: ${errorText(error)}`),
-      el("a", { href: "#/" }, "Back to the lobby"));
-  }
-}
 
 // ---- the match ---------------------------------------------------------------------------------------
 
@@ -41,7 +28,8 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
   // A player's controls are the game's: named once `joined` says which game it is.
   const help = el("p", { class: "help" }, role === "player" ? "" : "Spectating.");
   show(banner, el("div", { class: "stage" }, canvas), status, help, result,
-    el("p", {}, el("a", { href: "#/" }, "Lobby")));
+    el("p", {}, el("a", { href: "#/" }, "Lobby"), " · ",
+      el("a", { href: "#/settings", target: "_blank", rel: "noopener", id: "match-settings" }, "Settings (a new tab)")));
   const token = role === "player" ? storedGuest()?.token ?? null : null;
   const info = new MatchInfo(role);
   const view: LiveView = new LiveView(canvas, wsUrl(), token, id, role, {

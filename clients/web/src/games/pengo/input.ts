@@ -1,18 +1,16 @@
 /**
  * The player's controls as the seat's input byte (rules/versus/inputs.py): bits 0–2 the held
  * direction (0 none, 1 up, 2 down, 3 left, 4 right), bit 3 the kick, which is an edge: one press
- * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present.
+ * kicks once. The keys are the player's bindings (app/settings.ts `bindings`, physical keys: arrows or
+ * WASD and space by default), read when a match attaches them; a bound key's browser default (scrolling,
+ * quick find) is prevented while playing. A gamepad's stick or d-pad and its first button if present.
  */
 
+import { actionOf, type Bindings, browserSettings } from "../../app/settings";
 import { DIRECTION_BITS, KICK_BIT } from "../../generated/protocol";
 type Direction = keyof typeof DIRECTION_BITS;
 /** How far a stick must lean to count as a direction. */
 const STICK_DEAD_ZONE = 0.5;
-
-const KEYS: Record<string, Direction> = {
-  ArrowUp: "up", KeyW: "up", ArrowDown: "down", KeyS: "down",
-  ArrowLeft: "left", KeyA: "left", ArrowRight: "right", KeyD: "right",
-};
 
 /** The byte's bits that hold from frame to frame: all but the kick, which is an edge (rules/versus/inputs.py
  * `held`). */
@@ -24,25 +22,27 @@ export class Controls {
   private held: Direction[] = [];
   private kickPressed = false;
   private padKickDown = false;
+  private bindings: Bindings = browserSettings().get("bindings");
   private readonly onDown = (event: KeyboardEvent): void => {
-    const direction = KEYS[event.code];
-    if (direction !== undefined) {
-      event.preventDefault();
-      if (!this.held.includes(direction)) this.held.push(direction);
-    } else if (event.code === "Space") {
-      event.preventDefault();
+    const action = actionOf(this.bindings, event.code);
+    if (action === undefined) return;
+    event.preventDefault();
+    if (action === "kick") {
       if (!event.repeat) this.kickPressed = true;
-    }
+    } else if (!this.held.includes(action)) this.held.push(action);
   };
   private readonly onUp = (event: KeyboardEvent): void => {
-    const direction = KEYS[event.code];
-    if (direction !== undefined) this.held = this.held.filter((held) => held !== direction);
+    const action = actionOf(this.bindings, event.code);
+    if (action === undefined) return;
+    event.preventDefault();
+    if (action !== "kick") this.held = this.held.filter((held) => held !== action);
   };
   private readonly onBlur = (): void => {
     this.held = [];
   };
 
   attach(): void {
+    this.bindings = browserSettings().get("bindings");
     window.addEventListener("keydown", this.onDown);
     window.addEventListener("keyup", this.onUp);
     window.addEventListener("blur", this.onBlur);

@@ -1,9 +1,10 @@
 /**
  * Pengo's sounds: short tones made with the Web Audio API (no recorded sounds) for the events a player
  * hears — a kick, a crush, a shattered block, a death, a landing on one's board. The page plays them
- * only when the `sound` setting is on (app/settings.ts; the lobby's "Sound" box).
+ * only when the `sound` setting is on (app/settings.ts; the lobby's "Sound" box), at its `volume`.
  */
 
+import { browserSettings } from "../../app/settings";
 import type { GameEvent } from "../../net/vocabulary";
 
 /** Each event's tone: frequency (Hz), length (s). */
@@ -16,7 +17,8 @@ let context: AudioContext | null = null;
 
 /** Play the tones of a frame's events on `seat`'s board. */
 export function play(events: GameEvent[], seat: number | null): void {
-  if (seat === null) return;
+  const volume = browserSettings().get("volume");
+  if (seat === null || volume === 0) return;
   for (const event of events) {
     const tone = TONES[event.kind];
     if (tone === undefined || event.seat !== seat) continue;
@@ -24,7 +26,7 @@ export function play(events: GameEvent[], seat: number | null): void {
     const oscillator = context.createOscillator();
     const gain = context.createGain();
     oscillator.frequency.value = tone[0];
-    gain.gain.setValueAtTime(0.05, context.currentTime);
+    gain.gain.setValueAtTime(Math.max(0.0001, 0.05 * (volume / 100)), context.currentTime);
     gain.gain.exponentialRampToValueAtTime(0.0001, context.currentTime + tone[1]);
     oscillator.connect(gain).connect(context.destination);
     oscillator.start();
