@@ -5,7 +5,9 @@
 
 import { api, guest, rememberName, storedGuest } from "./api";
 import { button, el } from "./dom";
+import { rememberInvite } from "./invites";
 import { errorText, show, withToken, wsUrl } from "./page";
+import { rememberMatched } from "./precard";
 import { RankedQueue, ranked } from "./ranked";
 import { browserSettings } from "./settings";
 
@@ -34,6 +36,7 @@ export function lobby(): void {
     try {
       const seated = await withToken((token) => api.room(token));
       const link = `${location.origin}${location.pathname}#/join/${seated.invite}`;
+      rememberInvite(seated.match, link);
       share.replaceChildren(
         el("p", {}, "Share this link; the match starts when your friend opens it:"),
         el("input", { id: "invite-link", readonly: "", value: link }),
@@ -96,6 +99,7 @@ function rankedSection(message: HTMLElement): HTMLElement {
         },
         onMatched: (m) => {
           state.textContent = `Matched with ${m.opponent} (${Math.round(m.opponent_rating)})`;
+          rememberMatched(m);
           location.hash = `#/play/${m.match}?ranked=1`;
         },
         onGone: (why) => {
@@ -136,7 +140,7 @@ function dailySection(): HTMLElement {
     try {
       const { token } = await guest();
       const answer = await ranked.submitDaily(token, chosen);
-      result.textContent = answer.ok ? `Verified: ${answer.score} points (your best today: ${answer.best})`
+      result.textContent = answer.ok ? `Verified: ${answer.score} points (your best today: ${answer.best?.score ?? answer.score} points)`
         : `Refused: ${answer.message ?? "not a verified run"}`;
     } catch (error) {
       result.textContent = errorText(error);

@@ -4,9 +4,10 @@
  * `window.__floe` exposes the page's decoded model to the browser tests (tests/web/; app/page.ts).
  */
 
+import { match } from "./livepage";
 import { lobby } from "./lobby";
 import { parseRoute } from "./routes";
-import { join, match, replay, rules } from "./screens";
+import { join, replay, rules } from "./screens";
 
 function route(): void {
   const shown = parseRoute(location.hash);
