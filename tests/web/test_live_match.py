@@ -88,7 +88,7 @@ async def serving(web_root: Path, seconds: int, **overrides: Any) -> AsyncIterat
     assert errors == [], f"console errors: {errors}"
 
 
-async def room_match(browser: BrowserFactory, *, shoot: bool = False) -> tuple[Browser, Page, Browser, Page]:
+async def room_match(browser: BrowserFactory) -> tuple[Browser, Page, Browser, Page]:
     """A private room made by "host" in the lobby and joined by "friend" through its link; both play."""
     host_browser = await browser()
     host = await host_browser.page("/")
@@ -97,9 +97,6 @@ async def room_match(browser: BrowserFactory, *, shoot: bool = False) -> tuple[B
     await until(host, "() => document.querySelector('#invite-link') !== null", 10, "the share link")
     link = await host.input_value("#invite-link")
     await host.click("#enter-room")
-    await until(host, "() => document.querySelector('#waiting') !== null", 10, "the waiting page")
-    if shoot:
-        await shot(host, "live-room-waiting")
     friend_browser = await browser()
     friend = await friend_browser.page("/")
     await friend.fill("#name", "friend")
@@ -229,9 +226,11 @@ async def test_a_dropped_player_and_its_opponent_see_the_countdown_and_the_rule(
 
 async def test_a_ranked_match_shows_its_card_then_the_rating_change(web_root: Path) -> None:
     """Two guests queue; each match page shows a card with the opponent's name, rating, provisional mark
-    and connection, the abort rule with the server's 10 s and 300 s cooldown, and the 30 s forfeit
-    rule; both play past the minimum, and the results show the rating change and the statistics."""
-    async with serving(web_root, 12) as browser:
+    and connection, the abort rule with this server's minimum of play (8 s) and cooldown (120 s), and its
+    forfeit rule (25 s); both play past the minimum, and the results show the rating change and the
+    statistics."""
+    async with serving(web_root, 10, ranked_min_play_seconds=8.0, ranked_dodge_cooldown=120.0,
+                       reconnect_grace=25.0) as browser:
         pages = []
         for name in ("rae", "sam"):
             page = await (await browser()).page("/")
@@ -242,8 +241,8 @@ async def test_a_ranked_match_shows_its_card_then_the_rating_change(web_root: Pa
             await until(page, "() => document.querySelector('#ranked-card') !== null", 30, "the ranked card")
         card = await pages[0].inner_text("#ranked-card")
         assert "sam" in card and "1500?" in card and "(provisional)" in card, card
-        assert "both players move and 10 s of play run" in card and "300 s" in card, card
-        assert "30 s to come back" in card and "forfeits" in card, card
+        assert "both players move and 8 s of play run" in card and "cannot queue for 120 s" in card, card
+        assert "25 s to come back" in card and "within 25 s forfeits" in card, card
         for page in pages:
             await until(page, PLAYING, 30, "the ranked match to start")
         await until(pages[0], "() => /\\d+ ms/.test(document.querySelector('#card-lag').textContent)", 10,
@@ -293,7 +292,7 @@ async def test_the_results_show_each_seats_statistics_from_the_log(web_root: Pat
     """After a match against the competent bot, the results table's numbers (attacks sent, received,
     cancelled, crushes, diamond lines, deaths) are those of the match's log, re-simulated here from its
     replay with the rules package."""
-    async with serving(web_root, 25) as browser:
+    async with serving(web_root, 12) as browser:
         made = await browser()
         page = await made.page("/")
         await page.fill("#name", "ann")
