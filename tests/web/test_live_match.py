@@ -143,7 +143,7 @@ async def test_a_room_creator_waits_with_the_link_then_sees_the_friends_name(web
 async def test_a_rematch_is_offered_declined_expires_and_is_accepted(web_root: Path) -> None:
     """After a room's match, "Rematch" reaches the other browser, which declines it (both say so); an
     offer left unanswered expires (both say so); an accepted offer takes both pages to the new match."""
-    async with serving(web_root, 6, rematch_offer_seconds=3.0) as browser:
+    async with serving(web_root, 6, rematch_offer_seconds=5.0) as browser:
         _, host, _, friend = await room_match(browser)
         first = await host.evaluate("() => window.__floe.stream().joined.match")
         for page in (host, friend):
