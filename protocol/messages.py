@@ -369,6 +369,14 @@ class Matched:
     opponent: str
     opponent_rating: float
     join_within: float
+    #: The opponent's rating is provisional (RD at least server/store/players.py PROVISIONAL_RD).
+    opponent_provisional: bool = False
+    #: Seconds of play a rated result needs, both players having moved (`ranked_min_play_seconds`;
+    #: 0: the rule off); a match ended before it is aborted (see protocol/README.md "Ranked play").
+    min_play: float = 0.0
+    #: The queue cooldown, in seconds, a first dodge or abort costs whoever caused it
+    #: (`ranked_dodge_cooldown`; it doubles with each further one within a day).
+    abort_cooldown: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,5 +34,6 @@ from __future__ import annotations
 #: the confirmed stream `ranked_spectator_delay` seconds late); `welcome` tells `reconnect_grace` and
 #: `rematch_offer_seconds`; the websocket URL may name its match (`/ws?match=<id>`: a malformed one is HTTP
 #: 400, a `join`/`watch` of another match the new error code `wrong-match`); a forfeited match's replay
-#: stream ends with its result.
+#: stream ends with its result; `matched` carries `opponent_provisional` and the abort rule's numbers
+#: (`min_play`, `abort_cooldown`) for the page's card before a ranked match.
 PROTOCOL_VERSION = 6

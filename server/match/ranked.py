@@ -254,6 +254,9 @@ class RankedLobby:
                     opponent=other.guest.name,
                     opponent_rating=other.glicko.rating,
                     join_within=self.config.ranked_join_timeout,
+                    opponent_provisional=other.glicko.provisional,
+                    min_play=self.config.ranked_min_play_seconds,
+                    abort_cooldown=self.config.ranked_dodge_cooldown,
                 )
             )
         log_event(log, logging.INFO, "queue.matched", match=live.id, guests=[first.guest.id, second.guest.id],

@@ -198,3 +198,20 @@ async def test_a_socket_closed_while_waiting_just_leaves_the_queue(start_server:
         await read_until(ws, again, lambda: again.unqueued is not None)
     assert again.unqueued is not None and again.unqueued.reason == "asked" and not again.errors
     assert (await store.get_player(ann)) is None
+
+
+async def test_matched_states_the_abort_rule_and_the_provisional_mark(start_server: StartServer) -> None:
+    """`matched` tells each player its opponent's provisional mark and this server's abort rule: the
+    minimum of play (`ranked_min_play_seconds`) and the cooldown an abort costs (`ranked_dodge_cooldown`),
+    the numbers the browser's card states before the match."""
+    server = await start_server(ranked_config(ranked_min_play_seconds=7.0, ranked_dodge_cooldown=90.0))
+    (_, ann_token), (_, bob_token) = await two_guests(server)
+    ann_session, bob_session = ClientSession(ann_token), ClientSession(bob_token)
+    async with websockets.connect(server.ws_url) as ann_ws, websockets.connect(server.ws_url) as bob_ws:
+        await queue_on(ann_ws, ann_session)
+        await queue_on(bob_ws, bob_session)
+        await read_until(ann_ws, ann_session, lambda: ann_session.matched is not None)
+        await read_until(bob_ws, bob_session, lambda: bob_session.matched is not None)
+    for matched in (ann_session.matched, bob_session.matched):
+        assert matched is not None
+        assert (matched.opponent_provisional, matched.min_play, matched.abort_cooldown) == (True, 7.0, 90.0)

@@ -8,9 +8,11 @@
 import { api, guest, knownName, type LiveMatch, recover, rememberName, revokeRecovery, storedGuest } from "./api";
 import { button, el } from "./dom";
 import { playedList } from "./history";
+import { rememberInvite } from "./invites";
 import { leaderLine, liveLine, liveSeconds, ratingText } from "./lobby-text";
 import { originOk, originRefusal } from "./origin";
 import { errorText, onLeave, show, withToken, wsUrl } from "./page";
+import { rememberMatched } from "./precard";
 import { RankedQueue, type LeaderRow, ranked } from "./ranked";
 import { browserSettings } from "./settings";
 
@@ -50,6 +52,7 @@ export function lobby(): void {
       const seated = await withToken((token) => api.room(token, { seats, ...(minutes ? { minutes } : {}) }));
       const link = `${location.origin}${location.pathname}#/join/${seated.invite}`;
       const friends = seats === 2 ? "your friend opens it" : `your ${seats - 1} friends have opened it (the same link for each)`;
+      rememberInvite(seated.match, link);
       share.replaceChildren(
         el("p", {}, `Share this link; the match starts when ${friends}:`),
         el("input", { id: "invite-link", readonly: "", value: link, "aria-label": "The room's invitation link" }),
@@ -143,6 +146,7 @@ function rankedSection(message: HTMLElement): HTMLElement {
         onMatched: (m) => {
           const hidden = browserSettings().get("hideRatings");
           state.textContent = `Matched with ${m.opponent}${hidden ? "" : ` (${Math.round(m.opponent_rating)})`}`;
+          rememberMatched(m);
           location.hash = `#/play/${m.match}?ranked=1`;
         },
         onGone: (why) => {
@@ -196,7 +200,7 @@ function dailySection(): HTMLElement {
     try {
       const { token } = await guest();
       const answer = await ranked.submitDaily(token, chosen);
-      result.textContent = answer.ok ? `Verified: ${answer.score} points (your best today: ${answer.best})`
+      result.textContent = answer.ok ? `Verified: ${answer.score} points (your best today: ${answer.best?.score ?? answer.score} points)`
         : `Refused: ${answer.message ?? "not a verified run"}`;
     } catch (error) {
       result.textContent = errorText(error);

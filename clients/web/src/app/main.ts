@@ -4,11 +4,12 @@
  * `window.__floe` exposes the page's decoded model to the browser tests (tests/web/; app/page.ts).
  */
 
+import { match } from "./livepage";
 import { joinPage, lobby } from "./lobby";
 import { withAllowedOrigin } from "./origin";
 import { parseRoute } from "./routes";
 import { replayPage } from "./replay";
-import { match, rules } from "./screens";
+import { rules } from "./screens";
 import { settingsPage } from "./settings-screen";
 
 function route(): void {

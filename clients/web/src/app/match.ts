@@ -14,8 +14,9 @@ import type { Board, InputDevice } from "../games/view";
 import { MatchStream } from "../net/stream";
 import { Connection } from "../net/transport";
 import type { GameEvent } from "../net/vocabulary";
-import type { Joined, MatchResult, Over, Rated, Status, StreamMessage } from "../net/wire";
+import type { Joined, MatchResult, Over, Rated, RematchMessage, Status, StreamMessage } from "../net/wire";
 import { browserSettings } from "./settings";
+import { EventLog } from "./stats";
 
 /** Frames the display trails the newest record by (a player's own stream). */
 const PLAYER_DELAY = 2;
@@ -28,6 +29,8 @@ type AnyBoard = Board<any>;
 export interface MatchEvents {
   onJoined?(joined: Joined, game: AnyGameView): void;
   onRated?(rated: Rated): void;
+  onStatus?(status: Status): void;
+  onRematch?(message: RematchMessage): void;
   onOver?(over: Over): void;
   onConnection?(dropped: boolean): void;
   onError?(code: string, message: string, fatal: boolean): void;
@@ -66,6 +69,10 @@ export class LiveView {
   display = 0;
   applyMs = 0;
   records = 0;
+  /** Each frame's latest events, for the results' statistics. */
+  log: EventLog | null = null;
+  /** The seat names drawn (the page updates them as players take their seats). */
+  names: string[] = [];
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -87,7 +94,10 @@ export class LiveView {
           return;
         }
         this.game = game;
-        this.stream = new MatchStream(joined, game.models(joined));
+        const stream = new MatchStream(joined, game.models(joined));
+        this.stream = stream;
+        this.log = new EventLog((values) => stream.vocabulary.event(values));
+        this.names = [...joined.seats];
         this.board = game.board(canvas, joined);
         this.fit();
         if (this.role === "player") {
@@ -101,6 +111,7 @@ export class LiveView {
       onConnection: (dropped) => events.onConnection?.(dropped),
       onRated: (rated) => events.onRated?.(rated),
       onStatus: (status) => events.onStatus?.(status),
+      onRematch: (message) => events.onRematch?.(message),
     });
   }
 
@@ -140,6 +151,7 @@ export class LiveView {
     if (stream === null || this.board === null || this.game === null) return;
     const started = performance.now();
     stream.apply(message);
+    this.log?.apply(message);
     if (message.kind === "frame") {
       this.board.applied(stream, message.frame);
       this.records += 1;
@@ -184,7 +196,7 @@ export class LiveView {
       alpha: display - base,
       frame: base,
       timeLeft: before.timeLeft,
-      names: stream.joined.seats,
+      names: this.names,
       seat: this.role === "player" ? stream.joined.seat : null,
     });
   }

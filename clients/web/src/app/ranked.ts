@@ -24,6 +24,10 @@ export interface Matched {
   opponent: string;
   opponent_rating: number;
   join_within: number;
+  /** The opponent's rating is provisional; the abort rule's seconds of play and cooldown. */
+  opponent_provisional?: boolean;
+  min_play?: number;
+  abort_cooldown?: number;
 }
 
 export interface QueueEvents {
@@ -99,6 +103,14 @@ export interface DailyEntry {
   replay: string | null;
 }
 
+/** The answer to a daily run: its verified score, and the guest's best run of the day (an entry). */
+export interface DailySubmitted {
+  ok: boolean;
+  score?: number;
+  best?: { score: number; frames: number; replay: string | null };
+  message?: string;
+}
+
 async function json<T>(path: string): Promise<T> {
   const response = await fetch(path);
   if (!response.ok) throw new Error(`${path}: ${response.status}`);
@@ -113,13 +125,13 @@ export const ranked = {
   daily: () => json<Daily>("/api/daily"),
   dailyBoard: (day: string, limit = 10) => json<{ entries: DailyEntry[]; total: number }>(`/api/daily/${day}?limit=${limit}`),
   /** Submit a daily run's replay file (the server re-verifies it). */
-  async submitDaily(token: string, file: Blob): Promise<{ ok: boolean; score?: number; best?: number; message?: string }> {
+  async submitDaily(token: string, file: Blob): Promise<DailySubmitted> {
     const response = await fetch("/api/daily/runs", {
       method: "POST",
       headers: { "Content-Type": "application/msgpack", Authorization: `Bearer ${token}` },
       body: file,
     });
-    const answer = (await response.json()) as { ok?: boolean; score?: number; best?: number; message?: string };
+    const answer = (await response.json()) as Partial<DailySubmitted>;
     return { ok: response.ok && answer.ok === true, ...answer };
   },
 };

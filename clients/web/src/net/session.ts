@@ -15,7 +15,7 @@
 import { decodeMulti, encode } from "@msgpack/msgpack";
 import { ServerClock } from "./clock";
 import {
-  type Joined, PROTOCOL_VERSION, type Rated, type Status, type StreamMessage, type Welcome, toMessage,
+  type Joined, PROTOCOL_VERSION, type Rated, type RematchMessage, type Status, type StreamMessage, type Welcome, toMessage,
 } from "./wire";
 
 /** Milliseconds between clock-sync pings. */
@@ -37,6 +37,8 @@ export type SessionEvent =
   | { kind: "stream"; message: StreamMessage }
   | { kind: "status"; status: Status }
   | { kind: "rated"; rated: Rated }
+  /** A rematch offer of this match, its refusal, or the rematch made. */
+  | { kind: "rematch"; message: RematchMessage }
   | { kind: "error"; code: string; message: string; fatal: boolean }
   /** The connection dropped (true) or the match was joined again after a drop (false). */
   | { kind: "connection"; dropped: boolean };
@@ -91,6 +93,16 @@ export class Session {
 
   leave(): Uint8Array {
     return encode({ kind: "leave" });
+  }
+
+  /** Offer a rematch of this (ended) match. */
+  rematch(): Uint8Array {
+    return encode({ kind: "rematch", match: this.match });
+  }
+
+  /** Accept or decline the other player's rematch offer. */
+  rematchAnswer(accept: boolean): Uint8Array {
+    return encode({ kind: "rematch-answer", match: this.match, accept });
   }
 
   /** The connection closed. `byUs`: the page closed it (leaving): nothing follows. */
@@ -168,6 +180,11 @@ export class Session {
           break;
         case "rated":
           events.push({ kind: "rated", rated: message });
+          break;
+        case "rematch-offer":
+        case "rematch-refused":
+        case "rematch-ready":
+          events.push({ kind: "rematch", message });
           break;
       }
     }

@@ -5,13 +5,14 @@
  */
 
 import { PING_EVERY_MS, type Role, Session, type SessionEvent } from "./session";
-import type { Joined, Rated, Status, StreamMessage, Welcome } from "./wire";
+import type { Joined, Rated, RematchMessage, Status, StreamMessage, Welcome } from "./wire";
 
 export interface ConnectionHandlers {
   onJoined(joined: Joined): void;
   onStream(message: StreamMessage): void;
   onStatus?(status: Status): void;
   onRated?(rated: Rated): void;
+  onRematch?(message: RematchMessage): void;
   onError?(code: string, message: string, fatal: boolean): void;
   /** The socket dropped (true) or is back (false). */
   onConnection?(dropped: boolean): void;
@@ -74,6 +75,16 @@ export class Connection {
     this.send([this.session.leave()]);
   }
 
+  /** Offer a rematch of this ended match; false when the socket is not open. */
+  rematch(): boolean {
+    return this.send([this.session.rematch()]);
+  }
+
+  /** Answer the other player's rematch offer; false when the socket is not open. */
+  rematchAnswer(accept: boolean): boolean {
+    return this.send([this.session.rematchAnswer(accept)]);
+  }
+
   /** The estimated frame the server is on now (null until a pong or a frame arrived). */
   serverFrame(): number | null {
     return this.session.serverFrame(this.now());
@@ -95,10 +106,11 @@ export class Connection {
   }
 
   /** Send while the socket is open (what is due while it is not is lost, as on a dropped network). */
-  private send(messages: Uint8Array[]): void {
+  private send(messages: Uint8Array[]): boolean {
     const socket = this.socket;
-    if (socket?.readyState !== WebSocket.OPEN) return;
+    if (socket?.readyState !== WebSocket.OPEN) return false;
     for (const message of messages) socket.send(message);
+    return true;
   }
 
   private dispatch(events: SessionEvent[]): void {
@@ -116,6 +128,9 @@ export class Connection {
           break;
         case "rated":
           handlers.onRated?.(event.rated);
+          break;
+        case "rematch":
+          handlers.onRematch?.(event.message);
           break;
         case "error":
           handlers.onError?.(event.code, event.message, event.fatal);

@@ -23,6 +23,10 @@ export interface Welcome {
   rate_burst: number;
   input_batch: number;
   send_every: number;
+  /** Seconds a dropped player has to come back before its seat forfeits (the rule to show). */
+  reconnect_grace?: number;
+  /** Seconds a rematch offer waits for its answer. */
+  rematch_offer_seconds?: number;
 }
 
 export interface Joined {
@@ -119,6 +123,10 @@ export interface Status {
   match: string;
   state: string;
   connected: boolean[];
+  /** Per seat: the player's round trip in ms as the server measures it (null: a bot, dropped, not yet). */
+  lag?: (number | null)[];
+  /** Per seat: whole seconds left before a dropped player's seat forfeits (null: not dropped). */
+  grace?: (number | null)[];
   /** Following the match now (protocol 6). */
   spectators?: number;
 }
@@ -155,8 +163,38 @@ export interface Rated {
   games: number;
 }
 
+/** A rematch of `match` offered by seat `seat` (to both players: the offerer's is its confirmation). */
+export interface RematchOffer {
+  kind: "rematch-offer";
+  match: string;
+  seat: number;
+  name: string;
+  expires: number;
+}
+
+/** No rematch: "declined", "expired" or "refused" (then `code` and `message` say why). */
+export interface RematchRefused {
+  kind: "rematch-refused";
+  match: string;
+  reason: string;
+  code?: string | null;
+  message?: string | null;
+}
+
+/** The rematch is made: join `rematch` in seat `seat`. */
+export interface RematchReady {
+  kind: "rematch-ready";
+  match: string;
+  rematch: string;
+  seat: number;
+  ranked: boolean;
+}
+
+export type RematchMessage = RematchOffer | RematchRefused | RematchReady;
+
 export type StreamMessage = FrameMessage | Keyframe | Resync | Rewind | Over;
-export type ServerMessage = Welcome | Joined | Status | StreamMessage | Pong | InputLate | ErrorMessage | Rated;
+export type ServerMessage = Welcome | Joined | Status | StreamMessage | Pong | InputLate | ErrorMessage | Rated
+  | RematchMessage;
 
 function frameBody(values: unknown[]): FrameBody {
   const [frame, inputs, events, actors] = values as [number, number[], unknown[][], unknown[][]];
