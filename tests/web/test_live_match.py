@@ -53,6 +53,13 @@ PLAYING = """() => {
 RESULT_SHOWN = "() => !document.querySelector('#result').classList.contains('hidden')"
 
 
+async def accept_invitation(friend: Page) -> None:
+    """The invitation's page asks the name first (filled with the one the lobby was given): join."""
+    await until(friend, "() => document.querySelector('#name')?.value === 'friend'", 10,
+                "the link's page asking the name, filled with the one typed")
+    await friend.click("#join-room")
+
+
 @asynccontextmanager
 async def serving(web_root: Path, seconds: int, **overrides: Any) -> AsyncIterator[BrowserFactory]:
     """A test server whose matches last `seconds` (and other settings), and fresh browsers on it; fails
@@ -101,6 +108,7 @@ async def room_match(browser: BrowserFactory) -> tuple[Browser, Page, Browser, P
     friend = await friend_browser.page("/")
     await friend.fill("#name", "friend")
     await friend.evaluate("(link) => { location.href = link; }", link)
+    await accept_invitation(friend)
     for page in (host, friend):
         await until(page, PLAYING, 20, "the room's match to start")
     return host_browser, host, friend_browser, friend
@@ -130,6 +138,7 @@ async def test_a_room_creator_waits_with_the_link_then_sees_the_friends_name(web
         friend = await (await browser()).page("/")
         await friend.fill("#name", "friend")
         await friend.evaluate("(link) => { location.href = link; }", link)
+        await accept_invitation(friend)
         for page in (host, friend):
             await until(page, PLAYING, 20, "the room's match to start")
         await until(host, "() => document.querySelector('#seat-1').textContent.startsWith('friend')", 10,
