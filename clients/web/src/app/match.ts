@@ -16,6 +16,7 @@ import { MatchStream } from "../net/stream";
 import { Connection } from "../net/transport";
 import type { FrameBody, Joined, Keyframe, MatchResult, Over, Rated, StreamMessage, View } from "../net/wire";
 import { toMessage } from "../net/wire";
+import { fitToStage } from "./layout";
 import { browserSettings } from "./settings";
 
 /** Frames the display trails the newest record by (a player's own stream). */
@@ -45,6 +46,8 @@ export interface TestHooks {
   seek?: (frame: number) => void;
   /** Drop the connection as a network failure would (a live page reconnects and resumes). */
   dropConnection?: () => void;
+  /** Leave the match for good (a player forfeits it): a test reaches the result without playing it out. */
+  leave?: () => void;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -57,6 +60,7 @@ export class LiveView {
   private raf = 0;
   private inputTimer: number | undefined;
   private readonly settings = browserSettings();
+  private unfit: (() => void) | null = null;
   result: MatchResult | null = null;
   over: Over | null = null;
   display = 0;
@@ -85,11 +89,13 @@ export class LiveView {
         this.game = game;
         this.stream = new MatchStream(joined, game.models(joined));
         this.board = game.board(canvas, joined);
-        this.fit();
         if (this.role === "player") {
           this.controls = game.controls();
-          this.controls.attach();
+          this.controls.attach(canvas.parentElement ?? undefined);
         }
+        // sized once the touch controls (if any) take their room in the stage, and on every resize
+        this.unfit?.();
+        this.unfit = fitToStage(this.board, canvas, this.role === "player" ? joined.seat : null);
         events.onJoined?.(joined, game);
       },
       onStream: (message) => this.onStream(message),
@@ -102,7 +108,6 @@ export class LiveView {
   start(): void {
     this.connection.open();
     if (this.role === "player") this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
-    window.addEventListener("resize", this.fit);
     const loop = (): void => {
       this.draw();
       this.raf = requestAnimationFrame(loop);
@@ -113,15 +118,10 @@ export class LiveView {
   stop(): void {
     cancelAnimationFrame(this.raf);
     window.clearInterval(this.inputTimer);
-    window.removeEventListener("resize", this.fit);
+    this.unfit?.();
     this.controls?.detach();
     this.connection.close();
   }
-
-  private readonly fit = (): void => {
-    const box = this.canvas.parentElement;
-    if (this.board && box) this.board.fit(box.clientWidth, Math.max(200, window.innerHeight - 110));
-  };
 
   private sendInput(): void {
     const controls = this.controls;
@@ -193,6 +193,7 @@ export class ReplayPlayer {
   stream: AnyStream | null = null;
   private board: AnyBoard | null = null;
   private raf = 0;
+  private unfit: (() => void) | null = null;
   /** The frame shown (fractional while playing). */
   position = 0;
   speed = 1;
@@ -258,12 +259,12 @@ export class ReplayPlayer {
       this.raf = requestAnimationFrame(loop);
     };
     this.raf = requestAnimationFrame(loop);
-    const box = this.canvas.parentElement;
-    if (this.board && box) this.board.fit(box.clientWidth, Math.max(200, window.innerHeight - 130));
+    if (this.board) this.unfit = fitToStage(this.board, this.canvas, null);
   }
 
   stop(): void {
     cancelAnimationFrame(this.raf);
+    this.unfit?.();
   }
 
   get drawnFrames(): number {

@@ -38,7 +38,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
   const result = el("div", { id: "result", class: "result hidden" });
   // A player's controls are the game's: named once `joined` says which game it is.
   const help = el("p", { class: "help" }, role === "player" ? "" : "Spectating.");
-  show(banner, el("div", { class: "stage" }, canvas), status, help, result,
+  show(banner, el("div", { class: "stage fill" }, canvas), status, help, result,
     el("p", {}, el("a", { href: "#/" }, "Lobby")));
   const token = role === "player" ? storedGuest()?.token ?? null : null;
   const view: LiveView = new LiveView(canvas, wsUrl(), token, id, role, {
@@ -85,6 +85,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
     drawnFrames: () => view.drawnFrames,
     busy: () => ({ drawMs: view.drawMs, applyMs: view.applyMs, records: view.records }),
     dropConnection: () => view.connection.drop(),
+    leave: () => view.connection.leave(),
     displayFrame: () => view.display,
     result: () => view.result,
   });
@@ -95,7 +96,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
 export async function replay(id: string): Promise<void> {
   const canvas = el("canvas", { id: "board" });
   const status = el("p", { id: "replay-status", class: "message" }, "Re-simulating the replay…");
-  show(el("div", { class: "stage" }, canvas), status, el("p", {}, el("a", { href: "#/" }, "Lobby")));
+  show(el("div", { class: "stage fill" }, canvas), status, el("p", {}, el("a", { href: "#/" }, "Lobby")));
   const response = await fetch(`/api/replays/${encodeURIComponent(id)}/stream`);
   if (!response.ok) {
     status.textContent = `The replay could not be played (${response.status}).`;

@@ -1,10 +1,12 @@
 /**
  * The player's controls as the seat's input byte (rules/versus/inputs.py): bits 0–2 the held
  * direction (0 none, 1 up, 2 down, 3 left, 4 right), bit 3 the kick, which is an edge: one press
- * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present.
+ * kicks once. Arrows or WASD and space; a gamepad's stick or d-pad and its first button if present;
+ * on a touch screen, a swipe or the on-screen pad and the KICK button (touch.ts).
  */
 
 import { DIRECTION_BITS, KICK_BIT } from "../../generated/protocol";
+import { TouchControls, touchScreen } from "./touch";
 type Direction = keyof typeof DIRECTION_BITS;
 /** How far a stick must lean to count as a direction. */
 const STICK_DEAD_ZONE = 0.5;
@@ -24,6 +26,10 @@ export class Controls {
   private held: Direction[] = [];
   private kickPressed = false;
   private padKickDown = false;
+  /** The direction a touch holds, and one touched that no byte has carried yet (a tap walks a step). */
+  private touchHeld: Direction | null = null;
+  private touchPending: Direction | null = null;
+  private touch: TouchControls | null = null;
   private readonly onDown = (event: KeyboardEvent): void => {
     const direction = KEYS[event.code];
     if (direction !== undefined) {
@@ -42,16 +48,34 @@ export class Controls {
     this.held = [];
   };
 
-  attach(): void {
+  /** `surface`: the board's stage; on a touch screen the touch controls go in it. */
+  attach(surface?: HTMLElement): void {
+    if (surface !== undefined && touchScreen()) {
+      this.touch = new TouchControls(surface, this);
+      this.touch.attach();
+    }
     window.addEventListener("keydown", this.onDown);
     window.addEventListener("keyup", this.onUp);
     window.addEventListener("blur", this.onBlur);
   }
 
   detach(): void {
+    this.touch?.detach();
+    this.touch = null;
     window.removeEventListener("keydown", this.onDown);
     window.removeEventListener("keyup", this.onUp);
     window.removeEventListener("blur", this.onBlur);
+  }
+
+  /** A touch holds `direction` (null: the finger is lifted). */
+  touchDirection(direction: Direction | null): void {
+    this.touchHeld = direction;
+    if (direction !== null) this.touchPending = direction;
+  }
+
+  /** A kick pressed on screen (as space). */
+  kick(): void {
+    this.kickPressed = true;
   }
 
   private gamepad(): { direction: Direction | null; kick: boolean } {
@@ -75,7 +99,7 @@ export class Controls {
     const pad = this.gamepad();
     if (pad.kick && !this.padKickDown) this.kickPressed = true;
     this.padKickDown = pad.kick;
-    const direction = this.held[this.held.length - 1] ?? pad.direction;
+    const direction = this.held[this.held.length - 1] ?? this.touchHeld ?? this.touchPending ?? pad.direction;
     let value = direction === null ? 0 : DIRECTION_BITS[direction];
     if (this.kickPressed) value |= KICK_BIT;
     return value;
@@ -84,5 +108,6 @@ export class Controls {
   /** A byte was stamped and sent: a kick in it spends the press. */
   sent(byte: number): void {
     if (byte & KICK_BIT) this.kickPressed = false;
+    if (this.touchPending !== null && (byte & ~KICK_BIT) === DIRECTION_BITS[this.touchPending]) this.touchPending = null;
   }
 }

@@ -5,10 +5,10 @@
 
 import type { MatchStream } from "../../net/stream";
 import type { Joined } from "../../net/wire";
-import type { Board, GameView, Scene } from "../view";
+import type { Board, BoardLayout, BoardPanels, GameView, Scene } from "../view";
 import { Controls } from "./input";
 import { MatchModel } from "./model";
-import { type DrawInput, Renderer } from "./render";
+import { CELL, type DrawInput, GAP, HUD, Renderer } from "./render";
 import { rulesPage } from "./rules";
 import { play } from "./sound";
 import { pengoVocabulary } from "./tables";
@@ -17,22 +17,82 @@ type Landings = DrawInput["landings"];
 /** Landings remembered per seat (the renderer flashes those of the last half second). */
 const LANDINGS_KEPT = 8;
 
-/** The renderer, and the landings of the frames applied (drawn as flashing cells). */
+/** The renderer's border around a field (render.ts draws it 4 pixels wide). */
+const FIELD_BORDER = 4;
+/** The strip under the boards that the match clock is drawn in (render.ts: 14 pixels), and its width. */
+const CLOCK_HEIGHT = 14;
+const CLOCK_WIDTH = 48;
+
+/** The renderer, and the landings of the frames applied (drawn as flashing cells).
+ *
+ * Laid out as a row (a desktop), the renderer draws on the page's canvas itself; any other layout
+ * (app/layout.ts: a phone's) has a second renderer draw on a canvas off the page, whose seats' panels
+ * are then copied to their places (an integer number of canvas pixels per pixel, so they stay crisp). */
 export class PengoBoard implements Board<MatchModel> {
   private landings: Landings = new Map();
+  private arranged: BoardLayout | null = null;
+  private offPage: Renderer | null = null;
+  private composeMs = 0;
+  readonly panels: BoardPanels;
 
-  constructor(private readonly renderer: Renderer) {}
+  constructor(private readonly renderer: Renderer, private readonly makeOffPage: (canvas: HTMLCanvasElement) => Renderer,
+    cols: number, rows: number, seats: number) {
+    this.panels = {
+      width: cols * CELL + 2 * FIELD_BORDER, height: HUD + rows * CELL + 2 * FIELD_BORDER, seats, gap: GAP,
+      footerWidth: CLOCK_WIDTH, footerHeight: CLOCK_HEIGHT,
+    };
+  }
 
   get frames(): number {
-    return this.renderer.frames;
+    return this.renderer.frames + (this.offPage?.frames ?? 0);
   }
 
   get busyMs(): number {
-    return this.renderer.busyMs;
+    return this.renderer.busyMs + (this.offPage?.busyMs ?? 0) + this.composeMs;
   }
 
   fit(width: number, height: number): void {
     this.renderer.fit(width, height);
+  }
+
+  layout(layout: BoardLayout): void {
+    const canvas = this.renderer.canvas;
+    if (layout.kind === "row") {
+      if (this.arranged !== null && this.arranged.kind !== "row") {
+        // back to the renderer's own size (resizing a canvas resets its context's settings)
+        canvas.width = Math.round(layout.width);
+        canvas.height = Math.round(layout.height);
+        canvas.getContext("2d")!.imageSmoothingEnabled = false;
+      }
+    } else {
+      this.offPage ??= this.makeOffPage(document.createElement("canvas"));
+      canvas.width = Math.ceil(layout.width * layout.resolution);
+      canvas.height = Math.ceil(layout.height * layout.resolution);
+      canvas.getContext("2d")!.imageSmoothingEnabled = false;
+    }
+    this.arranged = layout;
+    canvas.style.width = `${Math.floor(layout.width * layout.scale)}px`;
+    canvas.style.height = `${Math.floor(layout.height * layout.scale)}px`;
+  }
+
+  /** The off-page drawing's panels copied to their places on the page's canvas. */
+  private compose(layout: BoardLayout, source: HTMLCanvasElement): void {
+    const started = performance.now();
+    const target = this.renderer.canvas;
+    const ctx = target.getContext("2d")!;
+    const { width: w, height: h, gap } = this.panels;
+    const r = layout.resolution;
+    ctx.fillStyle = "#050b14";
+    ctx.fillRect(0, 0, target.width, target.height);
+    layout.places.forEach((place, seat) => {
+      ctx.drawImage(source, seat * (w + gap), 0, w, h,
+        Math.round(place.x * r), Math.round(place.y * r), Math.round(w * place.scale * r), Math.round(h * place.scale * r));
+    });
+    const { footerWidth: fw, footerHeight: fh } = this.panels;
+    const footer = layout.footer;
+    ctx.drawImage(source, Math.round((source.width - fw) / 2), source.height - fh, fw, fh,
+      Math.round(footer.x * r), Math.round(footer.y * r), Math.round(fw * footer.scale * r), Math.round(fh * footer.scale * r));
+    this.composeMs += performance.now() - started;
   }
 
   applied(stream: MatchStream<MatchModel>, frame: number): void {
@@ -51,19 +111,30 @@ export class PengoBoard implements Board<MatchModel> {
   }
 
   draw(scene: Scene<MatchModel>): void {
-    this.renderer.draw({ ...scene, landings: this.landings });
+    const layout = this.arranged;
+    if (layout === null || layout.kind === "row" || this.offPage === null) {
+      this.renderer.draw({ ...scene, landings: this.landings });
+      return;
+    }
+    this.offPage.draw({ ...scene, landings: this.landings });
+    this.compose(layout, this.offPage.canvas);
   }
 }
 
 export const pengoView: GameView<MatchModel> = {
   ruleset: "pengo-versus",
-  controlsHelp: "Arrows or WASD move, space kicks (a gamepad works too).",
+  controlsHelp: "Arrows or WASD move, space kicks (a gamepad works too; on a touch screen: swipe or the pad, and KICK).",
   models(joined: Joined) {
     const vocabulary = pengoVocabulary(joined.tables);
     return () => new MatchModel(vocabulary);
   },
   board(canvas: HTMLCanvasElement, joined: Joined) {
-    return new PengoBoard(new Renderer(canvas, pengoVocabulary(joined.tables), joined.seats.length));
+    const vocabulary = pengoVocabulary(joined.tables);
+    const seats = joined.seats.length;
+    const renderer = new Renderer(canvas, vocabulary, seats);
+    const cols = (renderer.canvas.width - (seats - 1) * GAP) / seats / CELL - (2 * FIELD_BORDER) / CELL;
+    const rows = (renderer.canvas.height - HUD - CLOCK_HEIGHT - 2 * FIELD_BORDER) / CELL;
+    return new PengoBoard(renderer, (offPage) => new Renderer(offPage, vocabulary, seats), cols, rows, seats);
   },
   controls: () => new Controls(),
   sounds: play,
