@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.async_api import CDPSession, Page
+from playwright.async_api import CDPSession, Page, ViewportSize
 
 from .conftest import BrowserFactory, shot, until
 from .test_browser import MOVED, PLAYER, PLAYING
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.asyncio
 #: An iPhone 12–15's CSS viewport, upright; sideways is the same turned.
 PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True,
                          "device_scale_factor": 3}
-SIDEWAYS = {"width": 844, "height": 390}
+SIDEWAYS: ViewportSize = {"width": 844, "height": 390}
 
 #: JS: what of the match page lies outside the window (nothing may: no scroll, no clipped board).
 FITS = """() => {
