@@ -17,9 +17,10 @@ once play has begun, the page's own counters are read over `--seconds`:
 `--size`: the desktop (1280 × 800) or the phone (390 × 844, touch, 3 device pixels per CSS pixel,
 upright); give it twice for both. `--before DIST`: an older client's build (e.g. main's, built in
 a separate checkout) measured against this tree's `clients/web/dist` in `--rounds` rounds, the two
-alternating which goes first in each round (as bench/ab.py does), each round a fresh server and
-browser; printed: every round's figures, then per size and figure the median of each build, its
-spread (lowest–highest) and the median ratio new/old (above 1: the new build costs more).
+alternating which goes first in each round (as bench/ab.py does), each measurement a fresh server and
+browser context (one Chromium for the run); printed: every round's figures, then per size and
+figure the median of each build, its spread (lowest–highest) and the median ratio new/old (above 1:
+the new build costs more).
 
 It keeps up when it draws about 60 frames a second and applies every record as it comes (records per
 second ≈ 60). Results: bench/README.md. Run `make web` first (the client's build).
@@ -29,13 +30,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import statistics
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from playwright.async_api import Browser, WebSocket, async_playwright
 
 from server.app import DEFAULT_WEB_ROOT, create_app
 from server.config import LimitSettings, ServerConfig
@@ -60,42 +61,50 @@ COMPARED = ("draw_ms", "apply_ms", "bytes_per_s")
 
 
 async def measure(seconds: float, role: str, size: str = "desktop", web_root: Path = DEFAULT_WEB_ROOT,
-                  ) -> dict[str, float]:
-    """Play (or watch) a match in Chromium and read the page's counters over `seconds`."""
-    from playwright.async_api import WebSocket, async_playwright
-
+                  browser: Browser | None = None) -> dict[str, float]:
+    """Play (or watch) a match in Chromium and read the page's counters over `seconds` (`browser`: one
+    already running, whose fresh context this measurement uses; else Chromium is launched for it)."""
     limits = LimitSettings(guest_burst_per_address=50)
     config = replace(ServerConfig(), allowed_origins=("*",), limits=limits, web_root=str(web_root))
-    profile = tempfile.mkdtemp(prefix="floe-fps-")
+    async with running_server(create_app(config)) as server:
+        if browser is not None:
+            return await measure_on(browser, server.http_url, seconds, role, size)
+        async with async_playwright() as playwright:
+            launched = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            try:
+                return await measure_on(launched, server.http_url, seconds, role, size)
+            finally:
+                await launched.close()
+
+
+async def measure_on(browser: Browser, url: str, seconds: float, role: str, size: str) -> dict[str, float]:
+    """One measurement in a fresh browser context (its own profile: a new guest) on the server at `url`."""
     received = [0]
 
     def count(socket: WebSocket) -> None:
         socket.on("framereceived", lambda payload: received.__setitem__(0, received[0] + len(payload)))
 
+    context = await browser.new_context(**SIZES[size])
     try:
-        async with running_server(create_app(config)) as server, async_playwright() as playwright:
-            context = await playwright.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=ARGS, **SIZES[size])
+        page = await context.new_page()
+        if role == "player":
+            page.on("websocket", count)
+        await page.goto(url + "/")
+        await page.click("#play-competent")
+        await page.wait_for_function(PLAYING, timeout=30_000)
+        if role == "spectator":
+            match_id = await page.evaluate("() => window.__floe.stream().joined.match")
             page = await context.new_page()
-            if role == "player":
-                page.on("websocket", count)
-            await page.goto(server.http_url + "/")
-            await page.click("#play-competent")
+            page.on("websocket", count)
+            await page.goto(f"{url}/#/watch/{match_id}")
             await page.wait_for_function(PLAYING, timeout=30_000)
-            if role == "spectator":
-                match_id = await page.evaluate("() => window.__floe.stream().joined.match")
-                page = await context.new_page()
-                page.on("websocket", count)
-                await page.goto(f"{server.http_url}/#/watch/{match_id}")
-                await page.wait_for_function(PLAYING, timeout=30_000)
-            first: dict[str, Any] = await page.evaluate(READ)
-            bytes_before = received[0]
-            await asyncio.sleep(seconds)
-            last: dict[str, Any] = await page.evaluate(READ)
-            streamed = received[0] - bytes_before
-            await context.close()
+        first: dict[str, Any] = await page.evaluate(READ)
+        bytes_before = received[0]
+        await asyncio.sleep(seconds)
+        last: dict[str, Any] = await page.evaluate(READ)
+        streamed = received[0] - bytes_before
     finally:
-        shutil.rmtree(profile, ignore_errors=True)
+        await context.close()
     elapsed = (last["t"] - first["t"]) / 1000
     draws = last["drawn"] - first["drawn"]
     records = last["records"] - first["records"]
@@ -111,17 +120,28 @@ async def before_and_after(before: Path, sizes: list[str], rounds: int, seconds:
     """Each round, each size: the old build and this tree's, alternating which goes first."""
     builds = {"old": before, "new": DEFAULT_WEB_ROOT}
     results: dict[tuple[str, str], list[dict[str, float]]] = {}
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            await rounds_on(browser, builds, sizes, rounds, seconds, role, results)
+        finally:
+            await browser.close()
+    return results
+
+
+async def rounds_on(browser: Browser, builds: dict[str, Path], sizes: list[str], rounds: int, seconds: float,
+                    role: str, results: dict[tuple[str, str], list[dict[str, float]]]) -> None:
+    """The rounds of `before_and_after` in one running Chromium (a fresh context and server each time)."""
     for number in range(rounds):
         for size in sizes:
             order = ("old", "new") if (number + sizes.index(size)) % 2 == 0 else ("new", "old")
             for name in order:
-                figures = await measure(seconds, role, size, builds[name])
+                figures = await measure(seconds, role, size, builds[name], browser)
                 results.setdefault((size, name), []).append(figures)
                 print(f"round {number + 1} {size} {name}: fps {figures['fps']:.1f}"
                       f"  ms/draw {figures['draw_ms']:.3f}"
                       f"  ms/record {figures['apply_ms']:.4f}  records/s {figures['records_per_s']:.1f}"
                       f"  bytes/s {figures['bytes_per_s']:.0f}", flush=True)
-    return results
 
 
 def summary(results: dict[tuple[str, str], list[dict[str, float]]], sizes: list[str]) -> None:
