@@ -22,6 +22,8 @@ const FIELD_BORDER = 4;
 /** The strip under the boards that the match clock is drawn in (render.ts: 14 pixels), and its width. */
 const CLOCK_HEIGHT = 14;
 const CLOCK_WIDTH = 48;
+/** The page's colour behind the boards (render.ts clears its canvas to it). */
+const BACKGROUND = "#050b14";
 
 /** The renderer, and the landings of the frames applied (drawn as flashing cells).
  *
@@ -68,7 +70,11 @@ export class PengoBoard implements Board<MatchModel> {
       this.offPage ??= this.makeOffPage(document.createElement("canvas"));
       canvas.width = Math.ceil(layout.width * layout.resolution);
       canvas.height = Math.ceil(layout.height * layout.resolution);
-      canvas.getContext("2d")!.imageSmoothingEnabled = false;
+      const ctx = canvas.getContext("2d")!;
+      ctx.imageSmoothingEnabled = false;
+      // the space between the panels, once: each frame's copies cover only the panels and the clock
+      ctx.fillStyle = BACKGROUND;
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
     }
     this.arranged = layout;
     canvas.style.width = `${Math.floor(layout.width * layout.scale)}px`;
@@ -82,8 +88,6 @@ export class PengoBoard implements Board<MatchModel> {
     const ctx = target.getContext("2d")!;
     const { width: w, height: h, gap } = this.panels;
     const r = layout.resolution;
-    ctx.fillStyle = "#050b14";
-    ctx.fillRect(0, 0, target.width, target.height);
     layout.places.forEach((place, seat) => {
       ctx.drawImage(source, seat * (w + gap), 0, w, h,
         Math.round(place.x * r), Math.round(place.y * r), Math.round(w * place.scale * r), Math.round(h * place.scale * r));
