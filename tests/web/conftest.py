@@ -95,7 +95,7 @@ def web_root() -> Path:
     return DEFAULT_WEB_ROOT
 
 
-BrowserFactory = Callable[[], Awaitable[Browser]]
+BrowserFactory = Callable[..., Awaitable[Browser]]
 
 #: Every test match is dealt from this seed: a board where Pengo starts with room to walk and ice to kick.
 BOARD_SEED = 7
@@ -133,12 +133,13 @@ async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
     app.state.hub.ids = FixedSeed(app.state.hub.ids, BOARD_SEED)
     async with running_server(app) as server, async_playwright() as playwright:
 
-        async def make() -> Browser:
+        async def make(**options: Any) -> Browser:
+            """A fresh profile; `options`: the context's (a phone's viewport, touch), over a desktop's."""
             profile = tempfile.mkdtemp(prefix="floe-chromium-")
             profiles.append(profile)
             context = await playwright.chromium.launch_persistent_context(
                 profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                viewport={"width": 1280, "height": 800},
+                **{"viewport": {"width": 1280, "height": 800}, **options},
             )
             made = Browser(server, context)
             opened.append(made)

@@ -56,7 +56,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
   const rating = el("div", { id: "rating-slot" });
   // A player's controls are the game's: named once `joined` says which game it is.
   const help = el("p", { class: "help" }, role === "player" ? "" : "Spectating.");
-  show(hud.banner, hud.element, before, el("div", { class: "stage" }, canvas), status, help, result,
+  show(hud.banner, hud.element, before, el("div", { class: "stage fill" }, canvas), status, help, result,
     el("p", {}, el("a", { href: "#/" }, "Lobby"), " · ",
       el("a", { href: "#/settings", target: "_blank", rel: "noopener", id: "match-settings" }, "Settings (a new tab)")));
   // Who watches, and the match in words beside the board (app/matchinfo.ts).
@@ -181,6 +181,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
     drawnFrames: () => view.drawnFrames,
     busy: () => ({ drawMs: view.drawMs, applyMs: view.applyMs, records: view.records }),
     dropConnection: () => view.connection.drop(),
+    leave: () => view.connection.leave(),
     displayFrame: () => view.display,
     result: () => view.result,
     board: () => view.board,

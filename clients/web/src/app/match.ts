@@ -15,6 +15,7 @@ import { MatchStream } from "../net/stream";
 import { Connection } from "../net/transport";
 import type { GameEvent } from "../net/vocabulary";
 import type { Joined, MatchResult, Over, Rated, RematchMessage, Status, StreamMessage } from "../net/wire";
+import { fitToStage } from "./layout";
 import { browserSettings } from "./settings";
 import { EventLog } from "./stats";
 
@@ -52,6 +53,8 @@ export interface TestHooks {
   dropConnection?: () => void;
   /** The game's board (its renderer's last drawing: tests compare drawn and model positions). */
   board?: () => AnyBoard | null;
+  /** Leave the match for good (a player forfeits it): a test reaches the result without playing it out. */
+  leave?: () => void;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -64,6 +67,7 @@ export class LiveView {
   private raf = 0;
   private inputTimer: number | undefined;
   private readonly settings = browserSettings();
+  private unfit: (() => void) | null = null;
   result: MatchResult | null = null;
   over: Over | null = null;
   display = 0;
@@ -99,11 +103,13 @@ export class LiveView {
         this.log = new EventLog((values) => stream.vocabulary.event(values));
         this.names = [...joined.seats];
         this.board = game.board(canvas, joined);
-        this.fit();
         if (this.role === "player") {
           this.controls = game.controls();
-          this.controls.attach();
+          this.controls.attach(canvas.parentElement ?? undefined);
         }
+        // sized once the touch controls (if any) take their room in the stage, and on every resize
+        this.unfit?.();
+        this.unfit = fitToStage(this.board, canvas, this.role === "player" ? joined.seat : null);
         events.onJoined?.(joined, game);
       },
       onStream: (message) => this.onStream(message),
@@ -118,7 +124,6 @@ export class LiveView {
   start(): void {
     this.connection.open();
     if (this.role === "player") this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
-    window.addEventListener("resize", this.fit);
     const loop = (): void => {
       this.draw();
       this.raf = requestAnimationFrame(loop);
@@ -129,15 +134,10 @@ export class LiveView {
   stop(): void {
     cancelAnimationFrame(this.raf);
     window.clearInterval(this.inputTimer);
-    window.removeEventListener("resize", this.fit);
+    this.unfit?.();
     this.controls?.detach();
     this.connection.close();
   }
-
-  private readonly fit = (): void => {
-    const box = this.canvas.parentElement;
-    if (this.board && box) this.board.fit(box.clientWidth, Math.max(200, window.innerHeight - 110));
-  };
 
   private sendInput(): void {
     const controls = this.controls;

@@ -13,6 +13,7 @@ import type { FrameBody, Joined, Keyframe, MatchResult, Over, View } from "../ne
 import { toMessage } from "../net/wire";
 import { button, el } from "./dom";
 import { adjacentMarker, lastMarker, type Marker, markerText, timelineMarkers } from "./markers";
+import { fitToStage } from "./layout";
 import { exposeForTests, onLeave, show } from "./page";
 import { clockText, keyAction, nextSpeed, type ReplayAction, speedLabel, steppedFrame } from "./replaycontrol";
 import { matchSummary, type SummaryModel } from "./summary";
@@ -31,6 +32,7 @@ export class ReplayPlayer {
   stream: AnyStream | null = null;
   board: AnyBoard | null = null;
   private raf = 0;
+  private unfit: (() => void) | null = null;
   /** The frame shown (fractional while playing). */
   position = 0;
   speed = 1;
@@ -107,12 +109,12 @@ export class ReplayPlayer {
       this.raf = requestAnimationFrame(loop);
     };
     this.raf = requestAnimationFrame(loop);
-    const box = this.canvas.parentElement;
-    if (this.board && box) this.board.fit(box.clientWidth, Math.max(200, window.innerHeight - 130));
+    if (this.board) this.unfit = fitToStage(this.board, this.canvas, null);
   }
 
   stop(): void {
     cancelAnimationFrame(this.raf);
+    this.unfit?.();
   }
 
   get drawnFrames(): number {
@@ -172,7 +174,7 @@ export async function replayPage(id: string): Promise<void> {
   const canvas = el("canvas", { id: "board", "aria-hidden": "true" });
   const summary = el("p", { id: "summary", class: "summary", role: "status", "aria-live": "polite" });
   const status = el("p", { id: "replay-status", class: "message" }, "Re-simulating the replay…");
-  show(el("h1", { class: "visually-hidden" }, "Replay"), el("div", { class: "viewer" }, el("div", { class: "stage" }, canvas), summary),
+  show(el("h1", { class: "visually-hidden" }, "Replay"), el("div", { class: "viewer" }, el("div", { class: "stage fill" }, canvas), summary),
     status, el("p", {}, el("a", { href: "#/" }, "Lobby")));
   const response = await fetch(`/api/replays/${encodeURIComponent(id)}/stream`);
   if (!response.ok) {

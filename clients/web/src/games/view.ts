@@ -23,6 +23,42 @@ export interface Scene<M> {
   seat: number | null;
 }
 
+/** Where one panel goes in a board layout: its top left corner in units and its scale (1: the game's size). */
+export interface PanelPlace {
+  x: number;
+  y: number;
+  scale: number;
+}
+
+/** The sizes a board's panels have at scale 1, in units (the game's canvas pixels): app/layout.ts arranges them. */
+export interface BoardPanels {
+  /** One seat's panel (its heads-up strip and its field). */
+  width: number;
+  height: number;
+  seats: number;
+  /** The space between panels. */
+  gap: number;
+  /** The strip shared by all seats (the match clock), drawn under the viewer's own board. */
+  footerWidth: number;
+  footerHeight: number;
+}
+
+/** The boards arranged for a viewport (app/layout.ts): each seat's place, the footer's, the CSS scale. */
+export interface BoardLayout {
+  /** "row": the game's own drawing (every seat alike, side by side); the others rearrange its panels. */
+  kind: "row" | "column" | "focus-above" | "focus-beside";
+  /** The arrangement's size in units. */
+  width: number;
+  height: number;
+  /** By seat. */
+  places: PanelPlace[];
+  footer: PanelPlace;
+  /** CSS pixels per unit. */
+  scale: number;
+  /** Canvas pixels per unit (so that the smallest panel is still drawn pixel for pixel). */
+  resolution: number;
+}
+
 /** A game's drawing of a match on one canvas. */
 export interface Board<M extends StreamModel<M>> {
   /** Frames drawn so far, and the milliseconds spent drawing them (bench/browser_fps.py). */
@@ -30,6 +66,10 @@ export interface Board<M extends StreamModel<M>> {
   readonly busyMs: number;
   /** Scale to the largest size that fits a box of `width` × `height` CSS pixels. */
   fit(width: number, height: number): void;
+  /** Its panels' sizes, for app/layout.ts to arrange (a board without them is only `fit`). */
+  readonly panels?: BoardPanels;
+  /** Draw in this arrangement (app/layout.ts made it from `panels` and the viewport). */
+  layout?(layout: BoardLayout): void;
   /** A frame record was applied: the stream's model after it (effects that outlast a frame). */
   applied(stream: MatchStream<M>, frame: number): void;
   /** The stream starts again from a keyframe (a replay's seek): effects in flight are forgotten. */
@@ -41,7 +81,8 @@ export interface Board<M extends StreamModel<M>> {
 export interface InputDevice {
   /** The bits of the byte that hold from frame to frame (the others are one press: sent on one frame). */
   readonly heldMask: number;
-  attach(): void;
+  /** `surface`: the board's stage, where on-screen (touch) controls go on a touch screen. */
+  attach(surface?: HTMLElement): void;
   detach(): void;
   /** The byte for the next frame to stamp. */
   byte(): number;

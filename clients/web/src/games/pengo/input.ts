@@ -3,11 +3,13 @@
  * direction (0 none, 1 up, 2 down, 3 left, 4 right), bit 3 the kick, which is an edge: one press
  * kicks once. The keys are the player's bindings (app/settings.ts `bindings`, physical keys: arrows or
  * WASD and space by default), read when a match attaches them; a bound key's browser default (scrolling,
- * quick find) is prevented while playing. A gamepad's stick or d-pad and its first button if present.
+ * quick find) is prevented while playing. A gamepad's stick or d-pad and its first button if present;
+ * on a touch screen, a swipe or the on-screen pad and the KICK button (touch.ts).
  */
 
-import { actionOf, type Bindings, browserSettings } from "../../app/settings";
+import { actionOf, type Bindings, browserSettings, DEFAULT_BINDINGS } from "../../app/settings";
 import { DIRECTION_BITS, KICK_BIT } from "../../generated/protocol";
+import { TouchControls, touchScreen } from "./touch";
 type Direction = keyof typeof DIRECTION_BITS;
 /** How far a stick must lean to count as a direction. */
 const STICK_DEAD_ZONE = 0.5;
@@ -22,7 +24,12 @@ export class Controls {
   private held: Direction[] = [];
   private kickPressed = false;
   private padKickDown = false;
-  private bindings: Bindings = browserSettings().get("bindings");
+  /** The default keys until `attach` reads the player's (no storage is touched before then). */
+  private bindings: Bindings = DEFAULT_BINDINGS;
+  /** The direction a touch holds, and one touched that no byte has carried yet (a tap walks a step). */
+  private touchHeld: Direction | null = null;
+  private touchPending: Direction | null = null;
+  private touch: TouchControls | null = null;
   private readonly onDown = (event: KeyboardEvent): void => {
     const action = actionOf(this.bindings, event.code);
     if (action === undefined) return;
@@ -41,17 +48,36 @@ export class Controls {
     this.held = [];
   };
 
-  attach(): void {
+  /** `surface`: the board's stage; on a touch screen the touch controls go in it. The key bindings are
+   * read now (a change in the settings applies from the next match). */
+  attach(surface?: HTMLElement): void {
     this.bindings = browserSettings().get("bindings");
+    if (surface !== undefined && touchScreen()) {
+      this.touch = new TouchControls(surface, this);
+      this.touch.attach();
+    }
     window.addEventListener("keydown", this.onDown);
     window.addEventListener("keyup", this.onUp);
     window.addEventListener("blur", this.onBlur);
   }
 
   detach(): void {
+    this.touch?.detach();
+    this.touch = null;
     window.removeEventListener("keydown", this.onDown);
     window.removeEventListener("keyup", this.onUp);
     window.removeEventListener("blur", this.onBlur);
+  }
+
+  /** A touch holds `direction` (null: the finger is lifted). */
+  touchDirection(direction: Direction | null): void {
+    this.touchHeld = direction;
+    if (direction !== null) this.touchPending = direction;
+  }
+
+  /** A kick pressed on screen (as space). */
+  kick(): void {
+    this.kickPressed = true;
   }
 
   private gamepad(): { direction: Direction | null; kick: boolean } {
@@ -75,7 +101,7 @@ export class Controls {
     const pad = this.gamepad();
     if (pad.kick && !this.padKickDown) this.kickPressed = true;
     this.padKickDown = pad.kick;
-    const direction = this.held[this.held.length - 1] ?? pad.direction;
+    const direction = this.held[this.held.length - 1] ?? this.touchHeld ?? this.touchPending ?? pad.direction;
     let value = direction === null ? 0 : DIRECTION_BITS[direction];
     if (this.kickPressed) value |= KICK_BIT;
     return value;
@@ -84,5 +110,6 @@ export class Controls {
   /** A byte was stamped and sent: a kick in it spends the press. */
   sent(byte: number): void {
     if (byte & KICK_BIT) this.kickPressed = false;
+    if (this.touchPending !== null && (byte & ~KICK_BIT) === DIRECTION_BITS[this.touchPending]) this.touchPending = null;
   }
 }

@@ -1,0 +1,137 @@
+"""The screenshots in clients/web/README.md, made again: `python -m tests.web.screenshots`.
+
+A floe server runs in this process with the browser tests' settings (the same dealt board, a short
+match) and the client's build at `/`; Debian's Chromium (as tests/web/conftest.py launches it) takes:
+
+- `lobby.png`: the lobby on a desktop (1280 × 800);
+- `match.png`: a match against the competent bot, a few seconds in, Pengo walked about with the keys;
+- `replay.png`: that match's replay (the player forfeits it), paused half way;
+- `phone-upright.png` and `phone-sideways.png`: a match on a phone (390 × 844, touch), both ways up.
+
+They go to clients/web/docs/ (or `--out`). Build the client first (`make web`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import BrowserContext, Page, Playwright, async_playwright
+
+from server.app import DEFAULT_WEB_ROOT, create_app
+from server.config import ServerConfig
+from server.embed import running_server
+
+from .conftest import BOARD_SEED, CHROMIUM, CHROMIUM_ARGS, MATCH_SECONDS, TEST_LIMITS, FixedSeed
+from .test_browser import PLAYING
+from .test_phone import PHONE, SIDEWAYS
+
+OUT = Path(__file__).resolve().parents[2] / "clients" / "web" / "docs"
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
+#: The phone's shots at 2 device pixels per CSS pixel (3 makes files over the README's budget).
+PHONE_SHOT = {**PHONE, "device_scale_factor": 2}
+
+
+async def context(playwright: Playwright, profiles: list[str], options: dict[str, Any]) -> BrowserContext:
+    profile = tempfile.mkdtemp(prefix="floe-shots-")
+    profiles.append(profile)
+    return await playwright.chromium.launch_persistent_context(
+        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, **options)
+
+
+async def bot_match(page: Page, url: str, name: str, bot: str) -> None:
+    await page.goto(url + "/")
+    await page.fill("#name", name)
+    await page.click(f"#play-{bot}")
+    await page.wait_for_function(PLAYING, timeout=30_000)
+
+
+async def wander(page: Page, seconds: float) -> None:
+    """Walk Pengo about with the arrows and kick now and then (a picture of play, not a test)."""
+    keys = ["ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"]
+    for step in range(int(seconds / 0.5)):
+        key = keys[step % len(keys)]
+        await page.keyboard.down(key)
+        await asyncio.sleep(0.4)
+        await page.keyboard.up(key)
+        await page.keyboard.press("Space")
+        await asyncio.sleep(0.1)
+
+
+async def take(out: Path) -> list[Path]:
+    config = replace(ServerConfig(), allowed_origins=("*",), web_root=str(DEFAULT_WEB_ROOT),
+                     limits=TEST_LIMITS, verify_pool="thread", secret=b"screenshots-secret-0123456789abc",
+                     tune_gc=False,
+                     ).with_time_limit(MATCH_SECONDS)
+    app = create_app(config)
+    app.state.hub.ids = FixedSeed(app.state.hub.ids, BOARD_SEED)
+    out.mkdir(parents=True, exist_ok=True)
+    made: list[Path] = []
+    profiles: list[str] = []
+
+    async def save(page: Page, name: str) -> None:
+        path = out / f"{name}.png"
+        await page.screenshot(path=str(path))
+        made.append(path)
+
+    try:
+        async with running_server(app) as server, async_playwright() as playwright:
+            url = server.http_url
+            desktop = await context(playwright, profiles, DESKTOP)
+            page = await desktop.new_page()
+            await page.goto(url + "/")
+            await page.wait_for_selector("#play-competent")
+            await save(page, "lobby")
+            await bot_match(page, url, "ann", "competent")
+            await wander(page, 8)
+            await save(page, "match")
+            await page.evaluate("() => window.__floe.leave()")
+            await page.wait_for_selector("#watch-replay", timeout=20_000)
+            await page.click("#watch-replay")
+            await page.wait_for_function("() => window.__floe && window.__floe.page === 'replay' "
+                                         "&& window.__floe.stream()", timeout=30_000)
+            await page.evaluate("() => window.__floe.seek("
+                                "Math.floor(Number(document.querySelector('#scrub').max) * 0.6))")
+            await page.evaluate("() => document.activeElement && document.activeElement.blur()")
+            await page.wait_for_function("() => window.__floe.drawnFrames() > 5")
+            await save(page, "replay")
+            await desktop.close()
+
+            phone = await context(playwright, profiles, PHONE_SHOT)
+            page = await phone.new_page()
+            await bot_match(page, url, "thumbs", "competent")
+            await page.wait_for_selector("#touch-kick")
+            await asyncio.sleep(3)
+            await save(page, "phone-upright")
+            await page.set_viewport_size(SIDEWAYS)
+            await page.wait_for_function("() => document.documentElement.scrollHeight <= innerHeight")
+            await asyncio.sleep(1)
+            await save(page, "phone-sideways")
+            await phone.close()
+    finally:
+        for profile in profiles:
+            shutil.rmtree(profile, ignore_errors=True)
+    return made
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where the PNG files go (default {OUT})")
+    args = parser.parse_args()
+    if not (DEFAULT_WEB_ROOT / "index.html").is_file():
+        print("the client is not built: run `make web`", file=sys.stderr)
+        return 2
+    for path in asyncio.run(take(args.out)):
+        print(f"{path} {path.stat().st_size // 1024} KB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
