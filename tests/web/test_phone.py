@@ -141,7 +141,8 @@ def aims_of(dpad: dict[str, float]) -> list[tuple[float, float]]:
 
 #: JS: the page is no wider than the window, and its smallest button (shown) is finger-sized.
 WIDTHS = """() => {
-  const sizes = Array.from(document.querySelectorAll('button, select'))
+  // the replay timeline's markers are not touch targets on a phone (a finger seeks with the scrub bar)
+  const sizes = Array.from(document.querySelectorAll('button:not(.marker), select'))
     .map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0)
     .map((r) => Math.min(r.width, r.height));
   return {scrollWidth: document.documentElement.scrollWidth, width: innerWidth,
