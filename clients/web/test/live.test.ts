@@ -6,7 +6,7 @@
 import { decode, encode } from "@msgpack/msgpack";
 import { describe, expect, it } from "vitest";
 import { forfeitRule, lagText, msPerDraw, secondsLeft, signalBars, barsText } from "../src/app/connection";
-import { abortRule, ratingText } from "../src/app/precard";
+import { abortRule, cardRating, ratingText } from "../src/app/precard";
 import { refusalText } from "../src/app/rematch";
 import { ratingChangeText, resultText } from "../src/app/results";
 import { EventLog, matchStats } from "../src/app/stats";
@@ -157,5 +157,14 @@ describe("the session's rematch messages", () => {
       expect(session.receive(encode(message), 0)).toEqual([{ kind: "rematch", message }]);
     }
     expect(session.receive(encode([FRAME_CODE, 1, 0, 0, [0, 0], [], []]), 0)[0]?.kind).toBe("stream");
+  });
+});
+
+describe("the ranked card's rating", () => {
+  it("shows the rating and the provisional mark, or nothing of them while ratings are hidden", () => {
+    expect(cardRating(1612.4, false, false)).toBe("1612");
+    expect(cardRating(1500, true, false)).toBe("1500? (provisional)");
+    expect(cardRating(1612.4, false, true)).toBe("hidden (settings)");
+    expect(cardRating(1500, true, true)).not.toContain("1500");
   });
 });

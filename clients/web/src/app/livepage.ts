@@ -16,6 +16,7 @@ import { MatchInfo } from "./matchinfo";
 import { errorText, exposeForTests, onLeave, show, withToken, wsUrl } from "./page";
 import { RankedCard, matchedFor } from "./precard";
 import { RematchPanel } from "./rematch";
+import { browserSettings } from "./settings";
 import { ratingLine, resultText, statsTable } from "./results";
 import { matchStats } from "./stats";
 
@@ -97,7 +98,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
       describe();
       const grace = view.connection.welcome?.reconnect_grace ?? 30;
       if (matched !== null) {
-        card = new RankedCard(matched, grace);
+        card = new RankedCard(matched, grace, browserSettings().get("hideRatings"));
         before.append(card.element);
       }
       const room = joined.bots.every((name) => name === null);

@@ -39,6 +39,11 @@ export function ratingText(rating: number, provisional: boolean): string {
   return `${Math.round(rating)}${provisional ? "?" : ""}`;
 }
 
+/** The opponent's rating on the card: hidden (the `hideRatings` setting) while a match is played. */
+export function cardRating(rating: number, provisional: boolean, hidden: boolean): string {
+  return hidden ? "hidden (settings)" : `${ratingText(rating, provisional)}${provisional ? " (provisional)" : ""}`;
+}
+
 /** The abort rule in words, with the server's numbers. */
 export function abortRule(minPlaySeconds: number, cooldownSeconds: number): string {
   if (minPlaySeconds <= 0) return "Every ranked match that ends is rated.";
@@ -54,14 +59,16 @@ export class RankedCard {
   private readonly connection = el("span", { id: "card-lag" }, "—");
   private readonly forfeit = el("li", { id: "card-forfeit" });
 
-  constructor(private readonly matched: Matched, grace: number) {
+  /** `hideRatings`: the player asked not to see ratings during play (app/settings.ts). */
+  constructor(private readonly matched: Matched, grace: number, hideRatings = false) {
     const provisional = matched.opponent_provisional === true;
     this.element = el("section", { id: "ranked-card", class: "card", "aria-label": "Ranked match" },
       el("h2", {}, "Ranked match"),
       el("p", { class: "card-opponent" },
         "Opponent: ", el("strong", { id: "card-opponent" }, matched.opponent), " · rating ",
-        el("span", { id: "card-rating" }, ratingText(matched.opponent_rating, provisional)),
-        provisional ? el("span", { id: "card-provisional" }, " (provisional)") : "",
+        el("span", { id: "card-rating" }, hideRatings ? cardRating(matched.opponent_rating, provisional, true)
+          : ratingText(matched.opponent_rating, provisional)),
+        provisional && !hideRatings ? el("span", { id: "card-provisional" }, " (provisional)") : "",
         " · connection ", this.connection),
       el("ul", {},
         el("li", { id: "card-abort" }, abortRule(matched.min_play ?? 0, matched.abort_cooldown ?? 0)),
