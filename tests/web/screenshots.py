@@ -5,7 +5,8 @@ match) and the client's build at `/`; Debian's Chromium (as tests/web/conftest.p
 
 - `lobby.png`: the lobby on a desktop (1280 × 800);
 - `match.png`: a match against the competent bot, a few seconds in, Pengo walked about with the keys;
-- `replay.png`: that match's replay (the player forfeits it), paused half way;
+- `results.png`: that match's results when the player forfeits it (who won, each seat's statistics);
+- `replay.png`: that match's replay, paused half way;
 - `phone-upright.png` and `phone-sideways.png`: a match on a phone (390 × 844, touch), both ways up.
 
 They go to clients/web/docs/ (or `--out`). Build the client first (`make web`).
@@ -93,6 +94,8 @@ async def take(out: Path) -> list[Path]:
             await save(page, "match")
             await page.evaluate("() => window.__floe.leave()")
             await page.wait_for_selector("#watch-replay", timeout=20_000)
+            await page.wait_for_selector("table.stats", timeout=20_000)
+            await save(page, "results")
             await page.click("#watch-replay")
             await page.wait_for_function("() => window.__floe && window.__floe.page === 'replay' "
                                          "&& window.__floe.stream()", timeout=30_000)
