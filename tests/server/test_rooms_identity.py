@@ -55,7 +55,8 @@ async def test_a_three_seat_room_starts_when_its_three_players_are_in(start_serv
         third = await Peer.open(server.ws_url, guests[2]["token"])
         await third.send(third.session.join(room["match"]))
         peers.append(third)
-        await until(lambda: live.state == MatchState.RUNNING, 10 * UNIT, "the match running")
+        await until(lambda: live.state == MatchState.RUNNING and bool(third.of(Joined)), 10 * UNIT,
+                    "the match running, the third player told")
         joined = peers[2].of(Joined)[0]
         assert list(joined.seats) == ["ann", "bob", "cy"]
         assert joined.config["rules"]["time_limit_frames"] == 2 * 60 * 60
