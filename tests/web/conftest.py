@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -121,12 +122,19 @@ class FixedSeed:
         return str(self._ids.invite())
 
 
-@pytest_asyncio.fixture
-async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
-    """Open browsers (each a fresh profile: its own guest) on one server; fails on any console error."""
+#: The browsers' window unless a test asks for another.
+DESKTOP = {"width": 1280, "height": 800}
+
+
+@asynccontextmanager
+async def serving(web_root: Path, seconds: int = MATCH_SECONDS, viewport: dict[str, int] | None = None,
+                  **overrides: Any) -> AsyncIterator[BrowserFactory]:
+    """A test server whose matches last `seconds` (and other settings), and fresh browsers on it (each a
+    fresh profile: its own guest; `viewport` their window, a desktop's by default); fails on any console
+    error."""
     config = replace(ServerConfig(), allowed_origins=("*",), web_root=str(web_root), limits=TEST_LIMITS,
                      verify_pool="thread", secret=b"browser-test-secret-0123456789", tune_gc=False,
-                     ).with_time_limit(MATCH_SECONDS)
+                     **overrides).with_time_limit(seconds)
     opened: list[Browser] = []
     profiles: list[str] = []
     app = create_app(config)
@@ -134,12 +142,12 @@ async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
     async with running_server(app) as server, async_playwright() as playwright:
 
         async def make(**options: Any) -> Browser:
-            """A fresh profile; `options`: the context's (a phone's viewport, touch), over a desktop's."""
+            """A fresh profile; `options`: the context's (a phone's viewport, touch), over the window's."""
             profile = tempfile.mkdtemp(prefix="floe-chromium-")
             profiles.append(profile)
             context = await playwright.chromium.launch_persistent_context(
                 profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                **{"viewport": {"width": 1280, "height": 800}, **options},
+                **{"viewport": viewport or DESKTOP, **options},
             )
             made = Browser(server, context)
             opened.append(made)
@@ -154,3 +162,10 @@ async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
                 shutil.rmtree(profile, ignore_errors=True)
     errors = [error for made in opened for error in made.errors]
     assert errors == [], f"console errors: {errors}"
+
+
+@pytest_asyncio.fixture
+async def browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
+    """Open browsers (each a fresh profile: its own guest) on one server; fails on any console error."""
+    async with serving(web_root) as make:
+        yield make

@@ -6,17 +6,13 @@ and the daily challenge's confirmation."""
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import replace
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Page, WebSocketRoute, async_playwright
+from playwright.async_api import Page, WebSocketRoute
 
 from protocol.replay_codec import decode_replay, encode_replay
 from rules.registry import lookup
@@ -25,31 +21,13 @@ from rules.ruleset import seat_seed
 from rules.solo.match import SoloConfig
 from rules.versus.events import BoardRecord, Landing, Offset, Queued
 from server import botclient
-from server.app import create_app
-from server.config import ServerConfig
-from server.embed import running_server
 
-from .conftest import (
-    BOARD_SEED,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    TEST_LIMITS,
-    Browser,
-    BrowserFactory,
-    FixedSeed,
-    shot,
-    until,
-)
+from .conftest import Browser, BrowserFactory, shot, until
+from .conftest import serving as conftest_serving
+from .test_browser import PLAYING
 
 pytestmark = pytest.mark.asyncio
 
-#: JS: the page's match is running and its seat's board plays.
-PLAYING = """() => {
-  const s = window.__floe && window.__floe.stream();
-  if (!s || !s.started) return false;
-  const model = s.model.seats[s.joined.seat ?? 0];
-  return s.vocabulary.word(model.summary[0]) === "playing";
-}"""
 RESULT_SHOWN = "() => !document.querySelector('#result').classList.contains('hidden')"
 
 
@@ -60,39 +38,9 @@ async def accept_invitation(friend: Page) -> None:
     await friend.click("#join-room")
 
 
-@asynccontextmanager
-async def serving(web_root: Path, seconds: int, **overrides: Any) -> AsyncIterator[BrowserFactory]:
-    """A test server whose matches last `seconds` (and other settings), and fresh browsers on it; fails
-    on any console error, as conftest's `browser` fixture does."""
-    config = replace(ServerConfig(), allowed_origins=("*",), web_root=str(web_root), limits=TEST_LIMITS,
-                     verify_pool="thread", secret=b"browser-test-secret-0123456789", tune_gc=False,
-                     **overrides).with_time_limit(seconds)
-    opened: list[Browser] = []
-    profiles: list[str] = []
-    app = create_app(config)
-    app.state.hub.ids = FixedSeed(app.state.hub.ids, BOARD_SEED)
-    async with running_server(app) as server, async_playwright() as playwright:
-
-        async def make() -> Browser:
-            profile = tempfile.mkdtemp(prefix="floe-chromium-")
-            profiles.append(profile)
-            context = await playwright.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                viewport={"width": 1280, "height": 900},
-            )
-            made = Browser(server, context)
-            opened.append(made)
-            return made
-
-        try:
-            yield make
-        finally:
-            for made in opened:
-                await made.context.close()
-            for profile in profiles:
-                shutil.rmtree(profile, ignore_errors=True)
-    errors = [error for made in opened for error in made.errors]
-    assert errors == [], f"console errors: {errors}"
+def serving(web_root: Path, seconds: int, **overrides: Any) -> AbstractAsyncContextManager[BrowserFactory]:
+    """conftest's test server (matches lasting `seconds`, other settings) with taller browser windows."""
+    return conftest_serving(web_root, seconds, viewport={"width": 1280, "height": 900}, **overrides)
 
 
 async def room_match(browser: BrowserFactory) -> tuple[Browser, Page, Browser, Page]:
