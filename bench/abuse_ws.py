@@ -51,18 +51,30 @@ class Attack:
     notes: list[str] = field(default_factory=list)
 
 
-async def connect(server: RunningServer) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, ClientProtocol]:
-    """A websocket from 127.0.0.2 (handshake done; the client then writes raw frames)."""
+async def open_raw(server: RunningServer, receive_buffer: int | None = None,
+                   ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, ClientProtocol, int]:
+    """A websocket from 127.0.0.2 whose client then writes raw frames: its reader, writer, websockets'
+    client protocol (handshake done) and the request's bytes. `receive_buffer`: a small socket buffer,
+    so that a client that does not read stops the server soon."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if receive_buffer is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     sock.bind((ATTACKER, 0))
     sock.setblocking(False)
     await asyncio.get_running_loop().sock_connect(sock, (server.host, server.port))
     reader, writer = await asyncio.open_connection(sock=sock)
     protocol = ClientProtocol(parse_uri(server.ws_url))
     protocol.send_request(protocol.connect())
-    writer.write(b"".join(protocol.data_to_send()))
+    request = b"".join(protocol.data_to_send())
+    writer.write(request)
     while not any(isinstance(event, Response) for event in protocol.events_received()):
         protocol.receive_data(await reader.read(65536))
+    return reader, writer, protocol, len(request)
+
+
+async def connect(server: RunningServer) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, ClientProtocol]:
+    """A websocket from 127.0.0.2 (handshake done; the client then writes raw frames)."""
+    reader, writer, protocol, _ = await open_raw(server)
     return reader, writer, protocol
 
 

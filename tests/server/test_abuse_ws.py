@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
@@ -21,9 +20,8 @@ import pytest_asyncio
 import websockets
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
-from websockets.http11 import Response
-from websockets.uri import parse_uri
 
+from bench.abuse_ws import open_raw
 from protocol.codec import decode_server_messages, encode
 from protocol.messages import Error, Hello, Joined, Watch
 from protocol.version import PROTOCOL_VERSION
@@ -81,22 +79,10 @@ class RawWebSocket:
 
     @classmethod
     async def connect(cls, server: RunningServer, receive_buffer: int | None = None) -> RawWebSocket:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        if receive_buffer is not None:  # a small buffer: a client that does not read stops the server soon
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-        sock.bind((ATTACKER, 0))
-        sock.setblocking(False)
-        await asyncio.get_running_loop().sock_connect(sock, (server.host, server.port))
-        reader, writer = await asyncio.open_connection(sock=sock)
-        protocol = ClientProtocol(parse_uri(server.ws_url))
-        protocol.send_request(protocol.connect())
-        request = b"".join(protocol.data_to_send())
-        writer.write(request)
         async with asyncio.timeout(10 * UNIT):
-            while not any(isinstance(event, Response) for event in protocol.events_received()):
-                protocol.receive_data(await reader.read(65536))
+            reader, writer, protocol, request = await open_raw(server, receive_buffer)
         assert protocol.handshake_exc is None
-        return cls(reader, writer, protocol, len(request))
+        return cls(reader, writer, protocol, request)
 
     def write(self, data: bytes) -> None:
         self.writer.write(data)

@@ -53,16 +53,34 @@ async def bot_match(page: Page, url: str, name: str, bot: str) -> None:
     await page.wait_for_function(PLAYING, timeout=30_000)
 
 
+#: JS: the frame the page's model is at.
+FRAME = "() => window.__floe.stream().model.frame"
+
+
+async def frames_pass(page: Page, count: int) -> None:
+    """Wait until the page's match has gone `count` frames further."""
+    start = await page.evaluate(FRAME)
+    await page.wait_for_function(f"(start) => ({FRAME})() >= start + {count}", arg=start, timeout=30_000)
+
+
+async def drawings_pass(page: Page, count: int) -> None:
+    """Wait until the page has drawn `count` more times (its layout settled on what it shows)."""
+    start = await page.evaluate("() => window.__floe.drawnFrames()")
+    await page.wait_for_function(f"(start) => window.__floe.drawnFrames() >= start + {count}", arg=start,
+                                 timeout=30_000)
+
+
 async def wander(page: Page, seconds: float) -> None:
-    """Walk Pengo about with the arrows and kick now and then (a picture of play, not a test)."""
+    """Walk Pengo about with the arrows and kick now and then (a picture of play, not a test): each
+    arrow held 24 frames of the match, then a kick and a frame."""
     keys = ["ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"]
     for step in range(int(seconds / 0.5)):
         key = keys[step % len(keys)]
         await page.keyboard.down(key)
-        await asyncio.sleep(0.4)
+        await frames_pass(page, 24)
         await page.keyboard.up(key)
         await page.keyboard.press("Space")
-        await asyncio.sleep(0.1)
+        await frames_pass(page, 6)
 
 
 async def take(out: Path) -> list[Path]:
@@ -110,11 +128,11 @@ async def take(out: Path) -> list[Path]:
             page = await phone.new_page()
             await bot_match(page, url, "thumbs", "competent")
             await page.wait_for_selector("#touch-kick")
-            await asyncio.sleep(3)
+            await frames_pass(page, 180)
             await save(page, "phone-upright")
             await page.set_viewport_size(SIDEWAYS)
             await page.wait_for_function("() => document.documentElement.scrollHeight <= innerHeight")
-            await asyncio.sleep(1)
+            await drawings_pass(page, 30)
             await save(page, "phone-sideways")
             await phone.close()
     finally:

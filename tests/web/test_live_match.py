@@ -43,15 +43,21 @@ def serving(web_root: Path, seconds: int, **overrides: Any) -> AbstractAsyncCont
     return conftest_serving(web_root, seconds, viewport={"width": 1280, "height": 900}, **overrides)
 
 
-async def room_match(browser: BrowserFactory) -> tuple[Browser, Page, Browser, Page]:
-    """A private room made by "host" in the lobby and joined by "friend" through its link; both play."""
-    host_browser = await browser()
-    host = await host_browser.page("/")
+async def create_room(host: Page) -> str:
+    """"host" makes a private room in the lobby and enters it; the room's invitation link."""
     await host.fill("#name", "host")
     await host.click("#create-room")
     await until(host, "() => document.querySelector('#invite-link') !== null", 10, "the share link")
     link = await host.input_value("#invite-link")
     await host.click("#enter-room")
+    return link
+
+
+async def room_match(browser: BrowserFactory) -> tuple[Browser, Page, Browser, Page]:
+    """A private room made by "host" in the lobby and joined by "friend" through its link; both play."""
+    host_browser = await browser()
+    host = await host_browser.page("/")
+    link = await create_room(host)
     friend_browser = await browser()
     friend = await friend_browser.page("/")
     await friend.fill("#name", "friend")
@@ -70,11 +76,7 @@ async def test_a_room_creator_waits_with_the_link_then_sees_the_friends_name(web
         host_browser = await browser()
         await host_browser.context.grant_permissions(["clipboard-read", "clipboard-write"])
         host = await host_browser.page("/")
-        await host.fill("#name", "host")
-        await host.click("#create-room")
-        await until(host, "() => document.querySelector('#invite-link') !== null", 10, "the share link")
-        link = await host.input_value("#invite-link")
-        await host.click("#enter-room")
+        link = await create_room(host)
         await until(host, "() => document.querySelector('#waiting') !== null", 10, "the waiting page")
         assert "Waiting for your friend" in await host.inner_text("#waiting")
         assert await host.input_value("#waiting-link") == link
