@@ -29,11 +29,14 @@ FITS = """() => {
           width: innerWidth, height: innerHeight,
           board: box('canvas#board'), dpad: box('#touch-dpad'), kick: box('#touch-kick'), scrollY: scrollY};
 }"""
-#: JS: the board and the touch controls are shown and the page fits the window.
+#: JS: the board and the touch controls are shown, each wholly in the window, and the page fits it (a
+#: turned phone's layout settles on the resize after the turn: until then the board is the old shape).
 FITTED = f"""() => {{
   const f = ({FITS})();
   if (!f.board || !f.dpad || !f.kick || f.board.width < 50) return false;
-  return f.scrollWidth <= f.width && f.scrollHeight <= f.height;
+  const inside = (b) => b.left >= 0 && b.top >= 0 && b.right <= f.width + 0.5 && b.bottom <= f.height + 0.5;
+  return f.scrollWidth <= f.width && f.scrollHeight <= f.height && inside(f.board) && inside(f.dpad)
+    && inside(f.kick);
 }}"""
 KICKED = "() => (window.__floe.stream().seen.get('kick:0') ?? 0) > 0"
 
