@@ -22,7 +22,7 @@ import asyncio
 import socket
 import statistics
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
@@ -32,7 +32,7 @@ from websockets.uri import parse_uri
 from server.app import create_app
 from server.config import ServerConfig
 from server.embed import RunningServer, running_server
-from server.match.hub import Hub
+from server.node import Node
 
 ATTACKER = "127.0.0.2"
 
@@ -173,18 +173,19 @@ async def watch_unsent(server: RunningServer, attack: Attack) -> None:
 
 
 async def run(name: str, seconds: float, frame_budget: bool) -> str:
-    config = ServerConfig(secret=b"bench-secret-0123456789abcdef", tune_gc=False, verify_pool="thread")
+    config = ServerConfig().override(secret=b"bench-secret-0123456789abcdef", tune_gc=False,
+                                     verify_pool="thread")
     if not frame_budget and hasattr(config, "ws_frame_rate"):
         unbounded = {"ws_frame_rate": 1e9, "ws_frame_burst": 1e9, "ws_byte_rate": 1e12, "ws_byte_burst": 1e12}
-        config = replace(config, **unbounded)  # type: ignore[arg-type]
+        config = config.override(**unbounded)
     app = create_app(config.with_time_limit(600))
     async with running_server(app) as server:
-        hub: Hub = app.state.hub
-        hub.create_bot_duel("competent", "lazy")
-        while hub.stats()["running"] != 1:
+        node: Node = app.state.node
+        node.hub.create_bot_duel("competent", "lazy")
+        while node.stats()["running"] != 1:
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.5)  # the bystander settles
-        lateness = hub.frame_clock.lateness
+        lateness = node.hub.frame_clock.lateness
         mark = len(lateness)
         attack = Attack()
         watcher = asyncio.create_task(watch_unsent(server, attack))

@@ -48,9 +48,10 @@ from protocol.codec import decode_server_messages
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ, VERSUS_RULES
 from server.app import create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import running_server
-from server.match.hub import Hub
+from server.match.settings import LimitSettings
+from server.node import Node
 
 from .server_capacity import percentile, pin
 
@@ -63,17 +64,16 @@ RATES = {"match_burst_per_guest": 10**6, "match_burst_per_address": 10**6, "gues
 def config_for(mode: str) -> ServerConfig:
     """The default server with long matches; `unbounded` raises the admission bounds out of reach."""
     rules = replace(VERSUS_RULES, lives=99, time_limit_frames=30 * 60 * FRAME_HZ)
-    config = ServerConfig(
+    config = ServerConfig().override(
         match_config=replace(PENGO_VERSUS.default_config(), rules=rules),
         limits=LimitSettings(**RATES),
         max_connections_per_address=100_000,
         secret=b"bench-secret-0123456789",
     )
     if mode == "spam-unbounded":
-        config = replace(config, message_rate_per_address=10.0**9, message_burst_per_address=10.0**9)
+        config = config.override(message_rate_per_address=10.0**9, message_burst_per_address=10.0**9)
     if mode == "unbounded":
-        config = replace(
-            config,
+        config = config.override(
             limits=LimitSettings(**RATES, live_matches_per_address=10**6),
             capacity_board_frames=10**9,
             message_rate_per_address=10.0**9,
@@ -100,9 +100,9 @@ class Found:
 async def window(mode: str, tries: int, seconds: float) -> Found:
     """One mode's window: the attack (unless quiet), then the bystander measured."""
     app = create_app(config_for(mode))
-    hub: Hub = app.state.hub
+    node: Node = app.state.node
     async with running_server(app) as server:
-        bystander = hub.create_bot_duel("competent", "lazy")
+        bystander = node.hub.create_bot_duel("competent", "lazy")
         rooms: list[dict[str, object]] = []
         refused: dict[str, int] = {}
         if mode in ("bounded", "spread", "unbounded"):
@@ -111,7 +111,7 @@ async def window(mode: str, tries: int, seconds: float) -> Found:
                                          transport=httpx.AsyncHTTPTransport(local_address=address))
                        for address in addresses]
             for index in range(tries):
-                _, token = hub.signer.new_guest(hub.ids.guest_id(), f"m{index}", time.time())
+                _, token = node.signer.new_guest(node.ids.guest_id(), f"m{index}", time.time())
                 http = clients[index % len(clients)]
                 answer = await http.post("/api/bot-matches", json={"bot": "lazy"},
                                          headers={"Authorization": f"Bearer {token}"})
@@ -127,7 +127,7 @@ async def window(mode: str, tries: int, seconds: float) -> Found:
         module = "bench.server_capacity"
         if mode.startswith("spam"):
             module = "bench.admission_attack"
-            plan["tokens"] = [hub.signer.new_guest(hub.ids.guest_id(), f"s{index}", time.time())[1]
+            plan["tokens"] = [node.signer.new_guest(node.ids.guest_id(), f"s{index}", time.time())[1]
                               for index in range(SPAM_SOCKETS)]
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
             json.dump(plan, handle)
@@ -136,10 +136,10 @@ async def window(mode: str, tries: int, seconds: float) -> Found:
             stdout=asyncio.subprocess.PIPE, cwd=str(Path(__file__).resolve().parents[1]),
         )
         deadline = time.monotonic() + warmup + 30
-        while hub.stats()["running"] < 1 + len(rooms) and time.monotonic() < deadline:
+        while node.stats()["running"] < 1 + len(rooms) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         await asyncio.sleep(max(0.0, warmup - 2))
-        clock = hub.frame_clock
+        clock = node.hub.frame_clock
         clock.lateness.clear()
         assert bystander.runner is not None
         frames, busy, wall = bystander.runner.match.frame, clock.busy, time.monotonic()
@@ -150,7 +150,7 @@ async def window(mode: str, tries: int, seconds: float) -> Found:
         fps = (bystander.runner.match.frame - frames) / elapsed
         loop_share = (clock.busy - busy) / elapsed
         ordered = sorted(clock.lateness)
-        running = hub.stats()["running"]
+        running = node.stats()["running"]
         stdout, _ = await bots.communicate()
         os.unlink(handle.name)
         if mode.startswith("spam"):

@@ -32,15 +32,15 @@ import argparse
 import asyncio
 import statistics
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, WebSocket, async_playwright
 
 from server.app import DEFAULT_WEB_ROOT, create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import running_server
+from server.match.settings import LimitSettings
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -65,7 +65,7 @@ async def measure(seconds: float, role: str, size: str = "desktop", web_root: Pa
     """Play (or watch) a match in Chromium and read the page's counters over `seconds` (`browser`: one
     already running, whose fresh context this measurement uses; else Chromium is launched for it)."""
     limits = LimitSettings(guest_burst_per_address=50)
-    config = replace(ServerConfig(), allowed_origins=("*",), limits=limits, web_root=str(web_root))
+    config = ServerConfig().override(allowed_origins=("*",), limits=limits, web_root=str(web_root))
     async with running_server(create_app(config)) as server:
         if browser is not None:
             return await measure_on(browser, server.http_url, seconds, role, size)

@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import statistics
 import time
-from dataclasses import replace
 
 from server.app import create_app
 from server.config import ServerConfig
@@ -48,20 +47,20 @@ async def trickle(server: RunningServer, every: float, seconds: float) -> tuple[
 
 
 async def main(connections: int, seconds: float, every: float) -> None:
-    config = replace(ServerConfig(), tune_gc=False, secret=b"bench-secret-0123456789abcdef")
+    config = ServerConfig().override(tune_gc=False, secret=b"bench-secret-0123456789abcdef")
     app = create_app(config)
     async with running_server(app) as server:
-        hub = app.state.hub
-        hub.create_bot_duel("competent", "competent")
-        while hub.stats()["running"] < 1:
+        node = app.state.node
+        node.hub.create_bot_duel("competent", "competent")
+        while node.stats()["running"] < 1:
             await asyncio.sleep(0.05)
-        before = hub.stats()["lateness_ms"]["samples"]
+        before = node.stats()["lateness_ms"]["samples"]
         results = await asyncio.gather(*(trickle(server, every, seconds) for _ in range(connections)))
-        lateness = hub.stats()["lateness_ms"]
+        lateness = node.stats()["lateness_ms"]
     answered = [took for took, _ in results if took is not None]
     statuses = sorted({status for _, status in results})
     print(f"{connections} trickled JSON bodies, a byte every {every:g} s, watched {seconds:g} s "
-          f"(body deadline {config.http_body_seconds:g} s)")
+          f"(body deadline {config.http.http_body_seconds:g} s)")
     print(f"  answered: {len(answered)}, still held: {connections - len(answered)}; statuses {statuses}")
     if answered:
         print(f"  answered after: median {statistics.median(answered):.1f} s, max {max(answered):.1f} s")

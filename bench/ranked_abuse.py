@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import time
 import uuid
-from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -32,10 +31,11 @@ import websockets
 
 from protocol.client import ClientSession
 from server.app import create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import RunningServer, running_server
-from server.match.hub import Hub
-from server.store.base import Store
+from server.match.settings import LimitSettings
+from server.node import Node
+from server.store.base import Stores
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 
@@ -46,10 +46,10 @@ HONEST = "127.0.0.1"
 PAIR_WAIT = 3.0
 
 
-def lateness(hub: Hub) -> str:
+def lateness(node: Node) -> str:
     """The bystander's frame lateness since the last call (the clock's wake-ups), then start afresh."""
-    samples = sorted(hub.frame_clock.lateness)
-    hub.frame_clock.lateness.clear()
+    samples = sorted(node.hub.frame_clock.lateness)
+    node.hub.frame_clock.lateness.clear()
     if not samples:
         return "no wake-ups"
 
@@ -86,12 +86,12 @@ async def read_until(ws: Any, session: ClientSession, done: Any, timeout: float 
     return True
 
 
-async def settled(hub: Hub) -> None:
-    while hub._writes:
+async def settled(node: Node) -> None:
+    while node.background:
         await asyncio.sleep(0.01)
 
 
-async def farm(server: RunningServer, hub: Hub, rounds: int, pair_wait: float) -> None:
+async def farm(server: RunningServer, node: Node, rounds: int, pair_wait: float) -> None:
     farmer, farmer_token = await new_guest(server, "farmer", ATTACKER)
     ratings: list[str] = []
     for index in range(rounds):
@@ -110,13 +110,13 @@ async def farm(server: RunningServer, hub: Hub, rounds: int, pair_wait: float) -
             await read_until(alt_ws, alt, lambda s=alt: s.frames)
             await alt_ws.send(alt.leave())
             await read_until(me_ws, me, lambda s=me: s.over)
-        await settled(hub)
-        player = await hub.store.get_player(farmer)
+        await settled(node)
+        player = await node.stores.players.get_player(farmer)
         ratings.append(f"{player.glicko.rating:.0f}" if player is not None else "1500")
-    print(f"farm: the farmer's rating after each forfeit: 1500 → {' → '.join(ratings)}; {lateness(hub)}")
+    print(f"farm: the farmer's rating after each forfeit: 1500 → {' → '.join(ratings)}; {lateness(node)}")
 
 
-async def dodge(server: RunningServer, hub: Hub, rounds: int) -> None:
+async def dodge(server: RunningServer, node: Node, rounds: int) -> None:
     _, honest_token = await new_guest(server, "honest", HONEST)
     cancelled = refused = 0
     stopped = "never"
@@ -140,12 +140,12 @@ async def dodge(server: RunningServer, hub: Hub, rounds: int) -> None:
             await read_until(honest_ws, honest, lambda s=honest: s.over)
             cancelled += honest.over is not None and honest.over.result is None
         # the honest socket closed on `over`
-        await settled(hub)
+        await settled(node)
     print(f"dodge: {cancelled} of the honest player's matches cancelled, the queue refused it {refused} of "
-          f"{rounds} times (cooldown); pairing stopped: {stopped}; {lateness(hub)}")
+          f"{rounds} times (cooldown); pairing stopped: {stopped}; {lateness(node)}")
 
 
-async def renew(server: RunningServer, hub: Hub) -> None:
+async def renew(server: RunningServer, node: Node) -> None:
     passed = attempts = 0
     transport = httpx.AsyncHTTPTransport(local_address=ATTACKER)
     async with httpx.AsyncClient(base_url=server.http_url, transport=transport) as http:
@@ -157,28 +157,28 @@ async def renew(server: RunningServer, hub: Hub) -> None:
                 if answer.status_code == 200:
                     passed += 1
                     token = answer.json()["token"]
-    print(f"renew: {passed} of {attempts} renewals from one address passed; {lateness(hub)}")
+    print(f"renew: {passed} of {attempts} renewals from one address passed; {lateness(node)}")
 
 
 async def measure(kind: str, rounds: int, pair_wait: float, redis_url: str) -> None:
-    store: Store
+    store: Stores
     if kind == "redis":
         prefix = f"floe-bench:{uuid.uuid4().hex[:8]}:"
         store = RedisStore.from_url(redis_url, prefix)
     else:
         store = MemoryStore()
     limits = LimitSettings(guest_rate_per_address=1000.0, guest_burst_per_address=1000)  # alt guests aplenty
-    config = replace(ServerConfig(secret=b"bench-secret-0123456789", tune_gc=False, limits=limits),
-                     ranked_join_timeout=1.0, ranked_pair_every=0.05)
+    config = ServerConfig().override(secret=b"bench-secret-0123456789", tune_gc=False, limits=limits,
+                                     ranked_join_timeout=1.0, ranked_pair_every=0.05)
     try:
         async with running_server(create_app(config, store)) as server:
-            hub: Hub = server.app.state.hub
-            hub.create_bot_duel("competent", "lazy")
+            node: Node = server.app.state.node
+            node.hub.create_bot_duel("competent", "lazy")
             await asyncio.sleep(2.0)
-            print(f"{kind} store; idle: {lateness(hub)}")
-            await farm(server, hub, rounds, pair_wait)
-            await dodge(server, hub, rounds)
-            await renew(server, hub)
+            print(f"{kind} store; idle: {lateness(node)}")
+            await farm(server, node, rounds, pair_wait)
+            await dodge(server, node, rounds)
+            await renew(server, node)
     finally:
         if isinstance(store, RedisStore):
             keys = [key async for key in store.redis.scan_iter(match=f"{store.prefix}*")]

@@ -26,8 +26,9 @@ import websockets
 from protocol.client import ClientSession
 from server import botclient
 from server.app import create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import running_server
+from server.match.settings import LimitSettings
 from server.store.redis import RedisStore
 
 
@@ -54,7 +55,7 @@ async def measure(pairs: int, seconds: float, url: str) -> None:
                            live_matches_per_address=10**6)
     # every result rated (no minimum of play): the bench times the queue and the rating path, and its
     # matches may be shorter than the minimum
-    config = ServerConfig(secret=b"bench-secret-0123456789", tune_gc=False, limits=limits,
+    config = ServerConfig().override(secret=b"bench-secret-0123456789", tune_gc=False, limits=limits,
                           ranked_min_play_seconds=0.0,
                           message_rate_per_address=10.0**9, message_burst_per_address=10.0**9,
                           capacity_board_frames=10**9)
@@ -72,8 +73,8 @@ async def measure(pairs: int, seconds: float, url: str) -> None:
                 botclient.play(server.ws_url, token, match, "competent", seed=i, until_rated=True)
                 for i, (token, (_, match)) in enumerate(zip(tokens, found, strict=True))
             ))
-            hub = server.app.state.hub
-            while hub._writes:
+            node = server.app.state.node
+            while node.background:
                 await asyncio.sleep(0.01)
             played = store.round_trips
             rated = sum(len(run.session.rated) for run in runs)

@@ -59,10 +59,11 @@ from rules.versus.inputs import KICK_BIT, encode_input
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ, VERSUS_RULES
 from server.app import create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import running_server
-from server.match.hub import Hub
+from server.match.settings import LimitSettings
 from server.netcode.runner import MatchRunner
+from server.node import Node
 
 from .sampler import Sampler
 
@@ -208,7 +209,7 @@ def server_config() -> ServerConfig:
     the live matches, connections and messages per address raised (one address makes every room and
     opens every socket), and the node's budget raised (the bench measures past it)."""
     rules = replace(VERSUS_RULES, lives=99, time_limit_frames=30 * 60 * FRAME_HZ)
-    return ServerConfig(
+    return ServerConfig().override(
         match_config=replace(PENGO_VERSUS.default_config(), rules=rules),
         limits=BENCH_LIMITS,
         max_connections_per_address=100_000,
@@ -241,15 +242,15 @@ async def measure(
     bench/sampler.py).
     """
     app = create_app(server_config())
-    hub: Hub = app.state.hub
+    node: Node = app.state.node
     async with running_server(app) as server:
         rooms = []
         for _ in range(matches):
-            first, first_token = hub.signer.new_guest(hub.ids.guest_id(), "a", time.time())
-            second, second_token = hub.signer.new_guest(hub.ids.guest_id(), "b", time.time())
-            live = await hub.lobby.create_room(first, "bench")
+            first, first_token = node.signer.new_guest(node.ids.guest_id(), "a", time.time())
+            second, second_token = node.signer.new_guest(node.ids.guest_id(), "b", time.time())
+            live = await node.lobby.create_room(first, "bench")
             assert live.invite is not None
-            await hub.lobby.join_room(live.invite, second, "bench")
+            await node.lobby.join_room(live.invite, second, "bench")
             rooms.append({"match": live.id, "tokens": [first_token, second_token]})
         warmup = 3.0 + matches / 25
         plan = {
@@ -270,15 +271,15 @@ async def measure(
             cwd=str(Path(__file__).resolve().parents[1]),
         )
         deadline = time.monotonic() + warmup + 30
-        while hub.stats()["running"] < matches and time.monotonic() < deadline:
+        while node.stats()["running"] < matches and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         await asyncio.sleep(max(0.0, warmup - 2))
-        clock = hub.frame_clock
+        clock = node.hub.frame_clock
         clock.lateness.clear()
-        missed, busy, frames = clock.missed, clock.busy, hub.frames_simulated
-        streams = [(live.players, live.spectators) for live in hub.matches.values()]
+        missed, busy, frames = clock.missed, clock.busy, node.hub.frames_simulated
+        streams = [(live.players, live.spectators) for live in node.hub.matches.values()]
         published = [(p.bytes_published, s.bytes_published) for p, s in streams]
-        runners = [live.runner for live in hub.matches.values() if live.runner is not None]
+        runners = [live.runner for live in node.hub.matches.values() if live.runner is not None]
         work_before = runner_work(runners)
         cpu, wall = time.process_time(), time.monotonic()
         profiler = cProfile.Profile() if profile == "cprofile" else None
@@ -292,7 +293,7 @@ async def measure(
         elapsed = time.monotonic() - wall
         cpu_share = (time.process_time() - cpu) / elapsed
         ordered = sorted(clock.lateness)
-        missed, busy, frames = clock.missed - missed, clock.busy - busy, hub.frames_simulated - frames
+        missed, busy, frames = clock.missed - missed, clock.busy - busy, node.hub.frames_simulated - frames
         work = [after - before for after, before in zip(runner_work(runners), work_before, strict=True)]
         player_bytes = sum(
             p.bytes_published - before[0] for (p, _), before in zip(streams, published, strict=True)

@@ -29,7 +29,7 @@ import argparse
 import asyncio
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from server.config import ServerConfig
@@ -71,7 +71,7 @@ def published(bots: list[str], seed: int) -> tuple[int, Counter, Counter]:
     """Tick an all-bot match to its end; (frames, the players' stream counter, the spectators')."""
     config = ServerConfig()
     seats = [Seat(name=f"{bot}-{index}", bot=bot) for index, bot in enumerate(bots)]
-    live = LiveMatch(config, seats, 0.0, lambda _: None, f"bench-{seed}", seed)
+    live = LiveMatch(config.match, seats, 0.0, lambda _: None, f"bench-{seed}", seed)
     players, spectators = Counter(), Counter()
     live.players.subscribers.add(players)  # type: ignore[arg-type]
     live.spectators.subscribers.add(spectators)  # type: ignore[arg-type]
@@ -94,7 +94,7 @@ async def live_match(latency: int) -> tuple[int, Counter, Counter, int]:
     from server.app import create_app
     from server.embed import running_server
 
-    app = create_app(replace(ServerConfig(), allowed_origins=("*",)))
+    app = create_app(ServerConfig().override(allowed_origins=("*",)))
     async with running_server(app) as server:
         _, token = await botclient.new_guest(server.http_url, "bench")
         answer = await botclient.http_json(f"{server.http_url}/api/bot-matches", "POST",
@@ -104,8 +104,8 @@ async def live_match(latency: int) -> tuple[int, Counter, Counter, int]:
         received = TimedBytes()
         player_task = asyncio.create_task(botclient.play(
             server.ws_url, token, match_id, "competent", seed=1, latency=hold, record=received))
-        hub = server.app.state.hub
-        while match_id not in hub.matches or hub.matches[match_id].runner is None:
+        node = server.app.state.node
+        while match_id not in node.hub.matches or node.hub.matches[match_id].runner is None:
             await asyncio.sleep(0.01)
         spectator = Counter()
         session = ClientSession(None, client="bench-spectator")

@@ -21,7 +21,6 @@ import multiprocessing
 import statistics
 import time
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -31,8 +30,9 @@ from rules.replay import record
 from rules.ruleset import seat_seed
 from rules.versus.ruleset import PENGO_VERSUS
 from server.app import create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import running_server
+from server.match.settings import LimitSettings
 
 
 def played(ruleset: Any, config: Any, seed: int, seats: list[str]) -> bytes:
@@ -72,13 +72,13 @@ def flood_process(url: str, clients: int, seconds: float, replay: bytes, run: by
 class Windows:
     """The clock's figures between two calls of `take`: wake-up lateness (ms), missed ticks, frames."""
 
-    def __init__(self, hub: Any) -> None:
-        self.hub = hub
+    def __init__(self, node: Any) -> None:
+        self.hub = node
         self.take()
 
     def take(self) -> dict[str, float]:
         """The figures since the last call."""
-        clock, hub = self.hub.frame_clock, self.hub
+        clock, node = self.hub.frame_clock, self.hub
         samples = sorted(clock.lateness) or [0.0]
         clock.lateness.clear()
         figures = {
@@ -86,9 +86,9 @@ class Windows:
             "p99": samples[int(0.99 * (len(samples) - 1))] * 1000,
             "max": samples[-1] * 1000,
             "missed": clock.missed - getattr(self, "_missed", clock.missed),
-            "frames": hub.frames_simulated - getattr(self, "_frames", hub.frames_simulated),
+            "frames": node.hub.frames_simulated - getattr(self, "_frames", node.hub.frames_simulated),
         }
-        self._missed, self._frames = clock.missed, hub.frames_simulated
+        self._missed, self._frames = clock.missed, node.hub.frames_simulated
         return figures
 
 
@@ -96,19 +96,19 @@ async def measure(matches: int, seconds: float, clients: int, pool: str) -> None
     print("making the replays (a 3-minute 1 v 1, a 10-minute daily run)…", flush=True)
     replay = played(PENGO_VERSUS, PENGO_VERSUS.default_config(), 7, ["a", "b"])
     limits = LimitSettings(guest_rate_per_address=1000.0, guest_burst_per_address=1000)
-    config = ServerConfig(secret=b"bench-secret-0123456789", limits=limits, verify_pool=pool,
+    config = ServerConfig().override(secret=b"bench-secret-0123456789", limits=limits, verify_pool=pool,
                           daily_submissions=1_000_000)
-    config = replace(config.with_time_limit(3600), verify_per_client=config.verify_concurrency)
+    config = config.with_time_limit(3600).override(verify_per_client=config.verify.verify_concurrency)
     async with running_server(create_app(config)) as server:
-        hub = server.app.state.hub
+        node = server.app.state.node
         async with httpx.AsyncClient() as http:
             daily = (await http.get(f"{server.http_url}/api/daily")).json()
-        solo = config.daily_ruleset
+        solo = config.daily.daily_ruleset
         run = played(solo, solo.config_from_plain(daily["config"]), daily["seed"], ["bench"])
         for _ in range(matches):
-            hub.create_bot_duel("competent", "competent")
+            node.hub.create_bot_duel("competent", "competent")
         await asyncio.sleep(2)
-        windows = Windows(hub)
+        windows = Windows(node)
         await asyncio.sleep(seconds)
         quiet = windows.take()
         out: Any = multiprocessing.get_context("spawn").Queue()
@@ -123,7 +123,8 @@ async def measure(matches: int, seconds: float, clients: int, pool: str) -> None
         while flooder.is_alive():
             await asyncio.sleep(0.1)
         statuses = out.get(timeout=10)
-    print(f"{matches} matches, pool {pool} ({config.verify_concurrency} workers), {clients} flooding clients")
+    workers = config.verify.verify_concurrency
+    print(f"{matches} matches, pool {pool} ({workers} workers), {clients} flooding clients")
     for name, figures in (("quiet", quiet), ("flood", flooded)):
         print(f"{name}: lateness p50 {figures['p50']:.2f} ms, p99 {figures['p99']:.2f} ms, "
               f"max {figures['max']:.2f} ms; missed ticks {figures['missed']:.0f}; "

@@ -1,9 +1,9 @@
-"""The FastAPI application: the hub and the verifier live for the app's lifespan.
+"""The FastAPI application: the node (server/node.py) and the verifier live for the app's lifespan.
 
-    app = create_app(ServerConfig())        # the embedded in-memory store unless one is given
+    app = create_app(ServerConfig())        # the embedded in-memory stores unless some are given
 
 The app is the HTTP API; the websocket endpoint `/ws` is served beside it on the same port by floe's
-own listener (server/transport/listener.py), which reaches the hub and the dispatcher through
+own listener (server/transport/listener.py), which reaches the node's dispatcher through
 `app.state`. `server/embed.py` runs both in the current event loop (tests, bench, `floe serve`).
 """
 
@@ -30,15 +30,15 @@ from .config import ServerConfig
 from .errors import ServerError
 from .http.api import build_router
 from .http.bodylimit import BodyLimit
+from .http.context import ApiContext
 from .http.headers import PAGE_POLICY, SecurityHeaders, docs_policy
 from .http.refusals import list_common_refusals
 from .http.replaystream import ReplayStreams
 from .http.verify import Verifier
 from .logs import log_event
-from .match.dispatch import Dispatcher
-from .match.hub import Hub
-from .store.base import Store
-from .store.memory import MemoryStore
+from .match.sources import Clock, IdSource
+from .node import Node
+from .store.base import Stores
 
 log = logging.getLogger("floe.http")
 
@@ -56,6 +56,8 @@ frames, protocol version {PROTOCOL_VERSION}): a client says `hello` with the gue
 Every message, the stream's layout and tables and every limit are in protocol/README.md. The browser
 client is served at `/`."""
 
+#: The routes whose body is a replay (bounded by `verify_max_bytes`, not `http_body_bytes`).
+UPLOAD_PATHS = ("/api/replays/verify", "/api/daily/runs")
 #: Allocations between young-generation collections (CPython's default is 700).
 GC_YOUNG_THRESHOLD = 20_000
 
@@ -74,47 +76,50 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 1000)
 
 
-def make_store(config: ServerConfig) -> Store:
-    """The store the config names: Redis at `redis_url`, else the embedded one."""
-    if config.redis_url is not None:
-        from .store.redis import RedisStore
-
-        return RedisStore.from_url(config.redis_url, config.redis_prefix)
-    return MemoryStore(config.store_capacity)
 def respond(error: ServerError) -> JSONResponse:
     """A refusal in the server's one error shape, with Retry-After when the error has a hint."""
     headers = {"Retry-After": str(max(1, round(error.retry_after)))} if error.retry_after else None
     return JSONResponse(error.plain(), status_code=error.status, headers=headers)
 
 
-def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
-    """The app with its hub and dispatcher (`app.state.hub`, `app.state.dispatcher`: the listener's).
+def create_app(
+    config: ServerConfig | None = None,
+    store: Stores | None = None,
+    clock: Clock | None = None,
+    ids: IdSource | None = None,
+) -> FastAPI:
+    """The app with its node (`app.state.node`; `app.state.hub` and `app.state.dispatcher` are the
+    node's, the listener takes the dispatcher and `app.state.config`'s transport section).
 
-    Raises ConfigError (server/config.py) for a token secret the store cannot work with.
+    Raises ConfigError (server/errors.py) for a token secret the stores cannot work with.
     """
     config = config or ServerConfig()
-    hub = Hub(config, store if store is not None else make_store(config))
-    verifier = Verifier(config)
-    dispatcher = Dispatcher(hub)
+    node = Node(config, store, clock, ids)
+    verifier = Verifier(config.verify)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if config.tune_gc:
             tune_gc()
-        await hub.start()
+        await node.start()
         try:
             yield
         finally:
-            await hub.stop()
+            await node.stop()
             verifier.close()
 
     app = FastAPI(title="floe", description=API_DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None)
-    app.state.hub = hub
-    app.state.dispatcher = dispatcher
+    app.state.config = config
+    app.state.node = node
+    app.state.hub = node.hub
+    app.state.dispatcher = node.dispatcher
     app.state.verifier = verifier
-    streams = ReplayStreams(config.replay_stream_cache, config.replay_stream_cache_per_client)
+    http = config.http
+    streams = ReplayStreams(http.replay_stream_cache, http.replay_stream_cache_per_client)
     app.state.replay_streams = streams
-    app.include_router(build_router(hub, verifier, streams))
+    api = ApiContext(node.hub, node.lobby, node.signer, node.clock, node.ids, node.stores, node.secret, http,
+                     config.verify, config.daily, config.transport.allowed_origins, node.stats)
+    app.include_router(build_router(api, verifier, streams))
     openapi = app.openapi
 
     def openapi_with_common_refusals() -> dict[str, Any]:
@@ -126,9 +131,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     app.add_middleware(
         BodyLimit,
-        default_bytes=config.http_body_bytes,
-        upload_bytes={path: config.verify_max_bytes for path in ("/api/replays/verify", "/api/daily/runs")},
-        seconds=config.http_body_seconds,
+        default_bytes=http.http_body_bytes,
+        upload_bytes={path: config.verify.verify_max_bytes for path in UPLOAD_PATHS},
+        seconds=http.http_body_seconds,
     )
 
     @app.exception_handler(ServerError)
@@ -155,7 +160,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         log_event(log, logging.ERROR, "http.failed", error=f"{type(error).__name__}: {error}")
         return respond(ServerError(ErrorCode.INTERNAL, "the server failed on this request", 500))
 
-    docs_page = serve_web(app, Path(config.web_root) if config.web_root else DEFAULT_WEB_ROOT)
+    docs_page = serve_web(app, Path(http.web_root) if http.web_root else DEFAULT_WEB_ROOT)
     # Outermost: the answers the body bound gives get the headers too.
     app.add_middleware(SecurityHeaders, policies={"/": PAGE_POLICY, "/docs": docs_policy(docs_page)})
     return app

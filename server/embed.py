@@ -96,7 +96,7 @@ async def running_server(
         uds = os.path.join(private, "http.sock")
         server = EmbeddedServer(uvicorn_config(app, uds))
         task = asyncio.create_task(server.serve(), name="floe-uvicorn")
-        listener = Listener(app.state.hub, app.state.dispatcher, uds)
+        listener = Listener(app.state.config.transport, app.state.dispatcher, uds)
         try:
             while not server.started:  # uvicorn has no event for it
                 if task.done():

@@ -36,3 +36,7 @@ class ServerError(Exception):
 
     def __repr__(self) -> str:
         return f"ServerError({self.code!r}, {self.message!r}, {self.status})"
+
+
+class ConfigError(ValueError):
+    """A setting the server refuses to start with."""

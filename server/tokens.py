@@ -15,13 +15,63 @@ import binascii
 import hashlib
 import hmac
 import json
+import os
 import re
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
+
+from .errors import ConfigError
 
 PREFIX = "v1"
 #: A recovery code's prefix (its signature covers it, so a code is never taken for a token, nor back).
 RECOVERY_PREFIX = "rc1"
 _NAME = re.compile(r"[^A-Za-z0-9 _.-]")
+
+
+#: The environment variable holding the token secret (at least MIN_SECRET_BYTES bytes of UTF-8).
+SECRET_ENV = "FLOE_SECRET"
+#: The shortest token secret the server takes.
+MIN_SECRET_BYTES = 16
+
+
+def secret_from_env() -> bytes | None:
+    """FLOE_SECRET as bytes, or None when it is not set; ConfigError when it is set but too short
+    (an empty one included: it must not silently mean a random secret)."""
+    value = os.environ.get(SECRET_ENV)
+    if value is None:
+        return None
+    secret = value.encode("utf-8")
+    if len(secret) < MIN_SECRET_BYTES:
+        raise ConfigError(f"{SECRET_ENV} must be at least {MIN_SECRET_BYTES} bytes, got {len(secret)}")
+    return secret
+
+
+def token_secret(configured: bytes | None, shared_store: bool) -> tuple[bytes, str]:
+    """The secret to sign tokens with, and where it came from ("configured" or "random").
+
+    A random secret is made only for the embedded store (tokens then die with the process, which is
+    what one process on its own store means); a store shared by several processes needs every one
+    of them to sign alike, so it refuses to start without a configured secret.
+    """
+    if configured is not None:
+        if len(configured) < MIN_SECRET_BYTES:
+            raise ConfigError(f"the token secret must be at least {MIN_SECRET_BYTES} bytes")
+        return configured, "configured"
+    if shared_store:
+        raise ConfigError(f"a shared store needs a token secret: set {SECRET_ENV} (at least "
+                          f"{MIN_SECRET_BYTES} bytes, the same on every node)")
+    return secrets.token_bytes(32), "random"
+
+
+@dataclass(frozen=True)
+class TokenSettings:
+    """Tokens: the HMAC secret (None: FLOE_SECRET's, or a random one for the embedded store, see
+    `token_secret`) and their lifetime."""
+
+    #: The HMAC secret of the guest tokens (at least 16 bytes; None: a per-process one).
+    secret: bytes | None = field(default_factory=secret_from_env, repr=False)
+    #: Seconds a token is good for.
+    token_ttl: float = 7 * 24 * 3600.0
 
 
 class TokenError(ValueError):

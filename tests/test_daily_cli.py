@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from protocol.replay_codec import decode_replay
@@ -25,7 +24,7 @@ def test_floe_daily_plays_submits_and_shows_the_board(tmp_path: Path) -> None:
     """`floe daily play --submit --name` plays the server's day with a bot, gets a guest, writes a layout 2
     replay naming that guest (which `floe verify` reads), is verified, and `floe daily board` lists it; a
     second submit of the same run is refused as a duplicate."""
-    config = replace(fast_config(), daily_config=SoloConfig(time_limit_frames=900))
+    config = fast_config().override(daily_config=SoloConfig(time_limit_frames=900))
     with server_in_thread(create_app(config)) as server:
         out = tmp_path / "run.replay"
         url = server.http_url

@@ -115,4 +115,4 @@ def test_the_checker_catches_a_bad_import() -> None:
     assert _refused("rules.ruleset", ONE_GAME) is None
     assert _refused("time", IO_AND_TIME) == "time"
     assert _refused("timeline", IO_AND_TIME) is None
-    assert ("server.match.hub" in {name for _, name in imports_of(ROOT / "server/http/api.py")})
+    assert ("server.match.hub" in {name for _, name in imports_of(ROOT / "server/http/context.py")})

@@ -18,11 +18,11 @@ from protocol.errors import ErrorCode
 
 from ..compendium import compendium
 from ..errors import ServerError
-from ..match.hub import Hub
 from ..origins import origin_answer
 from ..tokens import Guest
 from .auth import current_guest
 from .body import read_body
+from .context import ApiContext
 from .daily import daily_router
 from .ranked import ranked_router
 from .recovery import recovery_router
@@ -51,7 +51,7 @@ class BotRequest(BaseModel):
 
 class RoomRequest(BaseModel):
     """`POST /api/rooms` body (optional): the room's seats (2 to 4, the creator's included) and its
-    match's time limit in minutes (absent: the ruleset's default); bounds in ServerConfig `room_*`."""
+    match's time limit in minutes (absent: the ruleset's default); bounds in LobbySettings `room_*`."""
 
     model_config = ConfigDict(extra="forbid")
     seats: Annotated[int, Field(ge=0, le=1000)] = 2
@@ -80,25 +80,25 @@ def address_of(request: Request) -> str:
     return client.host if client is not None else "unknown"
 
 
-def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRouter:
-    """The routes, closed over one hub, verifier and cache of replay streams."""
+def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) -> APIRouter:
+    """The routes, closed over one node's context, verifier and cache of replay streams."""
     router = APIRouter()
     book = compendium().plain()
     bot_schema = {
         "type": "object",
         "additionalProperties": False,
-        "properties": {"bot": {"type": "string", "enum": list(hub.config.ruleset.bot_names)}},
+        "properties": {"bot": {"type": "string", "enum": list(api.hub.settings.ruleset.bot_names)}},
     }
 
     async def guest_of(authorization: str | None) -> Guest:
-        return await current_guest(hub, authorization)
+        return await current_guest(api, authorization)
 
     @router.post("/api/guests", responses=refusals(422, 429))
     async def new_guest(request: Request, body: GuestRequest | None = None) -> dict[str, str]:
         """A guest identity and its signed token (rate-limited per address)."""
-        await hub.lobby.admit_guest(address_of(request))
+        await api.lobby.admit_guest(address_of(request))
         name = body.name if body else None
-        guest, token = hub.signer.new_guest(hub.ids.guest_id(), name, hub.clock.wall())
+        guest, token = api.signer.new_guest(api.ids.guest_id(), name, api.clock.wall())
         return {"guest": guest.id, "name": guest.name, "token": token}
 
     @router.post("/api/rooms", responses=refusals(401, 409, 422, 429, 503))
@@ -109,7 +109,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         holds seat 0; whoever has the invitation takes a free seat, each of them by the same one."""
         guest = await guest_of(authorization)
         asked = body or RoomRequest()
-        live = await hub.lobby.create_room(guest, address_of(request), asked.seats, asked.minutes)
+        live = await api.lobby.create_room(guest, address_of(request), asked.seats, asked.minutes)
         return {"match": live.id, "seat": 0, "invite": live.invite, "seats": len(live.seats),
                 "minutes": asked.minutes}
 
@@ -119,7 +119,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     ) -> dict[str, Any]:
         """Take the free seat of the room an invitation opens."""
         guest = await guest_of(authorization)
-        live, seat = await hub.lobby.join_room(body.invite, guest, address_of(request))
+        live, seat = await api.lobby.join_room(body.invite, guest, address_of(request))
         return {"match": live.id, "seat": seat}
 
     @router.post(
@@ -132,21 +132,21 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     ) -> dict[str, Any]:
         """Play against a server-side bot of this ruleset; the match starts when you connect."""
         guest = await guest_of(authorization)
-        live = await hub.lobby.create_bot_match(guest, body.bot, address_of(request))
+        live = await api.lobby.create_bot_match(guest, body.bot, address_of(request))
         return {"match": live.id, "seat": 0}
 
     @router.get("/api/matches")
     async def live_matches() -> dict[str, Any]:
         """Running public matches to watch, newest first (a match played from a room is not listed)."""
-        return {"matches": hub.live_list()}
+        return {"matches": api.hub.live_list()}
 
     @router.get("/api/matches/{match_id}", responses=refusals(404))
     async def match_record(match_id: str) -> dict[str, Any]:
         """A live match's summary, or a finished match's record."""
-        live = hub.matches.get(match_id)
+        live = api.hub.matches.get(match_id)
         if live is not None:
             return {"live": True, **live.summary(), "result": live.result}
-        record = await hub.store.get_match(match_id)
+        record = await api.stores.matches.get_match(match_id)
         if record is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no match {match_id!r}", 404)
         return {"live": False, **record.plain()}
@@ -157,7 +157,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     )
     async def replay(replay_id: str) -> Response:
         """A finished match's replay, msgpack (protocol/README.md documents the file)."""
-        data = await hub.store.get_replay(replay_id)
+        data = await api.stores.replay(replay_id)
         if data is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
         return Response(content=data, media_type=MSGPACK)
@@ -166,7 +166,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     async def recent_replays() -> dict[str, Any]:
         """The newest finished public matches that left a replay (of the RECENT_REPLAYS newest
         matches), newest first: a private room's replay is reachable by its id, not listed."""
-        records = await hub.store.recent_matches(RECENT_REPLAYS)
+        records = await api.stores.matches.recent_matches(RECENT_REPLAYS)
         return {"replays": [
             {"id": r.replay, "seats": list(r.seats), "result": r.result, "ended": r.ended, "frames": r.frames}
             for r in records if r.replay is not None and not r.private
@@ -183,14 +183,14 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         client = address_of(request)
 
         async def make(began: Callable[[], None]) -> bytes:
-            data = await hub.store.get_replay(replay_id)
+            data = await api.stores.replay(replay_id)
             if data is None:
                 raise ServerError(ErrorCode.NOT_FOUND, f"no replay {replay_id!r}", 404)
             async with verifier.slot(client) as held:  # the miss is paid from this client's share
-                config = hub.config
                 began()
+                keyframe_every = api.hub.settings.runner.keyframe_every
                 answer = await verifier.run(held, data, replay_stream_bytes, replay_id,
-                                            config.verify_max_frames, config.runner.keyframe_every)
+                                            api.verify.verify_max_frames, keyframe_every)
             body: bytes = answer["body"]
             return body
 
@@ -208,13 +208,13 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind not in REPLAY_TYPES:
             raise ServerError(ErrorCode.MALFORMED, f"send the replay as {' or '.join(REPLAY_TYPES)}", 415)
-        limit = hub.config.verify_max_bytes
+        limit = api.verify.verify_max_bytes
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             message = f"body of {declared} bytes is over the limit of {limit}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
         async with verifier.slot(address_of(request)) as held:  # before the body is read
-            body = await read_body(request, limit, hub.config.http_body_seconds)
+            body = await read_body(request, limit, api.http.http_body_seconds)
             return await verifier.run(held, body)
 
     @router.get("/api/origin", responses=refusals(400))
@@ -225,7 +225,7 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
         origins = request.headers.getlist("origin")
         if len(origins) > 1:  # the handshake refuses several Origin headers too
             raise ServerError(ErrorCode.MALFORMED, "send one Origin header", 400)
-        return origin_answer(origins[0] if origins else None, hub.config.allowed_origins)
+        return origin_answer(origins[0] if origins else None, api.origins)
 
     @router.get("/api/rules")
     async def rules_compendium() -> dict[str, Any]:
@@ -235,9 +235,9 @@ def build_router(hub: Hub, verifier: Verifier, streams: ReplayStreams) -> APIRou
     @router.get("/health")
     async def health() -> dict[str, Any]:
         """Liveness and the loop's numbers (constant time: running figures)."""
-        return {"ok": True, **hub.stats()}
+        return {"ok": True, **api.stats()}
 
-    router.include_router(ranked_router(hub, address_of))
-    router.include_router(recovery_router(hub, address_of))
-    router.include_router(daily_router(hub, verifier, address_of))
+    router.include_router(ranked_router(api, address_of))
+    router.include_router(recovery_router(api, address_of))
+    router.include_router(daily_router(api, verifier, address_of))
     return router

@@ -52,11 +52,11 @@ from protocol.replay_codec import encode_replay
 from rules.replay import FORMAT_VERSION, verify
 
 from ..errors import ServerError
-from ..match.hub import Hub
 from ..store.players import DailyEntry, daily_run_id
 from ..tokens import Guest
 from .auth import current_guest
 from .body import read_body
+from .context import ApiContext
 from .refusals import refusals
 from .verify import Verifier, decode_body
 
@@ -138,10 +138,11 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
     }
 
 
-def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], str]) -> APIRouter:
-    """The routes above, closed over one hub, the verification pool and how to tell a client's address."""
+def daily_router(api: ApiContext, verifier: Verifier, address_of: Callable[[Request], str]) -> APIRouter:
+    """The routes above, closed over one node's context, the verification pool and how to tell a client's
+    address."""
     router = APIRouter()
-    config = hub.config
+    config = api.daily
     ruleset = config.daily_ruleset
 
     def open_days(wall: float) -> dict[int, str]:
@@ -150,7 +151,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         days = [today]
         if wall - day_start(today) < config.daily_grace:
             days.append(day_of(wall - DAY_SECONDS))
-        return {day_seed(day_key(hub.secret, day), day): day for day in days}
+        return {day_seed(day_key(api.secret, day), day): day for day in days}
 
     def closes(day: str) -> float:
         return day_start(day) + DAY_SECONDS + config.daily_grace
@@ -158,10 +159,10 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
     @router.get("/api/daily")
     async def today() -> dict[str, Any]:
         """Today's challenge: what to play and until when."""
-        day = day_of(hub.clock.wall())
+        day = day_of(api.clock.wall())
         return {
             "day": day,
-            "seed": day_seed(day_key(hub.secret, day), day),
+            "seed": day_seed(day_key(api.secret, day), day),
             "ruleset": ruleset.name,
             "ruleset_version": ruleset.version,
             "config": ruleset.config_plain(config.daily_config),
@@ -184,15 +185,15 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         except ValueError:
             message = f"day: expected YYYY-MM-DD, got {day[:16]!r}"
             raise ServerError(ErrorCode.MALFORMED, message, 422) from None
-        wall = hub.clock.wall()
-        entries, total = await hub.store.daily_board(day, offset, limit)
+        wall = api.clock.wall()
+        entries, total = await api.stores.daily.daily_board(day, offset, limit)
         answer: dict[str, Any] = {
             "day": day,
             "total": total,
             "entries": [{"rank": offset + i + 1, **e.plain()} for i, e in enumerate(entries)],
         }
         if start <= wall:
-            key = day_key(hub.secret, day)
+            key = day_key(api.secret, day)
             answer["seed"] = day_seed(key, day)
             if wall >= closes(day):
                 answer["key"] = key.hex()
@@ -203,23 +204,23 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         request: Request, authorization: Annotated[str | None, Header()] = None
     ) -> dict[str, Any]:
         """Verify a run of a day's challenge and put it on that day's board."""
-        guest = await current_guest(hub, authorization)  # a token a renewal replaced is refused
-        limit = config.verify_max_bytes
+        guest = await current_guest(api, authorization)  # a token a renewal replaced is refused
+        limit = api.verify.verify_max_bytes
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             message = f"body of {declared} bytes is over the limit of {limit}"
             raise ServerError(ErrorCode.TOO_LARGE, message, 413)
         async with verifier.slot(address_of(request)) as held:  # before the body is read
-            body = await read_body(request, limit, config.http_body_seconds)
+            body = await read_body(request, limit, api.http.http_body_seconds)
             return await _submit(guest, body, held)
 
     async def _submit(guest: Guest, body: bytes, held: Any) -> dict[str, Any]:
-        wall = hub.clock.wall()
+        wall = api.clock.wall()
         days = open_days(wall)
         today = day_of(wall)
         # Every submission counts (a unique member each): one run sent again is verified again, so it
         # costs the guest's cap like any other.
-        counted = await hub.store.add_member(
+        counted = await api.stores.limits.add_member(
             f"daily:{today}:runs:{guest.id}", secrets.token_hex(8), config.daily_submissions,
             2 * DAY_SECONDS, wall,
         )
@@ -228,7 +229,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
             message = f"{config.daily_submissions} runs submitted today already; tomorrow takes more"
             raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
         terms = Terms(ruleset.name, ruleset.version, ruleset.config_plain(config.daily_config), days,
-                      config.verify_max_frames, guest.id)
+                      api.verify.verify_max_frames, guest.id)
         answer = await verifier.run(held, body, check_run, terms)
         if not answer["ok"]:
             frame = f" (frame {answer['frame']})" if answer.get("frame") is not None else ""
@@ -237,7 +238,7 @@ def daily_router(hub: Hub, verifier: Verifier, address_of: Callable[[Request], s
         run_id = daily_run_id(day, answer["log_hash"])
         at = wall - day_start(day)
         entry = DailyEntry(guest.id, guest.name, answer["score"], answer["frames"], run_id, at)
-        stored = await hub.store.put_daily(day, entry, answer["replay"], config.daily_replay_bytes)
+        stored = await api.stores.daily.put_daily(day, entry, answer["replay"], config.daily_replay_bytes)
         if stored.duplicate:
             message = f"this run (its moves) was submitted for {day} already; a run is submitted once"
             raise ServerError(ErrorCode.DUPLICATE_RUN, message, 409)

@@ -23,10 +23,10 @@ from fastapi import APIRouter, Header, Query, Request
 from protocol.errors import ErrorCode
 
 from ..errors import ServerError
-from ..match.hub import Hub
 from ..store.players import PlayerRecord
 from ..tokens import token_key
 from .auth import guest_of
+from .context import ApiContext
 from .refusals import refusals
 
 #: Most entries of one leaderboard page.
@@ -49,8 +49,8 @@ def entry(rank: int, player: PlayerRecord) -> dict[str, Any]:
     }
 
 
-def ranked_router(hub: Hub, address_of: Callable[[Request], str]) -> APIRouter:
-    """The routes above, closed over one hub (and how to read a request's client address)."""
+def ranked_router(api: ApiContext, address_of: Callable[[Request], str]) -> APIRouter:
+    """The routes above, closed over one node's context (and how to read a request's client address)."""
     router = APIRouter()
 
     @router.get("/api/leaderboard", responses=refusals(422))
@@ -60,7 +60,7 @@ def ranked_router(hub: Hub, address_of: Callable[[Request], str]) -> APIRouter:
         provisional: bool = False,
     ) -> dict[str, Any]:
         """Players by rating, highest first: the ranked ones, or (provisional=true) the provisional ones."""
-        players, total = await hub.store.leaderboard(provisional, offset, limit)
+        players, total = await api.stores.players.leaderboard(provisional, offset, limit)
         return {
             "provisional": provisional,
             "offset": offset,
@@ -71,13 +71,13 @@ def ranked_router(hub: Hub, address_of: Callable[[Request], str]) -> APIRouter:
     @router.get("/api/players/{guest_id}", responses=refusals(404))
     async def player(guest_id: str) -> dict[str, Any]:
         """A player's rating, counts and recent rated matches."""
-        record = await hub.store.get_player(guest_id)
+        record = await api.stores.players.get_player(guest_id)
         if record is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no rated player {guest_id!r}", 404)
         return record.public()
 
     async def take_renewal(key: str, per_hour: int, whose: str) -> None:
-        wait = await hub.store.take_token(key, per_hour / HOUR, per_hour, hub.clock.wall())
+        wait = await api.stores.limits.take_token(key, per_hour / HOUR, per_hour, api.clock.wall())
         if wait > 0:
             message = f"token renewed too often {whose}; again in {wait:.0f} s"
             raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
@@ -85,21 +85,21 @@ def ranked_router(hub: Hub, address_of: Callable[[Request], str]) -> APIRouter:
     @router.post("/api/guests/renew", responses=refusals(401, 429))
     async def renew(request: Request, authorization: Authorization = None) -> dict[str, Any]:
         """A new token for the same guest, valid for the full lifetime from now; the old one is revoked."""
-        config = hub.config
+        config = api.http
         await take_renewal(f"renew-address:{address_of(request)}", config.renewals_per_address,
                            "from this address")
-        guest = guest_of(hub, authorization)
-        oldest = await hub.store.generation(token_key(guest.id), hub.clock.wall())
+        guest = guest_of(api, authorization)
+        oldest = await api.stores.limits.generation(token_key(guest.id), api.clock.wall())
         if guest.generation < oldest:
             raise ServerError(ErrorCode.AUTH, "token refused: it was renewed (use the newest token)", 401)
         await take_renewal(f"renew:{guest.id}", config.renewals_per_guest, "for this guest")
-        wall = hub.clock.wall()
+        wall = api.clock.wall()
         renewed = replace(guest, generation=guest.generation + 1)
-        if not await hub.store.advance_generation(token_key(guest.id), oldest, renewed.generation,
-                                                  hub.signer.ttl, wall):
+        if not await api.stores.limits.advance_generation(token_key(guest.id), oldest, renewed.generation,
+                                                  api.signer.ttl, wall):
             message = "token refused: it was renewed meanwhile (use the newest token)"
             raise ServerError(ErrorCode.AUTH, message, 401)
-        token = hub.signer.issue(renewed, wall)
-        return {"guest": guest.id, "name": guest.name, "token": token, "expires": int(wall + hub.signer.ttl)}
+        token = api.signer.issue(renewed, wall)
+        return {"guest": guest.id, "name": guest.name, "token": token, "expires": int(wall + api.signer.ttl)}
 
     return router

@@ -42,9 +42,9 @@ from protocol.errors import ErrorCode
 from protocol.replay_codec import ReplayDecodeError, decode_replay
 from rules.replay import Replay, verify
 
-from ..config import ServerConfig
 from ..errors import ServerError
 from ..logs import log_event
+from .settings import VerifySettings
 
 log = logging.getLogger("floe.verify")
 
@@ -93,7 +93,7 @@ def verify_bytes(data: bytes, max_frames: int) -> dict[str, Any]:
 class Verifier:
     """The worker pool, its slots, and the clients' queues for them (served in turn)."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: VerifySettings) -> None:
         self.config = config
         self._busy = 0
         self._by_client: Counter[str] = Counter()

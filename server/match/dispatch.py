@@ -2,7 +2,7 @@
 not handled here a type error, and tests/server/test_dispatch.py makes it a test failure too.
 
 Handlers never await: they bind connections, tell the runner inputs, and queue answers. The one
-store read, whether a renewal revoked `hello`'s token, runs in the hub's background; the session
+store read, whether a renewal revoked `hello`'s token, runs in the node's background; the session
 holds the messages after `hello` until it is answered.
 """
 
@@ -32,19 +32,58 @@ from protocol.messages import (
 from protocol.version import PROTOCOL_VERSION
 
 from ..logs import log_event
-from ..tokens import Guest, TokenError, token_key
+from ..store.base import LimitStore
+from ..tokens import Guest, TokenError, TokenSigner, token_key
+from .background import Background
+from .budget import AddressBudgets
 from .hub import Hub
+from .ranked import RankedLobby
+from .rematch import Rematches
 from .session import Session
+from .settings import LobbySettings, MatchSettings, SessionSettings
+from .sources import Clock
 
 log = logging.getLogger("floe.session")
 
 
 class Dispatcher:
-    """Routes a session's messages to the hub and its matches."""
+    """Routes a session's messages to the hub's matches, the ranked queue and rematch offers."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        ranked: RankedLobby,
+        rematches: Rematches,
+        signer: TokenSigner,
+        limits: LimitStore,
+        clock: Clock,
+        background: Background,
+        settings: MatchSettings,
+        session: SessionSettings,
+        lobby: LobbySettings,
+    ) -> None:
+        #: The hub whose live matches the sessions join and watch (its `matches`).
         self.hub = hub
-        self.config = hub.config
+        self.ranked = ranked
+        self.rematches = rematches
+        self.signer = signer
+        self.limits = limits
+        self.clock = clock
+        self.background = background
+        self.config = settings
+        self.session_settings = session
+        self.lobby_settings = lobby
+        #: The message budget every websocket of a client address shares (server/match/budget.py).
+        self.message_budgets = AddressBudgets(
+            session.message_rate_per_address, session.message_burst_per_address
+        )
+        #: Sessions open now, and websockets served ever (the transport counts them; /health shows them).
+        self.connections = 0
+        self.websockets_served = 0
+
+    def queued(self, session: Session) -> bool:
+        """Does this session wait in the ranked queue (or is its `queue` being checked)?"""
+        return self.ranked.holds(session)
 
     def handle(self, session: Session, message: ClientMessage, now: float) -> None:
         """Act on one valid message (the session checked its shape, the handshake and the rate)."""
@@ -63,19 +102,19 @@ class Dispatcher:
             case Leave():
                 self._leave(session, now)
             case Queue():
-                self.hub.ranked.request(session, now)
+                self.ranked.request(session, now)
             case Unqueue():
-                self.hub.ranked.withdraw(session)
+                self.ranked.withdraw(session)
             case Rematch():
-                self.hub.rematches.offer(session, message.match, now)
+                self.rematches.offer(session, message.match, now)
             case RematchAnswer():
-                self.hub.rematches.answer(session, message, now)
+                self.rematches.answer(session, message, now)
             case _:
                 assert_never(message)
 
     def closed(self, session: Session, now: float) -> None:
         """The session's connection is gone: out of the queue, out of its match (a grace period starts)."""
-        self.hub.ranked.forget(session)
+        self.ranked.forget(session)
         if session.match is not None:
             session.match.detach(session, now)
 
@@ -84,17 +123,17 @@ class Dispatcher:
             self._welcome(session, None)
             return
         try:
-            guest = self.hub.signer.verify(message.token, self.hub.clock.wall())  # expiry: wall time
+            guest = self.signer.verify(message.token, self.clock.wall())  # expiry: wall time
         except TokenError as error:
             self._welcome(session, None, f"token refused: {error}; continuing as a spectator")
             return
         session.held = []
-        self.hub.spawn(self._check_hello(session, guest))
+        self.background.spawn(self._check_hello(session, guest))
 
     async def _check_hello(self, session: Session, guest: Guest) -> None:
         """Welcome the guest unless a renewal has revoked its token; then what came after `hello`."""
         try:
-            oldest = await self.hub.store.generation(token_key(guest.id), self.hub.clock.wall())
+            oldest = await self.limits.generation(token_key(guest.id), self.clock.wall())
         except Exception:  # noqa: BLE001 - the signature holds; a store outage must not shut guests out
             log_event(log, logging.WARNING, "session.token-unchecked", exc_info=True, guest=guest.id)
             oldest = 0
@@ -119,13 +158,13 @@ class Dispatcher:
                 input_delay=config.input_delay,
                 rollback_window=config.runner.rollback_window,
                 max_ahead=config.runner.max_ahead,
-                max_message_bytes=config.max_message_bytes,
-                rate_per_second=int(config.rate_per_second),
-                rate_burst=int(config.rate_burst),
+                max_message_bytes=self.session_settings.max_message_bytes,
+                rate_per_second=int(self.session_settings.rate_per_second),
+                rate_burst=int(self.session_settings.rate_burst),
                 input_batch=config.input_batch,
                 send_every=config.send_every,
                 reconnect_grace=config.reconnect_grace,
-                rematch_offer_seconds=config.rematch_offer_seconds,
+                rematch_offer_seconds=self.lobby_settings.rematch_offer_seconds,
             )
         )
 
@@ -160,7 +199,7 @@ class Dispatcher:
             refusal = error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match", "join")
             session.send(refusal)
             return
-        self.hub.ranked.forget(session)  # a connection that plays leaves the queue
+        self.ranked.forget(session)  # a connection that plays leaves the queue
         live.attach_player(session, seat, message.since, now)
 
     def _watch(self, session: Session, message: Watch, now: float) -> None:

@@ -1,4 +1,10 @@
-"""The hub: every live match of this process, the one clock that advances them, rooms and bot matches.
+"""The hub: every live match of this process and the one clock that advances them; it only hosts.
+
+It starts and stops the clock, ticks the matches, admits new ones against the node's budget, holds
+the live ones and writes each finished one to the replay and match stores once. The lobby, the ranked
+queue, rematch offers, the token signer and the clock are its peers, wired by the composition root
+(server/node.py): they tell it what to host (`new_match`), and it tells them what happened through
+the hooks they register (`on_tick`, `on_forget`, `on_vacated`, `on_ending`, `on_recorded`).
 
 One `FrameClock` task calls `_on_tick`, which ticks matches in turn; it never awaits. The clock runs
 `tick_slices` times the frame rate and each wake-up ticks one slice of the matches (each match keeps
@@ -20,24 +26,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from protocol.codec import error_message
 from protocol.errors import ErrorCode
 from protocol.messages import MatchState
 
-from ..config import ServerConfig, token_secret
 from ..errors import ServerError
 from ..logs import log_event
-from ..store.base import Store
-from ..tokens import Guest, TokenSigner
-from .budget import AddressBudgets
+from ..store.base import MatchRecord, MatchStore, ReplayStore
+from ..tokens import Guest
+from .background import Background
 from .clock import FrameClock
 from .live import Finished, LiveMatch, Seat
-from .lobby import Lobby
-from .ranked import RankedLobby
-from .rematch import Rematches
+from .settings import MatchSettings, RankedSettings
 from .sources import Clock, IdSource, RandomIds, SystemClock
 
 log = logging.getLogger("floe.hub")
@@ -47,46 +50,54 @@ log = logging.getLogger("floe.hub")
 BUSY_RETRY_AFTER = 30.0
 
 
+#: What the hub's peers are told of a finished match, before and after it is written.
+MatchHook = Callable[[MatchRecord, "LiveMatch | None"], Awaitable[None]]
+
+
 class Hub:
-    """Holds the matches of one process and runs their clock."""
+    """Hosts the matches of one process and runs their clock."""
 
     def __init__(
-        self, config: ServerConfig, store: Store, clock: Clock | None = None, ids: IdSource | None = None
+        self,
+        settings: MatchSettings,
+        replays: ReplayStore,
+        matches: MatchStore,
+        clock: Clock | None = None,
+        ids: IdSource | None = None,
+        background: Background | None = None,
+        ranked_rules: RankedSettings | None = None,
+        min_play_frames: int = 0,
     ) -> None:
-        self.config = config
-        self.store = store
+        self.settings = settings
+        #: The ranked rules a ranked match plays by (join timeout, rated minimum, spectators' delay).
+        self.ranked_rules = ranked_rules or RankedSettings()
+        #: The frame a ranked match must reach for its result to be rated (the root computes it).
+        self.min_play_frames = min_play_frames
+        self.replays = replays
+        self.archive = matches
         self.clock: Clock = clock or SystemClock()
         self.ids: IdSource = ids or RandomIds()
-        secret, self.secret_source = token_secret(config.secret, store.shared)
-        #: The secret in use (configured, or this process's own): tokens and the daily seeds derive from it.
-        self.secret = secret
-        self.signer = TokenSigner(secret, config.token_ttl)
-        self.lobby = Lobby(self, store, config.limits, config.room_timeout, config.live_hold)
+        self.background = background if background is not None else Background()
         self.matches: dict[str, LiveMatch] = {}
-        self.slices = config.tick_slices
+        self.slices = settings.tick_slices
         #: The matches of each slice (a new match joins the emptiest).
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
         self._last_subtick = 0
-        self.frame_clock = FrameClock(config.frame_rate * self.slices, self._on_tick)
-        self.connections = 0
-        #: Websockets served by the listener (server/transport/websocket.py), ever.
-        self.websockets_served = 0
+        self.frame_clock = FrameClock(settings.frame_rate * self.slices, self._on_tick)
         self.finished = 0
         self.crashed = 0
         self.frames_simulated = 0
         self._clock_task: asyncio.Task[None] | None = None
-        self._writes: set[asyncio.Task[None]] = set()
-        #: The ranked queue and ranked matches (server/match/ranked.py).
-        self.ranked = RankedLobby(self)
-        #: Rematch offers of ended matches (server/match/rematch.py).
-        self.rematches = Rematches(self)
-        #: The message budget every websocket of a client address shares (server/match/budget.py).
         #: The node refused a match for its budget since it last admitted one (see `admit`).
         self._full = False
-        self.message_budgets = AddressBudgets(
-            config.message_rate_per_address, config.message_burst_per_address
-        )
+        #: The peers' hooks: each clock wake-up (with the monotonic time), a match forgotten, an invited
+        #: guest's seat given back, a finished match before its write and after its record is kept.
+        self.on_tick: list[Callable[[float], None]] = []
+        self.on_forget: list[Callable[[LiveMatch], None]] = []
+        self.on_vacated: list[Callable[[LiveMatch, str, str | None], Coroutine[Any, Any, None]]] = []
+        self.on_ending: list[MatchHook] = []
+        self.on_recorded: list[MatchHook] = []
 
     # ---- lifecycle -----------------------------------------------------------------------------------
 
@@ -97,12 +108,6 @@ class Hub:
     async def start(self) -> None:
         """Start the clock."""
         self._clock_task = asyncio.create_task(self.frame_clock.run(), name="floe-clock")
-        source = self.secret_source
-        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.frame_rate, secret=source)
-        if source == "random":
-            why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
-            why += "is signed out when it stops"
-            log_event(log, logging.WARNING, "hub.random-secret", why=why)
 
     async def stop(self) -> None:
         """Stop the clock, close the matches' connections, finish pending store writes."""
@@ -112,31 +117,15 @@ class Hub:
                 await self._clock_task
         for live in self.matches.values():
             live.close_all()
-        if self._writes:
-            await asyncio.wait(self._writes, timeout=5)
-        await self.store.close()
-
-    def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Run store work in the background (the loop never waits for it); `stop` lets it finish. A
-        failure is logged."""
-        task = asyncio.get_running_loop().create_task(self._logged(work))
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
-
-    @staticmethod
-    async def _logged(work: Coroutine[Any, Any, Any]) -> None:
-        try:
-            await work
-        except Exception:  # noqa: BLE001 - background store work: logged, the loop goes on
-            log_event(log, logging.ERROR, "store.work-failed", exc_info=True)
+        await self.background.drain(5)
 
     # ---- the loop --------------------------------------------------------------------------------------
 
     def _on_tick(self, subtick: int) -> None:
         """Tick the slices due since the last wake-up (each at most once), at their frame tick."""
         now = self.now()
-        self.ranked.tick(now)
-        self.rematches.tick(now)
+        for listener in self.on_tick:
+            listener(now)
         first = max(self._last_subtick + 1, subtick - self.slices + 1)
         self._last_subtick = subtick
         for due in range(first, subtick + 1):
@@ -154,15 +143,15 @@ class Hub:
             self._fail(live, now)
         if live.runner is not None:
             self.frames_simulated += max(0, live.runner.match.frame - before)
-        if live.ended_at is not None and now - live.ended_at > self.config.linger and not live.delayed():
+        if live.ended_at is not None and now - live.ended_at > self.settings.linger and not live.delayed():
             live.close_all()
             self._forget(live.id)
 
     def _forget(self, match_id: str) -> None:
         live = self.matches.pop(match_id, None)
         if live is not None:
-            self.lobby.forget(live)
-            self.rematches.forget(match_id)
+            for forget in self.on_forget:
+                forget(live)
         index = self._slice_of.pop(match_id, None)
         if index is not None:
             self._slices[index].pop(match_id, None)
@@ -181,24 +170,23 @@ class Hub:
     def _finished(self, finished: Finished) -> None:
         self.finished += 1
         live = self.matches.get(finished.record.id)
-        task = asyncio.get_running_loop().create_task(self._write(finished, live))
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
+        self.background.spawn(self._write(finished, live))
 
     def _vacated(self, live: LiveMatch, guest: str, address: str | None) -> None:
         """An invited guest gave a room's seat back (left, or never connected): the lobby frees its counts."""
-        self.spawn(self.lobby.vacated(live, guest, address))
+        for vacated in self.on_vacated:
+            self.background.spawn(vacated(live, guest, address))
 
     async def _write(self, finished: Finished, live: LiveMatch | None) -> None:
         record = finished.record
         try:
-            addresses = live.addresses() if live is not None else ()
-            await self.lobby.ended(record.id, record.guests, addresses)
+            for ending in self.on_ending:
+                await ending(record, live)
             if finished.replay is not None and record.replay is not None:
-                await self.store.put_replay(record.replay, finished.replay)
-            await self.store.put_match(record)
-            if record.ranked:
-                await self.ranked.settle(record, live)
+                await self.replays.put_replay(record.replay, finished.replay)
+            await self.archive.put_match(record)
+            for recorded in self.on_recorded:
+                await recorded(record, live)
         except Exception:  # noqa: BLE001 - a store failure is logged; the match already ended
             log_event(log, logging.ERROR, "store.write-failed", exc_info=True, match=record.id)
 
@@ -208,13 +196,13 @@ class Hub:
         """The board-frames a second the live matches cost (rooms waiting included: they will run)."""
         live_states = (MatchState.WAITING, MatchState.RUNNING)
         return sum(len(live.seats) for live in self.matches.values() if live.state in live_states) * (
-            self.config.frame_rate
+            self.settings.frame_rate
         )
 
     def admit(self, seats: int) -> None:
         """Refuse (503 `busy`, Retry-After) a new match of `seats` seats the node has no room for: its
         table is full, or the match's work would take it past `capacity_board_frames`."""
-        config = self.config
+        config = self.settings
         if len(self.matches) >= config.max_matches:
             raise ServerError(ErrorCode.BUSY, "this server holds as many matches as it can", 503,
                               retry_after=BUSY_RETRY_AFTER)
@@ -229,13 +217,13 @@ class Hub:
 
     def new_match(
         self, seats: list[Seat], match_id: str | None = None, invite: str | None = None, ranked: bool = False,
-        config: ServerConfig | None = None,
+        settings: MatchSettings | None = None,
     ) -> LiveMatch:
         """A new live match of these seats (a room while a seat is free); 503 when the node is full.
-        `config`: the node's with another match config (a room's time limit), else the node's."""
+        `settings`: the node's with another match config (a room's time limit), else the node's."""
         self.admit(len(seats))
         live = LiveMatch(
-            config or self.config,
+            settings or self.settings,
             seats,
             self.now(),
             self._finished,
@@ -245,6 +233,8 @@ class Hub:
             ranked=ranked,
             invite=invite,
             on_vacated=self._vacated,
+            ranked_rules=self.ranked_rules,
+            min_play_frames=self.min_play_frames,
         )
         self.matches[live.id] = live
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
@@ -277,7 +267,7 @@ class Hub:
 
     def check_bot(self, bot: str) -> None:
         """Refuse (422) a bot this server's ruleset does not have."""
-        names = self.config.ruleset.bot_names
+        names = self.settings.ruleset.bot_names
         if bot not in names:
             raise ServerError(ErrorCode.MALFORMED, f"bot must be one of {names}, got {bot!r}", 422)
 
@@ -296,8 +286,6 @@ class Hub:
         return {
             "matches": len(self.matches),
             "running": len(running),
-            "connections": self.connections,
-            "websockets_served": self.websockets_served,
             "finished": self.finished,
             "crashed": self.crashed,
             "tick": self.frame_clock.tick // self.slices,

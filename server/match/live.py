@@ -55,12 +55,12 @@ from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
 from rules.ruleset import Bot, seat_seed
 
-from ..config import ServerConfig
 from ..logs import log_event
 from ..netcode.runner import Advance, FrameRecord, InputRefused, KeyframeRecord, MatchRunner, RunOutcome
 from ..store.base import MatchRecord
 from .delay import DelayedFeed
 from .session import Outbox, Session
+from .settings import MatchSettings, RankedSettings
 from .stream import Stream
 
 log = logging.getLogger("floe.match")
@@ -114,7 +114,7 @@ class LiveMatch:
 
     def __init__(
         self,
-        config: ServerConfig,
+        config: MatchSettings,
         seats: list[Seat],
         now: float,
         on_finished: Callable[[Finished], None],
@@ -124,11 +124,17 @@ class LiveMatch:
         ranked: bool = False,
         invite: str | None = None,
         on_vacated: Callable[[LiveMatch, str, str | None], None] | None = None,
+        ranked_rules: RankedSettings | None = None,
+        min_play_frames: int = 0,
     ) -> None:
         self.id = match_id
         #: A room's invitation: the secret of its share link (None for a bot match).
         self.invite = invite
         self.config = config
+        #: The ranked rules (join timeout, rated minimum, spectators' delay) a ranked match plays by.
+        self.ranked_rules = ranked_rules or RankedSettings()
+        #: The frame a ranked match must reach for its result to be rated (`ranked_min_play_seconds`).
+        self.min_play_frames = min_play_frames
         self.seats = seats
         self.seed = seed
         self.created = now
@@ -165,7 +171,7 @@ class LiveMatch:
         #: What the runner produced since the last publication (see `send_every`).
         self._unpublished: list[Advance] = []
         #: The spectators' stream: held back for a ranked match, and what their resync starts from.
-        self.spectator_delay = config.ranked_spectator_delay if ranked else 0.0
+        self.spectator_delay = self.ranked_rules.ranked_spectator_delay if ranked else 0.0
         self._feed = DelayedFeed(self.spectator_delay)
         self._watched_keyframe: PackedKeyframe | None = None
         self._watched_since: list[bytes] = []
@@ -328,7 +334,7 @@ class LiveMatch:
 
     def _start_within(self) -> float:
         """Seconds the room waits for its players: a ranked match's join timeout, else the room's."""
-        return self.config.ranked_join_timeout if self.ranked else self.config.room_timeout
+        return self.ranked_rules.ranked_join_timeout if self.ranked else self.config.room_timeout
 
     def absent_seats(self) -> list[int]:
         """Seats whose player is not connected now, or left (who made a ranked match not start)."""
@@ -523,7 +529,7 @@ class LiveMatch:
     def rated_play(self) -> bool:
         """Has this match had a rated result's minimum of play (see the module docstring)? Always, with
         `ranked_min_play_seconds` 0 (the rule off)."""
-        runner, frames = self.runner, self.config.ranked_min_play_frames
+        runner, frames = self.runner, self.min_play_frames
         if frames <= 0:
             return True
         return runner is not None and runner.match.frame >= frames and len(self.played) == len(self.seats)

@@ -32,17 +32,19 @@ hold across nodes sharing a store. A match that ends (or is cancelled) gives its
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode
 from protocol.messages import MatchState
 
-from ..config import LimitSettings
 from ..errors import ServerError
 from ..logs import log_event
-from ..store.base import Store
+from ..store.base import LimitStore
 from ..tokens import Guest
 from .live import LiveMatch, Seat
+from .settings import LobbySettings, MatchSettings
+from .sources import Clock, IdSource
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -68,24 +70,32 @@ def _queue_place(guest_id: str) -> str:
 
 
 class Lobby:
-    """Makes matches for the hub's guests, within the limits; the hub tells it when a match ended."""
+    """Makes matches for guests, within the limits, and has the hub host them; the hub tells it when a
+    match ended (the hooks `ended`, `vacated`, `forget`)."""
 
     def __init__(
-        self, hub: Hub, store: Store, limits: LimitSettings, room_timeout: float, hold: float
+        self, hub: Hub, store: LimitStore, settings: LobbySettings, room_timeout: float, clock: Clock,
+        ids: IdSource, time_limit: Callable[[float], MatchSettings],
     ) -> None:
+        #: The hub that hosts the matches the lobby makes (admit, new_match, check_bot, matches).
         self.hub = hub
         self.store = store
-        self.limits = limits
+        self.settings = settings
+        self.limits = settings.limits
         self.room_timeout = room_timeout
+        self.clock = clock
+        self.ids = ids
+        #: The hub's match settings with matches limited to so many seconds (a room's `minutes`).
+        self.time_limit = time_limit
         #: How long a live-match seat is held at most (a match that never reports its end frees it then).
-        self.hold = hold
+        self.hold = settings.live_hold
         #: Invitation secret -> room id, for the rooms still waiting.
         self._invites: dict[str, str] = {}
 
     # ---- rates -----------------------------------------------------------------------------------------
 
     async def _take(self, key: str, rate: float, burst: float, what: str) -> None:
-        wait = await self.store.take_token(key, rate, burst, self.hub.clock.wall())
+        wait = await self.store.take_token(key, rate, burst, self.clock.wall())
         if wait > 0:
             message = f"{what}: try again in {wait:.1f} s"
             raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
@@ -107,7 +117,7 @@ class Lobby:
 
     async def _seat(self, guest_id: str, match_id: str, whose: str) -> None:
         """Count a live match for the guest, or refuse with already-playing."""
-        now = self.hub.clock.wall()
+        now = self.clock.wall()
         if not await self.store.add_member(_live_key(guest_id), match_id, self.limits.live_matches_per_guest,
                                            self.hold, now):
             raise ServerError(ErrorCode.ALREADY_PLAYING, f"{whose} already playing another match", 409)
@@ -116,7 +126,7 @@ class Lobby:
         """Count a live match against a client address, or refuse with too-many-matches (429)."""
         limit = self.limits.live_matches_per_address
         if not await self.store.add_member(_address_key(address), match_id, limit, self.hold,
-                                           self.hub.clock.wall()):
+                                           self.clock.wall()):
             log_event(log, logging.INFO, "lobby.address-full", address=address, limit=limit)
             raise ServerError(ErrorCode.TOO_MANY_MATCHES,
                               f"{whose} address already has a seat in {limit} live matches", 429)
@@ -126,7 +136,7 @@ class Lobby:
         `ttl` seconds at most), or is refused with too-many-matches (429)."""
         limit = self.limits.live_matches_per_address
         if not await self.store.add_member(_address_key(address), _queue_place(guest_id), limit, ttl,
-                                           self.hub.clock.wall()):
+                                           self.clock.wall()):
             raise ServerError(ErrorCode.TOO_MANY_MATCHES,
                               f"your address already has a seat in {limit} live matches", 429)
 
@@ -182,7 +192,7 @@ class Lobby:
             await self.store.remove_member(_live_key(creator), live.id)
             remaining = max(1.0, self.room_timeout - (self.hub.now() - live.created))
             await self.store.add_member(_rooms_key(creator), live.id, self.limits.open_rooms_per_guest + 1,
-                                        remaining, self.hub.clock.wall())
+                                        remaining, self.clock.wall())
 
     def forget(self, live: LiveMatch) -> None:
         """The hub forgot a match: its invitation (if still open) leads nowhere now."""
@@ -197,29 +207,29 @@ class Lobby:
         """A room of `seats` seats (2 to 4): the guest holds the first; the one invitation is the way to
         each of the others, and the match starts when every seat is taken and connected. `minutes`
         limits its match to that many minutes of frames (None: the ruleset's default time limit)."""
-        config = self.hub.config
+        config = self.settings
         if not config.room_seats_min <= seats <= config.room_seats_max:
             raise ServerError(ErrorCode.MALFORMED,
                               f"a room has {config.room_seats_min} to {config.room_seats_max} seats", 422)
         if minutes is not None and not config.room_minutes_min <= minutes <= config.room_minutes_max:
             message = f"a room's time limit is {config.room_minutes_min} to {config.room_minutes_max} minutes"
             raise ServerError(ErrorCode.MALFORMED, message, 422)
-        match_config = config.with_time_limit(minutes * 60) if minutes is not None else None
+        match_config = self.time_limit(minutes * 60) if minutes is not None else None
         self.hub.admit(seats)
         await self._admit_match(guest, address)
-        now = self.hub.clock.wall()
-        room_id = self.hub.ids.match_id()
+        now = self.clock.wall()
+        room_id = self.ids.match_id()
         if not await self.store.add_member(_rooms_key(guest.id), room_id, self.limits.open_rooms_per_guest,
                                            self.room_timeout, now):
             raise ServerError(ErrorCode.TOO_MANY_ROOMS,
                               f"a guest may have {self.limits.open_rooms_per_guest} open rooms at most", 409)
-        invite = self.hub.ids.invite()
+        invite = self.ids.invite()
         try:
             await self._count_address(address, room_id, "your")
             try:
                 places = [Seat(guest.name, guest=guest.id, address=address)]
                 places += [Seat("open") for _ in range(seats - 1)]
-                live = self.hub.new_match(places, room_id, invite, config=match_config)
+                live = self.hub.new_match(places, room_id, invite, settings=match_config)
             except ServerError:
                 await self.store.remove_member(_address_key(address), room_id)
                 raise
@@ -268,7 +278,7 @@ class Lobby:
         self.hub.check_bot(bot)
         self.hub.admit(2)
         await self._admit_match(guest, address)
-        match_id = self.hub.ids.match_id()
+        match_id = self.ids.match_id()
         await self._seat(guest.id, match_id, "you are")
         counted: tuple[str, ...] = ()
         try:
@@ -298,7 +308,7 @@ class Lobby:
                          "too many new matches for the player who offered the rematch")
         await self._take(f"make:{addresses[offerer]}", limits.match_rate_per_address,
                          limits.match_burst_per_address, "too many new matches from the offerer's address")
-        match_id = self.hub.ids.match_id()
+        match_id = self.ids.match_id()
         seated: tuple[str, ...] = ()
         counted: tuple[str, ...] = ()
         try:
@@ -310,7 +320,7 @@ class Lobby:
                 counted += (address,)
             seats = [Seat(name, guest=guest, address=address)
                      for guest, name, address in zip(guests, names, addresses, strict=True)]
-            live = self.hub.new_match(seats, match_id, self.hub.ids.invite())
+            live = self.hub.new_match(seats, match_id, self.ids.invite())
         except ServerError:
             await self._uncount(match_id, seated, counted)
             raise

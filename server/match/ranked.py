@@ -28,7 +28,7 @@
   what a restart or a failure left in the journal: a match recorded over is rated (again: no
   change where it was applied), one without a record after `ranked_stale_after` is dropped.
 
-Nothing here awaits on the match loop: store work runs in the hub's background tasks.
+Nothing here awaits on the match loop: store work runs in the node's background tasks.
 """
 
 from __future__ import annotations
@@ -44,9 +44,11 @@ from protocol.messages import Matched, MatchState, Queued, Rated, Unqueued
 
 from ..errors import ServerError
 from ..logs import log_event
-from ..store.base import MatchRecord
+from ..store.base import LimitStore, MatchRecord, MatchStore, PlayerStore, RankedLedger
 from ..store.players import DodgeNote, Glicko, PlayerRecord
 from ..tokens import Guest
+from .background import Background
+from .lobby import Lobby
 from .matchmaker import Matchmaker, QueueFullError
 from .ratings import (
     START,
@@ -59,6 +61,8 @@ from .ratings import (
     with_dodge,
     with_dodge_note,
 )
+from .settings import RankedSettings
+from .sources import Clock, IdSource
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -83,12 +87,33 @@ class _Waiting:
 
 
 class RankedLobby:
-    """The ranked queue and ranked matches of one hub (see the module docstring)."""
+    """The ranked queue and ranked matches of one node (see the module docstring)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        lobby: Lobby,
+        settings: RankedSettings,
+        players: PlayerStore,
+        ledger: RankedLedger,
+        archive: MatchStore,
+        limits: LimitStore,
+        clock: Clock,
+        ids: IdSource,
+        background: Background,
+    ) -> None:
+        #: The hub that hosts the ranked matches (create_ranked_match, seat_held, matches).
         self.hub = hub
-        self.config = hub.config
-        self.queue = Matchmaker(hub.config.queue)
+        self.lobby = lobby
+        self.config = settings
+        self.players = players
+        self.ledger = ledger
+        self.archive = archive
+        self.limits = limits
+        self.clock = clock
+        self.ids = ids
+        self.background = background
+        self.queue = Matchmaker(settings.queue)
         self._waiting: dict[str, _Waiting] = {}
         #: Guests whose `queue` is being checked against the store, and those that withdrew meanwhile.
         self._admitting: dict[str, Session] = {}
@@ -120,31 +145,32 @@ class RankedLobby:
             return
         self._admitting[guest.id] = session
         self._withdrawn.discard(guest.id)
-        self.hub.spawn(self._admit(session, guest))
+        self.background.spawn(self._admit(session, guest))
 
     async def _admit(self, session: Session, guest: Guest) -> None:
-        store, wall = self.hub.store, self.hub.clock.wall()
+        wall = self.clock.wall()
         settings = self.config.queue
         try:
-            player = await store.get_player(guest.id)
+            player = await self.players.get_player(guest.id)
             if player is not None and player.cooldown_until > wall:
                 left = player.cooldown_until - wall
                 message = f"you left a found match: the ranked queue takes you again in {left:.0f} s"
                 session.send(error_message(ErrorCode.COOLDOWN, message, "queue"))
                 return
-            if not await store.add_member(QUEUE_KEY, guest.id, settings.capacity, settings.max_wait, wall):
+            capacity, max_wait = settings.capacity, settings.max_wait
+            if not await self.limits.add_member(QUEUE_KEY, guest.id, capacity, max_wait, wall):
                 message = "already waiting in the ranked queue (maybe on another node), or the queue is full"
                 session.send(error_message(ErrorCode.ALREADY_QUEUED, message, "queue"))
                 return
-            lobby = self.hub.lobby
+            lobby = self.lobby
             try:
                 await lobby.reserve_queue(session.peer, guest.id, settings.max_wait)
             except ServerError as error:
-                await store.remove_member(QUEUE_KEY, guest.id)
+                await self.limits.remove_member(QUEUE_KEY, guest.id)
                 session.send(error.to_message("queue"))
                 return
             if guest.id in self._withdrawn or not session.out.open or session.guest is not guest:
-                await store.remove_member(QUEUE_KEY, guest.id)
+                await self.limits.remove_member(QUEUE_KEY, guest.id)
                 await lobby.release_queue(session.peer, guest.id)
                 return
             glicko = player.glicko if player is not None else START
@@ -153,7 +179,7 @@ class RankedLobby:
             try:
                 self.queue.add(guest.id, glicko.rating, self.hub.now(), tags, avoid)
             except QueueFullError as error:
-                await store.remove_member(QUEUE_KEY, guest.id)
+                await self.limits.remove_member(QUEUE_KEY, guest.id)
                 await lobby.release_queue(session.peer, guest.id)
                 session.send(error_message(ErrorCode.BUSY, str(error), "queue"))
                 return
@@ -201,9 +227,9 @@ class RankedLobby:
     def _leave_queue(self, guest_id: str) -> None:
         waiting = self._waiting.pop(guest_id, None)
         self.queue.remove(guest_id)
-        self.hub.spawn(self.hub.store.remove_member(QUEUE_KEY, guest_id))
+        self.background.spawn(self.limits.remove_member(QUEUE_KEY, guest_id))
         if waiting is not None:
-            self.hub.spawn(self.hub.lobby.release_queue(waiting.session.peer, guest_id))
+            self.background.spawn(self.lobby.release_queue(waiting.session.peer, guest_id))
 
     # ---- the clock -------------------------------------------------------------------------------------
 
@@ -218,34 +244,34 @@ class RankedLobby:
             self._pair(now)
         if now - self._last_recovery >= self.config.ranked_recovery_every:
             self._last_recovery = now
-            self.hub.spawn(self.recover())
+            self.background.spawn(self.recover())
 
     def _pair(self, now: float) -> None:
         self._last_pairing = now
         for pair in self.queue.pair(now):
             first, second = self._waiting.pop(pair.first.guest), self._waiting.pop(pair.second.guest)
             for guest_id in (pair.first.guest, pair.second.guest):
-                self.hub.spawn(self.hub.store.remove_member(QUEUE_KEY, guest_id))
-            self.hub.spawn(self._open(first, second))
+                self.background.spawn(self.limits.remove_member(QUEUE_KEY, guest_id))
+            self.background.spawn(self._open(first, second))
 
     async def _open(self, first: _Waiting, second: _Waiting) -> None:
         """Seat a pair (one live match per guest, across nodes), make their match, tell them."""
-        match_id = self.hub.ids.match_id()
+        match_id = self.ids.match_id()
         addresses = (first.session.peer, second.session.peer)
         for waiting in (first, second):  # the match takes the places their waits held
-            await self.hub.lobby.release_queue(waiting.session.peer, waiting.guest.id)
+            await self.lobby.release_queue(waiting.session.peer, waiting.guest.id)
         try:
-            await self.hub.lobby.seat_pair(first.guest.id, second.guest.id, match_id, addresses)
+            await self.lobby.seat_pair(first.guest.id, second.guest.id, match_id, addresses)
             try:
                 live = self.hub.create_ranked_match(first.guest, second.guest, match_id, addresses)
             except ServerError:
-                await self.hub.lobby.ended(match_id, (first.guest.id, second.guest.id), addresses)
+                await self.lobby.ended(match_id, (first.guest.id, second.guest.id), addresses)
                 raise
         except ServerError as error:
             for waiting in (first, second):
                 waiting.session.send(error.to_message("queue"))
             return
-        await self.hub.store.note_ranked(live.id, self.hub.clock.wall())
+        await self.ledger.note_ranked(live.id, self.clock.wall())
         for seat, (me, other) in enumerate(((first, second), (second, first))):
             me.session.send(
                 Matched(
@@ -270,11 +296,11 @@ class RankedLobby:
             await self.rate(record, live)
         elif record.outcome is MatchState.CANCELLED and live is not None:
             await self._charge_dodgers(record, live)
-        await self.hub.store.done_ranked(record.id)
+        await self.ledger.done_ranked(record.id)
 
     async def _charge_dodgers(self, record: MatchRecord, live: LiveMatch) -> None:
         """Each dodger pays its (escalating) cooldown; each player it dodged notes it."""
-        config, wall = self.config, self.hub.clock.wall()
+        config, wall = self.config, self.clock.wall()
         for seat in live.dodgers:
             guest = record.guests[seat]
             if guest is None:
@@ -282,7 +308,7 @@ class RankedLobby:
             charge = partial(with_dodge, guest_id=guest, name=record.seats[seat],
                              base=config.ranked_dodge_cooldown, most=config.ranked_dodge_cooldown_max,
                              memory=config.ranked_dodge_memory, now=wall)
-            charged = await self.hub.store.update_player(guest, charge)
+            charged = await self.players.update_player(guest, charge)
             until = charged.cooldown_until if charged is not None else wall
             log_event(log, logging.INFO, "queue.dodge", match=record.id, guest=guest, until=round(until),
                       aborted=record.aborted)
@@ -292,7 +318,7 @@ class RankedLobby:
                 if other_guest is not None and other not in live.dodgers:
                     noted = partial(with_dodge_note, guest_id=other_guest, name=record.seats[other],
                                     note=note, now=wall)
-                    await self.hub.store.update_player(other_guest, noted)
+                    await self.players.update_player(other_guest, noted)
 
     async def rate(self, record: MatchRecord, live: LiveMatch | None = None) -> list[PlayerRecord]:
         """Apply a finished ranked match to both players' records (a no-op where it is applied already);
@@ -300,10 +326,10 @@ class RankedLobby:
         seats = rated_seats(record)
         if seats is None:
             return []
-        store, wall = self.hub.store, self.hub.clock.wall()
+        wall = self.clock.wall()
         out: list[PlayerRecord] = []
         for seat, guest, _ in seats:
-            opponent = await store.get_player(seats[1 - seat][1])
+            opponent = await self.players.get_player(seats[1 - seat][1])
             before = rating_before(opponent, record.id)
             took: list[bool] = []
 
@@ -313,7 +339,7 @@ class RankedLobby:
                 took.append(new is not None)
                 return new
 
-            player = await store.update_player(guest, change)
+            player = await self.players.update_player(guest, change)
             assert player is not None
             out.append(player)
             if took and took[-1]:
@@ -340,19 +366,19 @@ class RankedLobby:
 
     async def recover(self) -> None:
         """Apply what the journal still holds (see the module docstring)."""
-        store, wall = self.hub.store, self.hub.clock.wall()
+        wall = self.clock.wall()
         try:
-            for match_id, noted in await store.pending_ranked(RECOVERY_BATCH):
+            for match_id, noted in await self.ledger.pending_ranked(RECOVERY_BATCH):
                 if match_id in self.hub.matches:
                     continue
-                record = await store.get_match(match_id)
+                record = await self.archive.get_match(match_id)
                 if record is None:
                     if wall - noted > self.config.ranked_stale_after:
-                        await store.done_ranked(match_id)
+                        await self.ledger.done_ranked(match_id)
                     continue
                 if record.outcome is MatchState.OVER:
                     await self.rate(record)
-                await store.done_ranked(match_id)
+                await self.ledger.done_ranked(match_id)
         except Exception:  # noqa: BLE001 - the next pass tries again
             log_event(log, logging.ERROR, "ranked.recovery-failed", exc_info=True)
 

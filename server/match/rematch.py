@@ -39,7 +39,10 @@ from protocol.messages import (
 
 from ..errors import ServerError
 from ..logs import log_event
+from .background import Background
+from .lobby import Lobby
 from .session import Session
+from .settings import LobbySettings
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -77,9 +80,16 @@ class Rematchable:
 class Rematches:
     """Every ended match's rematch offers on this node (see the module docstring)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(
+        self, hub: Hub, lobby: Lobby, settings: LobbySettings, linger: float, background: Background
+    ) -> None:
+        #: The hub whose ended matches are offered again (its `matches`).
         self.hub = hub
-        self.config = hub.config
+        self.lobby = lobby
+        self.config = settings
+        #: Seconds an ended match stays on the hub (an offer is made within them).
+        self.linger = linger
+        self.background = background
         self._entries: dict[str, Rematchable] = {}
 
     def __len__(self) -> int:
@@ -173,7 +183,7 @@ class Rematches:
         live = self.hub.matches.get(match_id)
         if live is None:
             session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r} (a match is kept "
-                                       f"{self.config.linger:g} s after its end)", ref))
+                                       f"{self.linger:g} s after its end)", ref))
             return None, None
         seat = live.seat_of(guest.id)
         if seat is None:
@@ -209,11 +219,11 @@ class Rematches:
         offerer = 1 - seat
         addresses = tuple(session.peer if session is not None else "unknown" for session in entry.sessions)
         log_event(log, logging.INFO, "rematch.accepted", match=entry.match, seat=seat)
-        self.hub.spawn(self._make(entry, addresses, offerer))
+        self.background.spawn(self._make(entry, addresses, offerer))
 
     async def _make(self, entry: Rematchable, addresses: tuple[str, ...], offerer: int) -> None:
         try:
-            live = await self.hub.lobby.create_rematch(entry.guests, entry.names, addresses, offerer)
+            live = await self.lobby.create_rematch(entry.guests, entry.names, addresses, offerer)
         except ServerError as error:
             entry.making = False
             log_event(log, logging.INFO, "rematch.refused", match=entry.match, code=error.code.value)

@@ -31,9 +31,9 @@ from protocol.messages import ClientMessage, Error, ServerMessage
 from protocol.ratelimit import TokenBucket
 from protocol.session import ServerSession
 
-from ..config import ServerConfig
 from ..logs import log_event
 from ..tokens import Guest
+from .settings import SessionSettings
 
 if TYPE_CHECKING:
     from .dispatch import Dispatcher
@@ -74,14 +74,14 @@ class Outbox(Protocol):
 class Session:
     """A client's guards, binding and dispatch (see the module docstring)."""
 
-    def __init__(self, out: Outbox, dispatcher: Dispatcher, config: ServerConfig, now: float) -> None:
+    def __init__(self, out: Outbox, dispatcher: Dispatcher, config: SessionSettings, now: float) -> None:
         self.out = out
         self.dispatcher = dispatcher
         self.config = config
         self.protocol = ServerSession(config.max_message_bytes)
         self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, now)
         #: The bucket every websocket of this client address shares (given back when the session closes).
-        self._budgets = dispatcher.hub.message_budgets
+        self._budgets = dispatcher.message_budgets
         self.address_bucket = self._budgets.acquire(out.peer, now)
         self._released = False
         self.strikes = 0

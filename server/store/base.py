@@ -1,7 +1,9 @@
-"""The store interface: finished matches and replays, players and their ratings, the ranked results
-still to apply, the daily boards, and the counters the per-guest limits keep.
+"""The stores by concern: replays, finished matches, players and their ratings, the ranked results
+still to apply, the daily boards, and the limits' primitives (rate tokens, claims, members, generations).
 
-Implementations: `server/store/memory.py` (the embedded default) and `server/store/redis.py`. Every
+Each concern is a small protocol with two implementations, embedded (`server/store/memory.py`, the
+default) and Redis (`server/store/redis.py`); `Stores` is the bundle of one of each that the composition
+root builds and passes around (each part of the server takes only the stores it uses). Every
 method is keyed by one id (a Redis key `{match-id}:…` keeps a match's keys in one cluster slot, a
 player's record is keyed by the player, a day's board by the day; a limit's key names its guest or
 address), and nothing needs a cross-slot transaction: recording a match is idempotent (`put_match`
@@ -19,7 +21,7 @@ from typing import Any, Protocol
 
 from protocol.messages import MatchState
 
-from .players import DailyEntry, DailyStored, PlayerRecord
+from .players import DailyEntry, DailyStored, PlayerRecord, run_day
 
 #: A change to one player's record: the record as stored (None: none yet) → the new one, or None to
 #: leave it. It may run more than once (a concurrent write makes the store retry), so it must depend
@@ -88,22 +90,20 @@ class MatchRecord:
         )
 
 
-class Store(Protocol):
-    """Replays, match records, players and ratings, ranked results to apply, daily boards, limits."""
-    """Replays and match records, and the counters of the limits."""
-
-    @property
-    def shared(self) -> bool:
-        """Do other processes use this store too (then they must share the token secret)?"""
-        ...
+class ReplayStore(Protocol):
+    """Finished matches' replays (a daily run's replay is the daily boards': see `Stores.replay`)."""
 
     async def put_replay(self, replay_id: str, data: bytes) -> None:
         """Keep a replay's msgpack bytes."""
         ...
 
     async def get_replay(self, replay_id: str) -> bytes | None:
-        """A replay's bytes (a daily run's too, while its day keeps it), or None."""
+        """A match's replay bytes, or None."""
         ...
+
+
+class MatchStore(Protocol):
+    """The records of finished matches."""
 
     async def put_match(self, record: MatchRecord) -> bool:
         """Record a finished match once: False (and nothing changes) when the id is already recorded."""
@@ -117,7 +117,9 @@ class Store(Protocol):
         """The most recently recorded matches, newest first."""
         ...
 
-    # ---- players: one record per guest, updated atomically; the leaderboard follows the records -----
+
+class PlayerStore(Protocol):
+    """Players: one record per guest, updated atomically; the leaderboard follows the records."""
 
     async def get_player(self, guest_id: str) -> PlayerRecord | None:
         """A player's record, or None."""
@@ -133,7 +135,9 @@ class Store(Protocol):
         (shown apart); and how many there are in that list."""
         ...
 
-    # ---- ranked results still to apply (a journal that survives a restart) ----------------------------
+
+class RankedLedger(Protocol):
+    """Ranked results still to apply (a journal that survives a restart)."""
 
     async def note_ranked(self, match_id: str, now: float) -> None:
         """Note a ranked match whose result is still to be applied to its players' ratings."""
@@ -147,7 +151,9 @@ class Store(Protocol):
         """The ranked match's result was applied (or there is none to apply)."""
         ...
 
-    # ---- daily boards: one guest's best verified run per day, its replay within a bytes budget --------
+
+class DailyStore(Protocol):
+    """Daily boards: one guest's best verified run per day, its replay within a bytes budget."""
 
     async def put_daily(self, day: str, entry: DailyEntry, replay: bytes, budget: int) -> DailyStored:
         """Keep a verified run whose replay id is `entry.replay` (`daily_run_id`), atomically.
@@ -169,7 +175,14 @@ class Store(Protocol):
         """A guest's best run of the day, or None."""
         ...
 
-    # ---- limits: a token bucket, a claim and a bounded set per key, each updated atomically --------
+    async def run_replay(self, day: str, run_id: str) -> bytes | None:
+        """A run's replay bytes while its day keeps them, or None."""
+        ...
+
+
+class LimitStore(Protocol):
+    """The limits' primitives: a token bucket, a claim, a bounded set and a generation per key, each
+    updated atomically."""
 
     async def take_token(self, key: str, rate: float, burst: float, now: float) -> float:
         """Take one token from the bucket `key` (refilled at `rate` a second, at most `burst` held, full
@@ -194,16 +207,39 @@ class Store(Protocol):
         """Take `member` out of the set `key`."""
         ...
 
-    # ---- a generation per key: which tokens of a guest are still good (server/tokens.py) ----------
-
     async def generation(self, key: str, now: float) -> int:
-        """The generation `key` holds (0 when none is live): the oldest one still accepted."""
+        """The generation `key` holds (0 when none is live): the oldest one still accepted
+        (server/tokens.py: which tokens of a guest are still good)."""
         ...
 
     async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
         """Set `key` to `new` for `ttl` seconds if it holds `expected` (0: none live); True when set."""
         ...
 
+
+class Stores:
+    """One store of each concern, embedded or on Redis, as the composition root builds them."""
+
+    #: Do other processes use these stores too (then they must share the token secret)?
+    shared: bool = False
+
+    def __init__(self, replays: ReplayStore, matches: MatchStore, players: PlayerStore, ranked: RankedLedger,
+                 daily: DailyStore, limits: LimitStore) -> None:
+        self.replays = replays
+        self.matches = matches
+        self.players = players
+        self.ranked = ranked
+        self.daily = daily
+        self.limits = limits
+
+    async def replay(self, replay_id: str) -> bytes | None:
+        """Any replay by its id: a daily run's from its day's board (`daily_run_id` names the day), a
+        match's from the replays."""
+        day = run_day(replay_id)
+        if day is not None:
+            return await self.daily.run_replay(day, replay_id)
+        return await self.replays.get_replay(replay_id)
+
     async def close(self) -> None:
         """Release connections."""
-        ...
+        return None

@@ -1,4 +1,4 @@
-"""The embedded store: dicts in this process, bounded by evicting the oldest entries (the default).
+"""The embedded stores: dicts in this process, bounded by evicting the oldest entries (the default).
 
 Bounds: `capacity` replays, match records and player records each (the least recently written go
 first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT daily boards, each keeping its runs' replays within the
@@ -12,8 +12,8 @@ from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
-from .base import MatchRecord, PlayerChange
-from .players import DailyEntry, DailyStored, PlayerRecord, board_score, run_day
+from .base import MatchRecord, PlayerChange, Stores
+from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 #: Limit keys (buckets, claims, sets) kept before the least recently touched are forgotten.
 MAX_LIMIT_KEYS = 100_000
@@ -72,49 +72,44 @@ class _Day:
             self.entries[guest] = replace(entry, replay=None)
 
 
-class MemoryStore:
-    """The embedded store: dicts in this process, bounded by evicting the oldest entries."""
+def _check_capacity(capacity: int) -> int:
+    if capacity < 1:
+        raise ValueError("capacity must be positive")
+    return capacity
 
-    #: One process's memory: no other process sees it.
-    shared = False
+
+def _trim(table: OrderedDict[str, Any], capacity: int) -> None:
+    while len(table) > capacity:
+        table.popitem(last=False)
+
+
+class MemoryReplays:
+    """Match replays, the `capacity` most recently written."""
 
     def __init__(self, capacity: int = 10_000) -> None:
-        if capacity < 1:
-            raise ValueError("capacity must be positive")
-        self.capacity = capacity
+        self.capacity = _check_capacity(capacity)
         self._replays: OrderedDict[str, bytes] = OrderedDict()
-        self._matches: OrderedDict[str, MatchRecord] = OrderedDict()
-        self._players: OrderedDict[str, PlayerRecord] = OrderedDict()
-        self._boards = {False: _Ranking(), True: _Ranking()}
-        self._pending: dict[str, float] = {}
-        self._days: OrderedDict[str, _Day] = OrderedDict()
-        #: key -> (tokens, stamp); key -> (holder, until); key -> {member: until}.
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        self._claims: OrderedDict[str, tuple[str, float]] = OrderedDict()
-        self._sets: OrderedDict[str, dict[str, float]] = OrderedDict()
-        #: key -> (generation, until).
-        self._generations: OrderedDict[str, tuple[int, float]] = OrderedDict()
-
-    def _trim(self, table: OrderedDict[str, Any]) -> None:
-        while len(table) > self.capacity:
-            table.popitem(last=False)
 
     async def put_replay(self, replay_id: str, data: bytes) -> None:
         self._replays[replay_id] = bytes(data)
-        self._trim(self._replays)
+        _trim(self._replays, self.capacity)
 
     async def get_replay(self, replay_id: str) -> bytes | None:
-        day = run_day(replay_id)
-        if day is not None:
-            held = self._days.get(day)
-            return None if held is None else held.replays.get(replay_id)
         return self._replays.get(replay_id)
+
+
+class MemoryMatches:
+    """Match records, the `capacity` most recently written."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self.capacity = _check_capacity(capacity)
+        self._matches: OrderedDict[str, MatchRecord] = OrderedDict()
 
     async def put_match(self, record: MatchRecord) -> bool:
         if record.id in self._matches:
             return False
         self._matches[record.id] = record
-        self._trim(self._matches)
+        _trim(self._matches, self.capacity)
         return True
 
     async def get_match(self, match_id: str) -> MatchRecord | None:
@@ -123,7 +118,14 @@ class MemoryStore:
     async def recent_matches(self, limit: int) -> list[MatchRecord]:
         return list(reversed(self._matches.values()))[: max(0, limit)]
 
-    # ---- players -----------------------------------------------------------------------------------
+
+class MemoryPlayers:
+    """Player records (the `capacity` most recently updated) and the two leaderboards."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self.capacity = _check_capacity(capacity)
+        self._players: OrderedDict[str, PlayerRecord] = OrderedDict()
+        self._boards = {False: _Ranking(), True: _Ranking()}
 
     async def get_player(self, guest_id: str) -> PlayerRecord | None:
         return self._players.get(guest_id)
@@ -150,7 +152,13 @@ class MemoryStore:
         board = self._boards[provisional]
         return [self._players[guest] for guest in board.page(offset, limit)], len(board)
 
-    # ---- ranked results still to apply -------------------------------------------------------------
+
+class MemoryRankedLedger:
+    """Ranked matches whose result is still to apply, at most `capacity` (the oldest dropped)."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self.capacity = _check_capacity(capacity)
+        self._pending: dict[str, float] = {}
 
     async def note_ranked(self, match_id: str, now: float) -> None:
         self._pending.setdefault(match_id, now)
@@ -163,7 +171,12 @@ class MemoryStore:
     async def done_ranked(self, match_id: str) -> None:
         self._pending.pop(match_id, None)
 
-    # ---- daily boards ------------------------------------------------------------------------------
+
+class MemoryDaily:
+    """The daily boards of the last DAYS_KEPT days, each keeping its runs' replays within its budget."""
+
+    def __init__(self) -> None:
+        self._days: OrderedDict[str, _Day] = OrderedDict()
 
     def _day(self, day: str) -> _Day:
         held = self._days.get(day)
@@ -206,7 +219,21 @@ class MemoryStore:
         held = self._days.get(day)
         return None if held is None else held.entries.get(guest_id)
 
-    # ---- limits --------------------------------------------------------------------------------------
+    async def run_replay(self, day: str, run_id: str) -> bytes | None:
+        held = self._days.get(day)
+        return None if held is None else held.replays.get(run_id)
+
+
+class MemoryLimits:
+    """Buckets, claims, sets and generations, MAX_LIMIT_KEYS keys of each (the least recently touched go)."""
+
+    def __init__(self) -> None:
+        #: key -> (tokens, stamp); key -> (holder, until); key -> {member: until}.
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._claims: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        self._sets: OrderedDict[str, dict[str, float]] = OrderedDict()
+        #: key -> (generation, until).
+        self._generations: OrderedDict[str, tuple[int, float]] = OrderedDict()
 
     @staticmethod
     def _touch(table: OrderedDict[str, Any], key: str, value: Any) -> None:
@@ -260,5 +287,16 @@ class MemoryStore:
         self._touch(self._generations, key, (new, now + ttl))
         return True
 
-    async def close(self) -> None:
-        return None
+
+class MemoryStore(Stores):
+    """The embedded stores, one of each concern: `capacity` replays, match records, player records
+    and pending ranked results each."""
+
+    #: One process's memory: no other process sees it.
+    shared = False
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        _check_capacity(capacity)
+        self.capacity = capacity
+        super().__init__(MemoryReplays(capacity), MemoryMatches(capacity), MemoryPlayers(capacity),
+                         MemoryRankedLedger(capacity), MemoryDaily(), MemoryLimits())

@@ -1,6 +1,10 @@
-"""The shared store on Redis (redis-py's asyncio client): what several nodes need to agree on.
+"""The shared stores on Redis (redis-py's asyncio client): what several nodes need to agree on.
 
-    store = RedisStore.from_url("redis://127.0.0.1:6379/0")        # `floe serve --redis URL`
+    stores = RedisStore.from_url("redis://127.0.0.1:6379/0")       # `floe serve --redis URL`
+
+One class per concern of server/store/base.py (`RedisReplays`, `RedisMatches`, `RedisPlayers`,
+`RedisRankedLedger`, `RedisDaily`, `RedisLimits`), on one client and one key prefix; `RedisStore` is
+their bundle.
 
 Keys (every one under `prefix`, default "floe:"; the part in braces is the Redis Cluster hash tag,
 so nothing spans two slots):
@@ -40,8 +44,8 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from .base import MatchRecord, PlayerChange, StoreError
-from .players import DailyEntry, DailyStored, PlayerRecord, board_score, run_day
+from .base import MatchRecord, PlayerChange, StoreError, Stores
+from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 DAY = 24 * 3600.0
 #: Attempts at one player record's read-modify-write before giving up as too contended (each round of
@@ -145,8 +149,294 @@ def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-class RedisStore:
-    """The Store interface on Redis (see the module docstring for the keys and their bounds)."""
+async def _page(part: _RedisPart, board: str, offset: int, limit: int) -> tuple[list[Any], int]:
+    """A page of a sorted set, highest first, and its size (one round trip)."""
+    offset, limit = max(0, offset), max(0, limit)
+    async with part.redis.pipeline(transaction=False) as pipe:
+        pipe.zrevrange(board, offset, offset + limit - 1)
+        pipe.zcard(board)
+        part.trips.count += 1
+        answers: list[Any] = await pipe.execute()
+    members, total = answers
+    return (members if limit else []), int(total)
+
+
+class _Trips:
+    """Requests sent to Redis by a bundle's stores (a pipeline, a transaction or a script counts once)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+class _RedisPart:
+    """A store of one concern on a shared client, key prefix and request counter."""
+
+    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips) -> None:
+        self.redis = client
+        self.prefix = prefix
+        self.trips = trips
+
+    def _match_key(self, match_id: str, part: str) -> str:
+        return f"{self.prefix}{{{match_id}}}:{part}"
+
+    def _player_key(self, guest_id: str) -> str:
+        return f"{self.prefix}player:{{{guest_id}}}"
+
+    def _board_key(self, provisional: bool) -> str:
+        return f"{self.prefix}leaderboard:{'provisional' if provisional else 'ranked'}"
+
+    def _day_key(self, day: str, part: str) -> str:
+        return f"{self.prefix}daily:{{{day}}}:{part}"
+
+    def _limit_key(self, kind: str, key: str) -> str:
+        return f"{self.prefix}{kind}:{{{key}}}"
+
+    async def _call(self, command: str, *args: Any) -> Any:
+        """One command, one round trip."""
+        self.trips.count += 1
+        return await self.redis.execute_command(command, *args)  # type: ignore[no-untyped-call]
+
+
+class RedisReplays(_RedisPart):
+    """Match replays: `{match-id}:replay`, kept `archive_ttl` (evicted with their record)."""
+
+    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, archive_ttl: float) -> None:
+        super().__init__(client, prefix, trips)
+        self.archive_ttl = archive_ttl
+
+    async def put_replay(self, replay_id: str, data: bytes) -> None:
+        key = self._match_key(replay_id, "replay")
+        await self._call("SET", key, bytes(data), "PX", _ms(self.archive_ttl))
+
+    async def get_replay(self, replay_id: str) -> bytes | None:
+        data = await self._call("GET", self._match_key(replay_id, "replay"))
+        return None if data is None else bytes(data)
+
+
+class RedisMatches(_RedisPart):
+    """Match records: `{match-id}:record`, `matches:recent`, `matches:archive`."""
+
+    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, archive_ttl: float,
+                 archive_capacity: int, recent_limit: int) -> None:
+        super().__init__(client, prefix, trips)
+        self.archive_ttl = archive_ttl
+        self.archive_capacity = archive_capacity
+        self.recent_limit = recent_limit
+
+    async def put_match(self, record: MatchRecord) -> bool:
+        key = self._match_key(record.id, "record")
+        if not await self._call("SET", key, _json(record.plain()), "NX", "PX", _ms(self.archive_ttl)):
+            return False
+        recent, archive = f"{self.prefix}matches:recent", f"{self.prefix}matches:archive"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lpush(recent, record.id)
+            pipe.ltrim(recent, 0, self.recent_limit - 1)
+            pipe.zadd(archive, {record.id: record.ended})
+            pipe.zcard(archive)
+            self.trips.count += 1
+            *_, kept = await pipe.execute()
+        if kept > self.archive_capacity:
+            self.trips.count += 1
+            evicted: list[Any] = await self.redis.zpopmin(archive, kept - self.archive_capacity)
+            if evicted:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for member, _ in evicted:
+                        old = _text(member)
+                        pipe.delete(self._match_key(old, "record"))
+                        pipe.delete(self._match_key(old, "replay"))
+                    self.trips.count += 1
+                    await pipe.execute()
+        return True
+
+    async def get_match(self, match_id: str) -> MatchRecord | None:
+        data = await self._call("GET", self._match_key(match_id, "record"))
+        return None if data is None else MatchRecord.from_plain(json.loads(data))
+
+    async def recent_matches(self, limit: int) -> list[MatchRecord]:
+        if limit <= 0:
+            return []
+        ids = await self._call("LRANGE", f"{self.prefix}matches:recent", 0, limit - 1)
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in ids:
+                pipe.get(self._match_key(_text(match_id), "record"))
+            self.trips.count += 1
+            found = await pipe.execute()
+        return [MatchRecord.from_plain(json.loads(data)) for data in found if data is not None]
+
+
+class RedisPlayers(_RedisPart):
+    """Player records (`player:{guest}`) and the leaderboards (`leaderboard:ranked`, `:provisional`)."""
+
+    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, player_ttl: float,
+                 leaderboard_capacity: int) -> None:
+        super().__init__(client, prefix, trips)
+        self.player_ttl = player_ttl
+        self.leaderboard_capacity = leaderboard_capacity
+
+    async def get_player(self, guest_id: str) -> PlayerRecord | None:
+        data = await self._call("GET", self._player_key(guest_id))
+        return None if data is None else PlayerRecord.from_plain(json.loads(data))
+
+    async def update_player(self, guest_id: str, change: PlayerChange) -> PlayerRecord | None:
+        key = self._player_key(guest_id)
+        for _ in range(MAX_UPDATE_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    self.trips.count += 2
+                    await pipe.watch(key)
+                    data = await pipe.get(key)
+                    held = None if data is None else PlayerRecord.from_plain(json.loads(data))
+                    new = change(held)
+                    if new is None:
+                        await pipe.unwatch()  # type: ignore[no-untyped-call]
+                        return held
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.set(key, _json(new.plain()), px=_ms(self.player_ttl))
+                    self.trips.count += 1
+                    await pipe.execute()
+                except WatchError:
+                    continue
+            await self._index(new)
+            return new
+        raise StoreError(f"the record of {guest_id!r} changed under {MAX_UPDATE_ATTEMPTS} attempts in a row")
+
+    async def _index(self, record: PlayerRecord) -> None:
+        """Put the player in its leaderboard at its rating (and out of the other), keeping the best; a
+        player with no rated game yet (a dodger's cooldown, a dodged player's note) is on neither."""
+        board = self._board_key(record.provisional)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if record.played:
+                pipe.zadd(board, {record.id: record.glicko.rating})
+            else:
+                pipe.zrem(board, record.id)
+            pipe.zrem(self._board_key(not record.provisional), record.id)
+            pipe.zremrangebyrank(board, 0, -self.leaderboard_capacity - 1)
+            self.trips.count += 1
+            await pipe.execute()
+
+    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
+        ids, total = await _page(self, self._board_key(provisional), offset, limit)
+        if not ids:
+            return [], total
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for guest in ids:
+                pipe.get(self._player_key(_text(guest)))
+            self.trips.count += 1
+            found = await pipe.execute()
+        return [PlayerRecord.from_plain(json.loads(data)) for data in found if data is not None], total
+
+
+class RedisRankedLedger(_RedisPart):
+    """Ranked results still to apply: `ranked:pending`."""
+
+    async def note_ranked(self, match_id: str, now: float) -> None:
+        await self._call("ZADD", f"{self.prefix}ranked:pending", "NX", now, match_id)
+
+    async def pending_ranked(self, limit: int) -> list[tuple[str, float]]:
+        if limit <= 0:
+            return []
+        self.trips.count += 1
+        found: list[Any] = await self.redis.zrange(
+            f"{self.prefix}ranked:pending", 0, limit - 1, withscores=True
+        )
+        return [(_text(member), float(score)) for member, score in found]
+
+    async def done_ranked(self, match_id: str) -> None:
+        await self._call("ZREM", f"{self.prefix}ranked:pending", match_id)
+
+
+class RedisDaily(_RedisPart):
+    """The daily boards: `daily:{day}:…`, all of a day updated together by one script."""
+
+    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, day_ttl: float) -> None:
+        super().__init__(client, prefix, trips)
+        self.day_ttl = day_ttl
+        self._put_daily = client.register_script(_PUT_DAILY)
+
+    async def put_daily(self, day: str, entry: DailyEntry, replay: bytes, budget: int) -> DailyStored:
+        parts = ("board", "entries", "replays", "kept", "owners", "bytes", "seen")
+        run_id = entry.replay
+        assert run_id is not None
+        self.trips.count += 1
+        fresh, best = await self._put_daily(
+            keys=[self._day_key(day, part) for part in parts],
+            args=[entry.guest, _json(entry.plain()), board_score(entry), _ms(self.day_ttl), run_id,
+                  bytes(replay), budget],
+        )
+        held = None if best is None else DailyEntry.from_plain(json.loads(best))
+        return DailyStored(held, duplicate=not fresh)
+
+    async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
+        guests, total = await _page(self, self._day_key(day, "board"), offset, limit)
+        if not guests:
+            return [], total
+        found = await self._call("HMGET", self._day_key(day, "entries"), *guests)
+        return [DailyEntry.from_plain(json.loads(data)) for data in found if data is not None], total
+
+    async def daily_entry(self, day: str, guest_id: str) -> DailyEntry | None:
+        data = await self._call("HGET", self._day_key(day, "entries"), guest_id)
+        return None if data is None else DailyEntry.from_plain(json.loads(data))
+
+    async def run_replay(self, day: str, run_id: str) -> bytes | None:
+        data = await self._call("HGET", self._day_key(day, "replays"), run_id)
+        return None if data is None else bytes(data)
+
+
+class RedisLimits(_RedisPart):
+    """The limit primitives: `bucket:{key}`, `claim:{key}`, `set:{key}`, `gen:{key}`."""
+
+    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips) -> None:
+        super().__init__(client, prefix, trips)
+        self._take_token = client.register_script(_TAKE_TOKEN)
+        self._claim = client.register_script(_CLAIM)
+        self._release = client.register_script(_RELEASE)
+        self._add_member = client.register_script(_ADD_MEMBER)
+        self._advance_generation = client.register_script(_ADVANCE_GENERATION)
+
+    async def take_token(self, key: str, rate: float, burst: float, now: float) -> float:
+        self.trips.count += 1
+        wait = await self._take_token(
+            keys=[self._limit_key("bucket", key)], args=[rate, burst, repr(now), _ms(burst / rate + 1)]
+        )
+        return float(wait)
+
+    async def claim(self, key: str, holder: str, ttl: float, now: float) -> str:
+        self.trips.count += 1
+        held = await self._claim(
+            keys=[self._limit_key("claim", key)], args=[holder, ttl, repr(now), _ms(ttl)]
+        )
+        return _text(held)
+
+    async def release(self, key: str, holder: str) -> None:
+        self.trips.count += 1
+        await self._release(keys=[self._limit_key("claim", key)], args=[holder])
+
+    async def add_member(self, key: str, member: str, limit: int, ttl: float, now: float) -> bool:
+        self.trips.count += 1
+        added = await self._add_member(
+            keys=[self._limit_key("set", key)], args=[member, limit, repr(now + ttl), repr(now), _ms(ttl)]
+        )
+        return bool(added)
+
+    async def remove_member(self, key: str, member: str) -> None:
+        await self._call("ZREM", self._limit_key("set", key), member)
+
+    async def generation(self, key: str, now: float) -> int:
+        held = await self._call("GET", self._limit_key("gen", key))
+        return 0 if held is None else int(held)
+
+    async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
+        self.trips.count += 1
+        done = await self._advance_generation(
+            keys=[self._limit_key("gen", key)], args=[expected, new, _ms(ttl)]
+        )
+        return bool(done)
+
+
+class RedisStore(Stores):
+    """The stores of every concern on one Redis (see the module docstring for the keys and bounds)."""
 
     #: Other processes use it too: they must share the token secret.
     shared = True
@@ -171,252 +461,27 @@ class RedisStore:
                 raise ValueError(f"{name} must be positive")
         self.redis = client
         self.prefix = prefix
-        self.archive_ttl = archive_ttl
-        self.archive_capacity = archive_capacity
-        self.recent_limit = recent_limit
-        self.leaderboard_capacity = leaderboard_capacity
-        self.player_ttl = player_ttl
-        self.day_ttl = day_ttl
-        #: Requests sent to Redis (a pipeline, a transaction or a script counts once).
-        self.round_trips = 0
-        self._take_token = client.register_script(_TAKE_TOKEN)
-        self._claim = client.register_script(_CLAIM)
-        self._release = client.register_script(_RELEASE)
-        self._add_member = client.register_script(_ADD_MEMBER)
-        self._put_daily = client.register_script(_PUT_DAILY)
-        self._advance_generation = client.register_script(_ADVANCE_GENERATION)
+        self._trips = _Trips()
+        parts = (client, prefix, self._trips)
+        super().__init__(
+            RedisReplays(*parts, archive_ttl=archive_ttl),
+            RedisMatches(*parts, archive_ttl=archive_ttl, archive_capacity=archive_capacity,
+                         recent_limit=recent_limit),
+            RedisPlayers(*parts, player_ttl=player_ttl, leaderboard_capacity=leaderboard_capacity),
+            RedisRankedLedger(*parts),
+            RedisDaily(*parts, day_ttl=day_ttl),
+            RedisLimits(*parts),
+        )
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", **bounds: Any) -> RedisStore:
-        """A store on the Redis at `url` (connections open on first use)."""
+        """The stores on the Redis at `url` (connections open on first use)."""
         return cls(aioredis.Redis.from_url(url), prefix, **bounds)
 
-    # ---- keys ------------------------------------------------------------------------------------------
-
-    def _match_key(self, match_id: str, part: str) -> str:
-        return f"{self.prefix}{{{match_id}}}:{part}"
-
-    def _player_key(self, guest_id: str) -> str:
-        return f"{self.prefix}player:{{{guest_id}}}"
-
-    def _board_key(self, provisional: bool) -> str:
-        return f"{self.prefix}leaderboard:{'provisional' if provisional else 'ranked'}"
-
-    def _day_key(self, day: str, part: str) -> str:
-        return f"{self.prefix}daily:{{{day}}}:{part}"
-
-    def _limit_key(self, kind: str, key: str) -> str:
-        return f"{self.prefix}{kind}:{{{key}}}"
-
-    async def _call(self, command: str, *args: Any) -> Any:
-        """One command, one round trip."""
-        self.round_trips += 1
-        return await self.redis.execute_command(command, *args)  # type: ignore[no-untyped-call]
-
-    # ---- matches and replays ---------------------------------------------------------------------------
-
-    async def put_replay(self, replay_id: str, data: bytes) -> None:
-        key = self._match_key(replay_id, "replay")
-        await self._call("SET", key, bytes(data), "PX", _ms(self.archive_ttl))
-
-    async def get_replay(self, replay_id: str) -> bytes | None:
-        day = run_day(replay_id)
-        if day is not None:
-            data = await self._call("HGET", self._day_key(day, "replays"), replay_id)
-        else:
-            data = await self._call("GET", self._match_key(replay_id, "replay"))
-        return None if data is None else bytes(data)
-
-    async def put_match(self, record: MatchRecord) -> bool:
-        key = self._match_key(record.id, "record")
-        if not await self._call("SET", key, _json(record.plain()), "NX", "PX", _ms(self.archive_ttl)):
-            return False
-        recent, archive = f"{self.prefix}matches:recent", f"{self.prefix}matches:archive"
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.lpush(recent, record.id)
-            pipe.ltrim(recent, 0, self.recent_limit - 1)
-            pipe.zadd(archive, {record.id: record.ended})
-            pipe.zcard(archive)
-            self.round_trips += 1
-            *_, kept = await pipe.execute()
-        if kept > self.archive_capacity:
-            self.round_trips += 1
-            evicted: list[Any] = await self.redis.zpopmin(archive, kept - self.archive_capacity)
-            if evicted:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for member, _ in evicted:
-                        old = _text(member)
-                        pipe.delete(self._match_key(old, "record"))
-                        pipe.delete(self._match_key(old, "replay"))
-                    self.round_trips += 1
-                    await pipe.execute()
-        return True
-
-    async def get_match(self, match_id: str) -> MatchRecord | None:
-        data = await self._call("GET", self._match_key(match_id, "record"))
-        return None if data is None else MatchRecord.from_plain(json.loads(data))
-
-    async def recent_matches(self, limit: int) -> list[MatchRecord]:
-        if limit <= 0:
-            return []
-        ids = await self._call("LRANGE", f"{self.prefix}matches:recent", 0, limit - 1)
-        if not ids:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for match_id in ids:
-                pipe.get(self._match_key(_text(match_id), "record"))
-            self.round_trips += 1
-            found = await pipe.execute()
-        return [MatchRecord.from_plain(json.loads(data)) for data in found if data is not None]
-
-    # ---- players -----------------------------------------------------------------------------------------
-
-    async def get_player(self, guest_id: str) -> PlayerRecord | None:
-        data = await self._call("GET", self._player_key(guest_id))
-        return None if data is None else PlayerRecord.from_plain(json.loads(data))
-
-    async def update_player(self, guest_id: str, change: PlayerChange) -> PlayerRecord | None:
-        key = self._player_key(guest_id)
-        for _ in range(MAX_UPDATE_ATTEMPTS):
-            async with self.redis.pipeline(transaction=True) as pipe:
-                try:
-                    self.round_trips += 2
-                    await pipe.watch(key)
-                    data = await pipe.get(key)
-                    held = None if data is None else PlayerRecord.from_plain(json.loads(data))
-                    new = change(held)
-                    if new is None:
-                        await pipe.unwatch()  # type: ignore[no-untyped-call]
-                        return held
-                    pipe.multi()  # type: ignore[no-untyped-call]
-                    pipe.set(key, _json(new.plain()), px=_ms(self.player_ttl))
-                    self.round_trips += 1
-                    await pipe.execute()
-                except WatchError:
-                    continue
-            await self._index(new)
-            return new
-        raise StoreError(f"the record of {guest_id!r} changed under {MAX_UPDATE_ATTEMPTS} attempts in a row")
-
-    async def _index(self, record: PlayerRecord) -> None:
-        """Put the player in its leaderboard at its rating (and out of the other), keeping the best; a
-        player with no rated game yet (a dodger's cooldown, a dodged player's note) is on neither."""
-        board = self._board_key(record.provisional)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            if record.played:
-                pipe.zadd(board, {record.id: record.glicko.rating})
-            else:
-                pipe.zrem(board, record.id)
-            pipe.zrem(self._board_key(not record.provisional), record.id)
-            pipe.zremrangebyrank(board, 0, -self.leaderboard_capacity - 1)
-            self.round_trips += 1
-            await pipe.execute()
-
-    async def _page(self, board: str, offset: int, limit: int) -> tuple[list[Any], int]:
-        """A page of a sorted set, highest first, and its size (one round trip)."""
-        offset, limit = max(0, offset), max(0, limit)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrevrange(board, offset, offset + limit - 1)
-            pipe.zcard(board)
-            self.round_trips += 1
-            answers: list[Any] = await pipe.execute()
-        members, total = answers
-        return (members if limit else []), int(total)
-
-    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
-        ids, total = await self._page(self._board_key(provisional), offset, limit)
-        if not ids:
-            return [], total
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for guest in ids:
-                pipe.get(self._player_key(_text(guest)))
-            self.round_trips += 1
-            found = await pipe.execute()
-        return [PlayerRecord.from_plain(json.loads(data)) for data in found if data is not None], total
-
-    # ---- ranked results still to apply -------------------------------------------------------------------
-
-    async def note_ranked(self, match_id: str, now: float) -> None:
-        await self._call("ZADD", f"{self.prefix}ranked:pending", "NX", now, match_id)
-
-    async def pending_ranked(self, limit: int) -> list[tuple[str, float]]:
-        if limit <= 0:
-            return []
-        self.round_trips += 1
-        found: list[Any] = await self.redis.zrange(
-            f"{self.prefix}ranked:pending", 0, limit - 1, withscores=True
-        )
-        return [(_text(member), float(score)) for member, score in found]
-
-    async def done_ranked(self, match_id: str) -> None:
-        await self._call("ZREM", f"{self.prefix}ranked:pending", match_id)
-
-    # ---- daily boards --------------------------------------------------------------------------------------
-
-    async def put_daily(self, day: str, entry: DailyEntry, replay: bytes, budget: int) -> DailyStored:
-        parts = ("board", "entries", "replays", "kept", "owners", "bytes", "seen")
-        run_id = entry.replay
-        assert run_id is not None
-        self.round_trips += 1
-        fresh, best = await self._put_daily(
-            keys=[self._day_key(day, part) for part in parts],
-            args=[entry.guest, _json(entry.plain()), board_score(entry), _ms(self.day_ttl), run_id,
-                  bytes(replay), budget],
-        )
-        held = None if best is None else DailyEntry.from_plain(json.loads(best))
-        return DailyStored(held, duplicate=not fresh)
-
-    async def daily_board(self, day: str, offset: int, limit: int) -> tuple[list[DailyEntry], int]:
-        guests, total = await self._page(self._day_key(day, "board"), offset, limit)
-        if not guests:
-            return [], total
-        found = await self._call("HMGET", self._day_key(day, "entries"), *guests)
-        return [DailyEntry.from_plain(json.loads(data)) for data in found if data is not None], total
-
-    async def daily_entry(self, day: str, guest_id: str) -> DailyEntry | None:
-        data = await self._call("HGET", self._day_key(day, "entries"), guest_id)
-        return None if data is None else DailyEntry.from_plain(json.loads(data))
-
-    # ---- limits ------------------------------------------------------------------------------------------
-
-    async def take_token(self, key: str, rate: float, burst: float, now: float) -> float:
-        self.round_trips += 1
-        wait = await self._take_token(
-            keys=[self._limit_key("bucket", key)], args=[rate, burst, repr(now), _ms(burst / rate + 1)]
-        )
-        return float(wait)
-
-    async def claim(self, key: str, holder: str, ttl: float, now: float) -> str:
-        self.round_trips += 1
-        held = await self._claim(
-            keys=[self._limit_key("claim", key)], args=[holder, ttl, repr(now), _ms(ttl)]
-        )
-        return _text(held)
-
-    async def release(self, key: str, holder: str) -> None:
-        self.round_trips += 1
-        await self._release(keys=[self._limit_key("claim", key)], args=[holder])
-
-    async def add_member(self, key: str, member: str, limit: int, ttl: float, now: float) -> bool:
-        self.round_trips += 1
-        added = await self._add_member(
-            keys=[self._limit_key("set", key)], args=[member, limit, repr(now + ttl), repr(now), _ms(ttl)]
-        )
-        return bool(added)
-
-    async def remove_member(self, key: str, member: str) -> None:
-        await self._call("ZREM", self._limit_key("set", key), member)
-
-    async def generation(self, key: str, now: float) -> int:
-        held = await self._call("GET", self._limit_key("gen", key))
-        return 0 if held is None else int(held)
-
-    async def advance_generation(self, key: str, expected: int, new: int, ttl: float, now: float) -> bool:
-        self.round_trips += 1
-        done = await self._advance_generation(
-            keys=[self._limit_key("gen", key)], args=[expected, new, _ms(ttl)]
-        )
-        return bool(done)
+    @property
+    def round_trips(self) -> int:
+        """Requests sent to Redis by these stores (a pipeline, a transaction or a script counts once)."""
+        return self._trips.count
 
     async def close(self) -> None:
         await self.redis.aclose()

@@ -1,7 +1,7 @@
 """floe's public socket: each connection's request head is read here, then it becomes a websocket or an
 HTTP request relayed to uvicorn.
 
-    listener = Listener(hub, dispatcher, upstream_path)     # uvicorn serves the app on upstream_path
+    listener = Listener(settings, dispatcher, upstream_path)  # uvicorn serves the app on upstream_path
     port = await listener.start("127.0.0.1", 0)
     …
     listener.begin_shutdown()                              # then stop uvicorn, then:
@@ -33,14 +33,14 @@ from typing import cast
 
 from protocol.errors import ErrorCode
 
-from ..config import ConfigError, ServerConfig, connection_cap, descriptor_limit
+from ..errors import ConfigError
 from ..logs import log_event
 from ..match.dispatch import Dispatcher
-from ..match.hub import Hub
 from .budget import FrameBudget
 from .head import HeadError, HeadReader, RequestHead
 from .refusal import refusal, refuse
 from .relay import HttpRelay
+from .settings import TransportSettings, connection_cap, descriptor_limit
 from .tracking import Stoppable
 from .websocket import WebSocketSession
 
@@ -89,7 +89,7 @@ def peer_of(transport: asyncio.BaseTransport) -> Peer:
     return Peer("", 0)
 
 
-def check_websocket_settings(config: ServerConfig) -> None:
+def check_websocket_settings(config: TransportSettings) -> None:
     """ConfigError at startup for a frame budget or per-read bound no websocket could be served with."""
     try:
         FrameBudget(config.ws_frame_rate, config.ws_frame_burst, config.ws_byte_rate, config.ws_byte_burst,
@@ -103,11 +103,10 @@ def check_websocket_settings(config: ServerConfig) -> None:
 class Listener:
     """The public socket, its connections, and their shutdown."""
 
-    def __init__(self, hub: Hub, dispatcher: Dispatcher, upstream_path: str) -> None:
+    def __init__(self, settings: TransportSettings, dispatcher: Dispatcher, upstream_path: str) -> None:
         """`upstream_path`: the unix socket uvicorn serves the app's HTTP side on."""
-        self.hub = hub
         self.dispatcher = dispatcher
-        self.config: ServerConfig = hub.config
+        self.config = settings
         self.upstream_path = upstream_path
         self.stopping = False
         self._server: asyncio.Server | None = None
@@ -250,7 +249,8 @@ class FrontDoor(asyncio.Protocol):
             self._too_many(address)
             return
         if head.path == WS_PATH:
-            session = WebSocketSession(transport, address, listener.hub, listener.dispatcher, listener.forget)
+            session = WebSocketSession(transport, address, listener.config, listener.dispatcher,
+                                       listener.forget)
             self._hand_over(transport, session)
             session.start(bytes(self._head.received))
         else:

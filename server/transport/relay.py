@@ -29,10 +29,10 @@ import h11
 
 from protocol.errors import ErrorCode
 
-from ..config import ServerConfig
 from ..logs import log_event
 from .head import RequestHead
 from .refusal import linger, refusal, refuse
+from .settings import TransportSettings
 from .tracking import Tracker
 from .upstream import Upstream
 
@@ -66,7 +66,7 @@ MAX_ANSWER_HEAD = 64 * 1024
 class RelayHost(Tracker, Protocol):
     """What a relay needs of the listener that made it."""
 
-    config: ServerConfig
+    config: TransportSettings
     #: uvicorn's private unix socket.
     upstream_path: str
     #: True once the server is shutting down (uvicorn may be gone: not an error then).

@@ -52,11 +52,11 @@ from protocol.errors import CloseCode, ErrorCode
 
 from ..logs import log_event
 from ..match.dispatch import Dispatcher
-from ..match.hub import Hub
 from .budget import FrameBudget
 from .connection import Connection
 from .pinning import pinned_match
 from .refusal import refusal
+from .settings import TransportSettings
 from .ws import Reader, origin_allowed
 
 log = logging.getLogger("floe.ws")
@@ -84,16 +84,15 @@ class WebSocketSession(asyncio.Protocol):
         self,
         transport: asyncio.Transport,
         peer: str,
-        hub: Hub,
+        settings: TransportSettings,
         dispatcher: Dispatcher,
         forget: Callable[[asyncio.Transport], None],
     ) -> None:
         """`forget` tells the listener the socket is gone."""
         self._transport = transport
-        self._hub = hub
         self._dispatcher = dispatcher
         self._forget = forget
-        self._config = hub.config
+        self._config = settings
         self._loop = asyncio.get_running_loop()
         self.peer = peer
         self.protocol = ServerProtocol(max_size=self._config.ws_max_bytes, logger=PROTOCOL_LOG)
@@ -243,7 +242,7 @@ class WebSocketSession(asyncio.Protocol):
                 timer.cancel()
         self._forget(self._transport)
         if self.conn is not None and self._reader is not None:
-            self._hub.connections -= 1
+            self._dispatcher.connections -= 1
             self._reader.closed()
             self.conn.close()
 
@@ -327,13 +326,13 @@ class WebSocketSession(asyncio.Protocol):
             self._open(pinned)
 
     def _open(self, pinned: str | None) -> None:
-        config, hub = self._config, self._hub
+        config, dispatcher = self._config, self._dispatcher
         conn = Connection(self, config.send_queue, self.peer, max_buffered=config.send_buffer_bytes)
         self.conn = conn
-        self._reader = Reader(conn, hub, self._dispatcher, self._loop)
+        self._reader = Reader(conn, dispatcher, self._loop)
         self._reader.session.pinned = pinned
-        hub.connections += 1
-        hub.websockets_served += 1
+        dispatcher.connections += 1
+        dispatcher.websockets_served += 1
         self._schedule_ping()
         if config.lag_probe_every > 0:
             self._probe_timer = self._loop.call_later(config.lag_probe_every, self._probe)
@@ -360,7 +359,7 @@ class WebSocketSession(asyncio.Protocol):
         if reader is None or conn is None or not conn.open:
             return
         session, now, seconds = reader.session, self._loop.time(), self._config.ws_idle_timeout
-        if session.match is not None or self._hub.ranked.holds(session) or not session.protocol.greeted:
+        if session.match is not None or self._dispatcher.queued(session) or not session.protocol.greeted:
             self._busy_at = now  # (one that has not greeted is the hello deadline's)
         elif now - self._busy_at >= seconds:
             log_event(log, logging.INFO, "ws.idle", peer=self.peer, seconds=seconds)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 
 from ..match.dispatch import Dispatcher
-from ..match.hub import Hub
 from ..match.session import Session
 from ..origins import origin_allowed
 from .connection import Connection
@@ -24,10 +23,10 @@ class Reader:
     """One connection's way in: every message goes to its session (server/match/session.py) with the time."""
 
     def __init__(
-        self, conn: Connection, hub: Hub, dispatcher: Dispatcher, loop: asyncio.AbstractEventLoop
+        self, conn: Connection, dispatcher: Dispatcher, loop: asyncio.AbstractEventLoop
     ) -> None:
         self.loop = loop
-        self.session = Session(conn, dispatcher, hub.config, loop.time())
+        self.session = Session(conn, dispatcher, dispatcher.session_settings, loop.time())
 
     def receive(self, data: bytes | str) -> None:
         """Handle one message from the client."""

@@ -6,16 +6,16 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import replace
 
 import pytest
 import pytest_asyncio
 
 from server.app import create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import RunningServer, running_server
+from server.match.settings import LimitSettings
 from server.netcode.runner import RunnerSettings
-from server.store.base import Store
+from server.store.base import Stores
 
 #: The lobby's rate limits raised for tests that make many guests and matches from one address (the
 #: limits' own tests use the defaults).
@@ -35,7 +35,7 @@ TEST_CAPACITY = 50 * 2 * TEST_FRAME_RATE
 
 def fast_config(**overrides: object) -> ServerConfig:
     """A server config for tests: a fast clock, short matches and grace periods, thread-pool verify."""
-    config = ServerConfig(
+    config = ServerConfig().override(
         frame_rate=TEST_FRAME_RATE,
         runner=RunnerSettings(rollback_window=8, max_ahead=120, keyframe_every=60),
         rate_per_second=4 * TEST_FRAME_RATE,
@@ -52,7 +52,7 @@ def fast_config(**overrides: object) -> ServerConfig:
         message_burst_per_address=64 * 4 * TEST_FRAME_RATE,
         tune_gc=False,
     ).with_time_limit(8)
-    return replace(config, **overrides)  # type: ignore[arg-type]
+    return config.override(**overrides)
 
 
 class ErrorGuard(logging.Handler):
@@ -90,7 +90,7 @@ async def start_server() -> AsyncIterator[StartServer]:
     """Start real servers (127.0.0.1, port 0) in the test's loop; all stop after the test."""
     async with contextlib.AsyncExitStack() as stack:
 
-        async def start(config: ServerConfig | None = None, store: Store | None = None) -> RunningServer:
+        async def start(config: ServerConfig | None = None, store: Stores | None = None) -> RunningServer:
             app = create_app(config or fast_config(), store)
             return await stack.enter_async_context(running_server(app))
 

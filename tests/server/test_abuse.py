@@ -3,7 +3,7 @@
 The attacker speaks from its own loopback address (127.0.0.2: all of 127/8 is loopback) while a
 bystander's match runs on the same server; each test asserts the limit's answer (status, code,
 count) and prints the bystander's frame lateness meanwhile (no timed assertion). The server runs
-the lobby's default limits here (`ServerConfig().limits`), not the tests' raised ones.
+the lobby's default limits here (`ServerConfig().lobby.limits`), not the tests' raised ones.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ import pytest_asyncio
 from protocol.codec import decode_server
 from protocol.messages import Error
 from protocol.replay_codec import encode_replay
-from server.config import ConfigError, LimitSettings, ServerConfig
+from server.config import ConfigError, ServerConfig
 from server.embed import RunningServer
-from server.match.hub import Hub
+from server.match.settings import LimitSettings
+from server.node import Node
 from server.store.memory import MemoryStore
 from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer, fast_config
@@ -40,7 +41,7 @@ MSGPACK = {"content-type": "application/msgpack"}
 
 def abuse_config(**overrides: object) -> ServerConfig:
     """The tests' fast server with the lobby's default (production) limits."""
-    return replace(fast_config(), limits=LimitSettings(), **overrides)  # type: ignore[arg-type]
+    return fast_config().override(limits=LimitSettings(), **overrides)
 
 
 @pytest_asyncio.fixture
@@ -74,7 +75,7 @@ async def guest(http: httpx.AsyncClient, name: str) -> dict[str, str]:
 async def test_one_guest_cannot_fill_the_match_table(served: RunningServer) -> None:
     """2,000 room requests from one token in a burst: 3 open rooms, then too-many-rooms and 429s; the
     process holds 3 matches of that guest, not 2,000, and a bystander still makes a room."""
-    hub: Hub = served.app.state.hub
+    node: Node = served.app.state.node
     async with attacker(served) as http:
         answer = await http.post("/api/guests", json={"name": "mallory"})
         mallory = answer.json()["guest"]
@@ -87,7 +88,7 @@ async def test_one_guest_cannot_fill_the_match_table(served: RunningServer) -> N
     assert int(limited.headers["retry-after"]) >= 1
     # counted by guest, not as a total: the bystander's match may end and be forgotten meanwhile on a
     # slow machine
-    assert len([live for live in hub.matches.values() if live.seat_of(mallory) is not None]) == 3
+    assert len([live for live in node.hub.matches.values() if live.seat_of(mallory) is not None]) == 3
     async with bystander(served) as http:
         room = await http.post("/api/rooms", headers=await guest(http, "ann"))
     assert room.status_code == 200
@@ -133,7 +134,7 @@ async def test_rooms_are_joined_by_invitation_not_by_id(served: RunningServer) -
         assert by_id.status_code == 404 and by_id.json()["code"] == "no-such-match"
         old_route = await http.post(f"/api/rooms/{room['match']}/join", headers=stranger)
         assert old_route.status_code in (404, 405) and old_route.json()["kind"] == "error"
-    assert served.app.state.hub.matches[room["match"]].state == "waiting"
+    assert served.app.state.node.hub.matches[room["match"]].state == "waiting"
 
 
 async def raw_request(server: RunningServer, head: bytes, body: bytes = b"") -> bytes:
@@ -283,7 +284,7 @@ async def test_a_timed_out_job_keeps_its_slot_until_its_worker_is_done(
     monkeypatch.setattr(verify_module, "verify_bytes", stuck)
     config = abuse_config(verify_pool="thread", verify_concurrency=1, verify_timeout=0.05,
                           verify_queue_total=0)
-    verifier = verify_module.Verifier(config)
+    verifier = verify_module.Verifier(config.verify)
     try:
         async with verifier.slot("127.0.0.2") as held:
             with pytest.raises(ServerError) as timed_out:
@@ -305,12 +306,12 @@ async def test_a_timed_out_job_keeps_its_slot_until_its_worker_is_done(
 async def test_health_costs_the_loop_a_constant(served: RunningServer) -> None:
     """600 /health requests from the attacker are all answered from running figures; the bystander's
     match keeps ticking (its lateness is printed)."""
-    hub: Hub = served.app.state.hub
-    before = hub.stats()["tick"]
+    node: Node = served.app.state.node
+    before = node.stats()["tick"]
     async with attacker(served) as http:
         answers = await asyncio.gather(*(http.get("/health") for _ in range(600)))
     assert all(answer.status_code == 200 and answer.json()["ok"] for answer in answers)
-    assert hub.stats()["tick"] > before and hub.stats()["lateness_ms"]["samples"] > 0
+    assert node.stats()["tick"] > before and node.stats()["lateness_ms"]["samples"] > 0
 
 
 async def test_smaller_ones(served: RunningServer) -> None:
@@ -327,7 +328,7 @@ async def test_smaller_ones(served: RunningServer) -> None:
     rooms = schema["paths"]["/api/rooms"]["post"]["responses"]
     assert {"200", "401", "409", "429", "503"} <= set(rooms)
     bots = schema["paths"]["/api/bot-matches"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert bots["properties"]["bot"]["enum"] == list(served.app.state.hub.config.ruleset.bot_names)
+    assert bots["properties"]["bot"]["enum"] == list(served.app.state.node.config.match.ruleset.bot_names)
     verify = schema["paths"]["/api/replays/verify"]["post"]
     assert "application/msgpack" in verify["requestBody"]["content"]
     assert {"200", "413", "415", "422", "429", "503", "504"} <= set(verify["responses"])
@@ -342,13 +343,13 @@ class SharedMemoryStore(MemoryStore):
 async def test_the_token_secret_is_never_silently_random(monkeypatch: pytest.MonkeyPatch) -> None:
     """A shared store without a configured secret refuses to start; FLOE_SECRET empty or short is refused;
     a random secret is made only for the embedded store."""
-    from server.config import secret_from_env
+    from server.tokens import secret_from_env
 
-    config = replace(fast_config(), secret=None)
+    config = fast_config().override(secret=None)
     with pytest.raises(ConfigError, match="FLOE_SECRET"):
-        Hub(config, SharedMemoryStore())
-    assert Hub(config, MemoryStore()).secret_source == "random"
-    assert Hub(fast_config(), SharedMemoryStore()).secret_source == "configured"
+        Node(config, SharedMemoryStore())
+    assert Node(config, MemoryStore()).secret_source == "random"
+    assert Node(fast_config(), SharedMemoryStore()).secret_source == "configured"
     for value in ("", "short"):
         monkeypatch.setenv("FLOE_SECRET", value)
         with pytest.raises(ConfigError, match="at least 16 bytes"):

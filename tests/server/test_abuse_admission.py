@@ -25,11 +25,11 @@ from protocol.client import ClientSession
 from protocol.codec import ProtocolError, decode_server_messages
 from protocol.messages import Error, MatchState, ServerMessage, Unqueued, Welcome
 from server import botclient
-from server.config import LimitSettings
 from server.embed import RunningServer
 from server.errors import ServerError
 from server.match.budget import AddressBudgets
-from server.match.hub import Hub
+from server.match.settings import LimitSettings
+from server.node import Node
 from server.store.memory import MemoryStore
 from tests.server.bystander import bystander_match
 from tests.server.conftest import TEST_FRAME_RATE, StartServer
@@ -49,9 +49,9 @@ async def with_bystander(start_server: StartServer, **overrides: object) -> Asyn
     running, which cannot end during the test (99 lives, 10 minutes: the budgets the tests count must
     not change when a slow machine makes the test outlast a short match); its frame lateness is printed
     at the end."""
-    config = replace(abuse_config(), **overrides)  # type: ignore[arg-type]
-    endless = replace(config.match_config, rules=replace(config.match_config.rules, lives=99))
-    server = await start_server(replace(config, match_config=endless).with_time_limit(600))
+    config = abuse_config().override(**overrides)
+    endless = replace(config.match.match_config, rules=replace(config.match.match_config.rules, lives=99))
+    server = await start_server(config.override(match_config=endless).with_time_limit(600))
     async with bystander_match(server):
         yield server
 
@@ -72,17 +72,17 @@ async def bot_match(http: httpx.AsyncClient, token: dict[str, str]) -> httpx.Res
     return await http.post("/api/bot-matches", json={"bot": "lazy"}, headers=token)
 
 
-def matches_of(hub: Hub, address: str) -> list[str]:
+def matches_of(node: Node, address: str) -> list[str]:
     """The live (waiting or running) matches with a seat taken from `address`."""
     live = (MatchState.WAITING, MatchState.RUNNING)
-    return [m.id for m in hub.matches.values() if m.state in live and address in m.addresses()]
+    return [m.id for m in node.hub.matches.values() if m.state in live and address in m.addresses()]
 
 
 async def test_one_address_cannot_run_more_matches_than_its_share(start_server: StartServer) -> None:
     """Ten guests made in advance on one address ask for ten bot matches at once: eight (the bound) are
     made, two are refused with 429 too-many-matches and hold nothing; another address still plays."""
     async with with_bystander(start_server) as server:
-        hub: Hub = server.app.state.hub
+        node: Node = server.app.state.node
         bound = LimitSettings().live_matches_per_address
         async with attacker(server) as http:
             tokens = await guests(http, 10, "mallory")
@@ -92,12 +92,12 @@ async def test_one_address_cannot_run_more_matches_than_its_share(start_server: 
         assert len(made) == bound == 8
         assert {(answer.status_code, answer.json()["code"]) for answer in refused} == {
             (429, "too-many-matches")}
-        assert sorted(matches_of(hub, ATTACKER)) == sorted(answer.json()["match"] for answer in made)
+        assert sorted(matches_of(node, ATTACKER)) == sorted(answer.json()["match"] for answer in made)
         async with bystander(server) as http:
             assert (await bot_match(http, await guest(http, "ann"))).status_code == 200
         # a match that ends gives its place back
-        hub.matches[made[0].json()["match"]].cancel(hub.now(), "test")
-        await until(lambda: not hub._writes, 10 * UNIT, "the seats given back")
+        node.hub.matches[made[0].json()["match"]].cancel(node.hub.now(), "test")
+        await until(lambda: not node.background, 10 * UNIT, "the seats given back")
         async with attacker(server) as http:
             again = [await bot_match(http, token) for token in tokens]
         assert [answer.status_code for answer in again].count(200) == 1
@@ -110,7 +110,7 @@ async def test_the_node_refuses_matches_past_its_budget(start_server: StartServe
     budget = 6 * 2 * TEST_FRAME_RATE
     limits = LimitSettings(live_matches_per_address=4)
     async with with_bystander(start_server, capacity_board_frames=budget, limits=limits) as server:
-        hub: Hub = server.app.state.hub
+        node: Node = server.app.state.node
         async with attacker(server) as http:
             tokens = await guests(http, 6, "mallory")
             answers = await asyncio.gather(*(bot_match(http, token) for token in tokens))
@@ -118,16 +118,16 @@ async def test_the_node_refuses_matches_past_its_budget(start_server: StartServe
         async with from_address(server, NEIGHBOUR) as http:
             honest = await guests(http, 3, "bob")
             assert (await bot_match(http, honest[0])).status_code == 200
-            assert hub.work() == budget
-            before = set(hub.matches)
+            assert node.hub.work() == budget
+            before = set(node.hub.matches)
             full = [await bot_match(http, honest[1]), await http.post("/api/rooms", headers=honest[2])]
             for answer in full:
                 assert answer.status_code == 503 and answer.json()["code"] == "busy"
                 assert int(answer.headers["retry-after"]) >= 1
-            assert set(hub.matches) == before
-            ended = matches_of(hub, ATTACKER)[0]
-            hub.matches[ended].cancel(hub.now(), "test")
-            await until(lambda: not hub._writes, 10 * UNIT, "the seats given back")
+            assert set(node.hub.matches) == before
+            ended = matches_of(node, ATTACKER)[0]
+            node.hub.matches[ended].cancel(node.hub.now(), "test")
+            await until(lambda: not node.background, 10 * UNIT, "the seats given back")
             assert (await bot_match(http, honest[1])).status_code == 200
 
 
@@ -135,7 +135,7 @@ async def test_a_room_refused_by_a_full_node_keeps_no_slot(start_server: StartSe
     """A guest refused a room four times by a full match table (503 busy, with Retry-After) still has
     its three room slots once the table has room."""
     async with with_bystander(start_server, max_matches=2) as server:
-        hub: Hub = server.app.state.hub
+        node: Node = server.app.state.node
         async with attacker(server) as http:
             assert (await bot_match(http, await guest(http, "mallory"))).status_code == 200
         async with bystander(server) as http:
@@ -144,10 +144,10 @@ async def test_a_room_refused_by_a_full_node_keeps_no_slot(start_server: StartSe
                 refused = await http.post("/api/rooms", headers=ann)
                 assert refused.status_code == 503 and refused.json()["code"] == "busy"
                 assert int(refused.headers["retry-after"]) >= 1
-            taken = matches_of(hub, ATTACKER)[0]
-            hub.matches[taken].cancel(hub.now(), "test")
-            await until(lambda: not hub._writes, 10 * UNIT, "the seats given back")
-            hub._forget(taken)
+            taken = matches_of(node, ATTACKER)[0]
+            node.hub.matches[taken].cancel(node.hub.now(), "test")
+            await until(lambda: not node.background, 10 * UNIT, "the seats given back")
+            node.hub._forget(taken)
             assert (await http.post("/api/rooms", headers=ann)).status_code == 200
 
 
@@ -217,7 +217,7 @@ async def test_the_invited_guest_cannot_cancel_the_room(start_server: StartServe
     """The guest who took a room's seat by its invitation and leaves before the start gives the seat
     back: the room still waits (only its creator cancels it) and another guest joins by the invitation."""
     async with with_bystander(start_server) as server:
-        hub: Hub = server.app.state.hub
+        node: Node = server.app.state.node
         async with bystander(server) as http:
             ann = await guest(http, "ann")
             room = (await http.post("/api/rooms", headers=ann)).json()
@@ -227,7 +227,7 @@ async def test_the_invited_guest_cannot_cancel_the_room(start_server: StartServe
             joined = await http.post("/api/rooms/join", json={"invite": room["invite"]},
                                      headers={"Authorization": f"Bearer {token}"})
             assert joined.json() == {"match": room["match"], "seat": 1}
-        live = hub.matches[room["match"]]
+        live = node.hub.matches[room["match"]]
         session = ClientSession(token)
         async with websockets.connect(server.ws_url, compression=None, proxy=None,
                                       local_addr=(ATTACKER, 0)) as ws:
@@ -247,7 +247,7 @@ async def test_an_invited_seat_not_connected_is_given_back(start_server: StartSe
     """A guest who takes a room's seat and never connects holds it invite_connect_timeout seconds, not
     the room's 300: then the seat is free again and the creator may play elsewhere."""
     async with with_bystander(start_server, invite_connect_timeout=0.5) as server:
-        hub: Hub = server.app.state.hub
+        node: Node = server.app.state.node
         async with bystander(server) as http:
             ann = await guest(http, "ann")
             room = (await http.post("/api/rooms", headers=ann)).json()
@@ -255,11 +255,11 @@ async def test_an_invited_seat_not_connected_is_given_back(start_server: StartSe
             mallory = await guest(http, "mallory")
             assert (await http.post("/api/rooms/join", json={"invite": room["invite"]},
                                     headers=mallory)).status_code == 200
-        live = hub.matches[room["match"]]
+        live = node.hub.matches[room["match"]]
         async with bystander(server) as http:
             # until then ann counts as playing (the join seated both): a bot match would be already-playing
             await until(lambda: live.has_free_seat(), 10 * UNIT, "the unconnected seat given back")
-            await until(lambda: not hub._writes, 10 * UNIT, "its counts given back")
+            await until(lambda: not node.background, 10 * UNIT, "its counts given back")
             assert live.state == MatchState.WAITING
             assert (await bot_match(http, ann)).status_code == 200
 
@@ -268,26 +268,27 @@ async def test_a_private_match_is_not_listed(start_server: StartServer) -> None:
     """A match played from a room is watched by its id but not in the live list; its replay is served by
     its id but not in the recent replays; a public (bot) match is listed in both."""
     server = await start_server(abuse_config().with_time_limit(3))
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     url = server.http_url
     _, first = await botclient.new_guest(url, "ann")
     _, second = await botclient.new_guest(url, "bob")
     room = await botclient.http_json(f"{url}/api/rooms", "POST", None, first)
     await botclient.http_json(f"{url}/api/rooms/join", "POST", {"invite": room["invite"]}, second)
-    private = hub.matches[room["match"]]
+    private = node.hub.matches[room["match"]]
     plays = [asyncio.create_task(botclient.play(server.ws_url, token, room["match"], "lazy"))
              for token in (first, second)]
     await until(lambda: private.state == MatchState.RUNNING, 10 * UNIT, "the private match running")
-    assert private.id not in [entry["id"] for entry in hub.live_list()]  # no await since it was seen running
-    public = hub.create_bot_duel("lazy", "lazy")
+    # no await since it was seen running
+    assert private.id not in [entry["id"] for entry in node.hub.live_list()]
+    public = node.hub.create_bot_duel("lazy", "lazy")
     await until(lambda: public.state == MatchState.RUNNING, 10 * UNIT, "the public match running")
-    assert public.id in [entry["id"] for entry in hub.live_list()]
+    assert public.id in [entry["id"] for entry in node.hub.live_list()]
     async with bystander(server) as http:
         assert private.id not in [entry["id"] for entry in (await http.get("/api/matches")).json()["matches"]]
         assert (await http.get(f"/api/matches/{private.id}")).json()["private"] is True
         await asyncio.gather(*plays)
         await until(lambda: public.state == MatchState.OVER, 30 * UNIT, "the public match over")
-        await until(lambda: not hub._writes, 10 * UNIT, "the records written")
+        await until(lambda: not node.background, 10 * UNIT, "the records written")
         replays = [entry["id"] for entry in (await http.get("/api/replays")).json()["replays"]]
         assert public.id in replays and private.id not in replays
         assert (await http.get(f"/api/replays/{private.id}")).status_code == 200
@@ -297,12 +298,12 @@ async def test_a_ranked_pair_counts_against_both_addresses() -> None:
     """A ranked pair whose address already has its share of live matches is refused with
     too-many-matches and neither guest nor address is counted; the same guests pair from others."""
     limits = LimitSettings(live_matches_per_address=1)
-    hub = Hub(replace(abuse_config(), limits=limits), MemoryStore(), FixedClock(), CountingIds())
-    await hub.lobby.seat_pair("g_a", "g_b", "m1", ("10.0.0.1", "10.0.0.2"))
+    node = Node(abuse_config().override(limits=limits), MemoryStore(), FixedClock(), CountingIds())
+    await node.lobby.seat_pair("g_a", "g_b", "m1", ("10.0.0.1", "10.0.0.2"))
     with pytest.raises(ServerError) as refused:
-        await hub.lobby.seat_pair("g_c", "g_d", "m2", ("10.0.0.3", "10.0.0.1"))
+        await node.lobby.seat_pair("g_c", "g_d", "m2", ("10.0.0.3", "10.0.0.1"))
     assert refused.value.code == "too-many-matches" and refused.value.status == 429
-    await hub.lobby.seat_pair("g_c", "g_d", "m3", ("10.0.0.3", "10.0.0.4"))  # 10.0.0.3 was not counted
+    await node.lobby.seat_pair("g_c", "g_d", "m3", ("10.0.0.3", "10.0.0.4"))  # 10.0.0.3 was not counted
 
 
 async def test_an_address_at_its_share_is_refused_at_queue(start_server: StartServer) -> None:
@@ -346,17 +347,18 @@ async def test_an_address_budget_outlives_its_sockets_until_refilled() -> None:
 
 async def test_the_operator_sets_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """`floe serve --capacity` or FLOE_CAPACITY sets the node's budget; a malformed one is refused."""
-    from server.cli import config_from_env
+    from server.cli import serve_config
     from server.config import ConfigError
 
-    assert config_from_env("127.0.0.1", 8000).capacity_board_frames == 6000
-    assert config_from_env("127.0.0.1", 8000, capacity=2400).capacity_board_frames == 2400
+    monkeypatch.delenv("FLOE_CAPACITY", raising=False)
+    assert serve_config([]).match.capacity_board_frames == 6000
+    assert serve_config(["--capacity", "2400"]).match.capacity_board_frames == 2400
     monkeypatch.setenv("FLOE_CAPACITY", "3600")
-    assert config_from_env("127.0.0.1", 8000).capacity_board_frames == 3600
+    assert serve_config([]).match.capacity_board_frames == 3600
     for bad in ("lots", "-5", "0"):
         monkeypatch.setenv("FLOE_CAPACITY", bad)
-        with pytest.raises(ConfigError, match="board-frames|positive"):
-            config_from_env("127.0.0.1", 8000)
+        with pytest.raises(ConfigError, match="FLOE_CAPACITY"):
+            serve_config([])
 
 
 async def test_behind_a_trusted_proxy_each_client_has_its_share(start_server: StartServer) -> None:

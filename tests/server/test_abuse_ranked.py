@@ -12,7 +12,6 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 
 import httpx
 import pytest
@@ -24,9 +23,9 @@ from protocol.messages import Error, Hello, MatchState, Ping, Pong
 from protocol.version import PROTOCOL_VERSION
 from server.config import ServerConfig
 from server.embed import RunningServer
-from server.match.hub import Hub
 from server.match.ratings import START, dodge_cooldown, with_dodge
-from server.store.base import Store
+from server.node import Node
+from server.store.base import Stores
 from server.tokens import Guest
 from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer
@@ -44,7 +43,7 @@ def ranked_abuse_config(**overrides: object) -> ServerConfig:
     """The default limits, with a short join timeout and frequent pairing (the defaults otherwise:
     a rated result needs 10 s of frames, more than these 8-second matches run, unless overridden)."""
     config = abuse_config(ranked_join_timeout=0.5, ranked_pair_every=0.05)
-    return replace(config, **overrides)  # type: ignore[arg-type]
+    return config.override(**overrides)
 
 
 @asynccontextmanager
@@ -79,9 +78,9 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def a_move(hub: Hub) -> int:
+def a_move(node: Node) -> int:
     """An input byte of the server's ruleset other than neutral (and not the forfeit byte)."""
-    inputs = hub.config.ruleset.inputs
+    inputs = node.config.match.ruleset.inputs
     return next(value for value in range(1, 256) if inputs.is_valid(value) and value != inputs.forfeit)
 
 
@@ -98,9 +97,9 @@ async def read_playing(ws: websockets.ClientConnection, session: ClientSession, 
             await ws.send(message)
 
 
-async def settled(hub: Hub) -> None:
+async def settled(node: Node) -> None:
     """Wait for the matches' store writes (records, ratings, cooldowns) to be done."""
-    await until(lambda: not hub._writes, 10 * UNIT, "the store writes done")
+    await until(lambda: not node.background, 10 * UNIT, "the store writes done")
 
 
 async def test_a_forfeit_at_once_from_alternate_guests_gives_no_rating(start_server: StartServer) -> None:
@@ -108,8 +107,8 @@ async def test_a_forfeit_at_once_from_alternate_guests_gives_no_rating(start_ser
     aborted (cancelled, recorded as aborted), the farmer's rating does not move, and each alternate
     guest, who left, pays the cooldown (and the queue pairs the farmer with that address no more)."""
     async with ranked_server(start_server, "memory", ranked_abuse_config()) as server:
-        hub: Hub = server.app.state.hub
-        store: Store = hub.store
+        node: Node = server.app.state.node
+        store: Stores = node.stores
         farmer, farmer_token = await new_guest(server, "farmer", ATTACKER)
         alts = [await new_guest(server, f"alt{index}", ATTACKER) for index in range(2)]
         for _, alt_token in alts:
@@ -127,17 +126,17 @@ async def test_a_forfeit_at_once_from_alternate_guests_gives_no_rating(start_ser
                 await alt_ws.send(alt.leave())
                 await read_until_session(me_ws, me, lambda s: s.over)
                 assert me.over is not None and me.over.result is None and me.over.replay is None
-            await settled(hub)
-            record = await store.get_match(match_id)
+            await settled(node)
+            record = await store.matches.get_match(match_id)
             assert record is not None and record.aborted and record.outcome is MatchState.CANCELLED
-        player = await store.get_player(farmer)
+        player = await store.players.get_player(farmer)
         print(f"farmer's rating after 2 forfeits: {player.glicko.rating if player else START.rating}")
         assert player is None or (player.played == 0 and player.glicko == START)
         assert player is None or player.cooldown_until == 0
         for alt_id, _ in alts:
-            dodger = await store.get_player(alt_id)
-            assert dodger is not None and dodger.played == 0 and dodger.cooldown_until > hub.clock.wall()
-        assert hub.ranked.applied == 0
+            dodger = await store.players.get_player(alt_id)
+            assert dodger is not None and dodger.played == 0 and dodger.cooldown_until > node.clock.wall()
+        assert node.ranked.applied == 0
 
 
 async def test_a_match_played_past_the_minimum_is_rated_once(start_server: StartServer) -> None:
@@ -146,8 +145,8 @@ async def test_a_match_played_past_the_minimum_is_rated_once(start_server: Start
     `over` at once on the same connection, where its `rated` still arrives."""
     config = ranked_abuse_config(ranked_min_play_seconds=0.5)
     async with ranked_server(start_server, "memory", config) as server:
-        hub: Hub = server.app.state.hub
-        store: Store = hub.store
+        node: Node = server.app.state.node
+        store: Stores = node.stores
         (ann, ann_token), (bob, bob_token) = await new_guest(server, "ann"), await new_guest(server, "bob")
         sessions = ClientSession(ann_token), ClientSession(bob_token)
         async with connect(server) as ann_ws, connect(server) as bob_ws:
@@ -161,10 +160,10 @@ async def test_a_match_played_past_the_minimum_is_rated_once(start_server: Start
             ann_matched = sessions[0].matched
             assert ann_matched is not None
             match_id = ann_matched.match
-            live = hub.matches[match_id]
-            minimum = config.ranked_min_play_seconds * 60
+            live = node.hub.matches[match_id]
+            minimum = config.ranked.ranked_min_play_seconds * 60
             for ws, session in pairs:
-                await read_playing(ws, session, lambda s=session: len(s.frames) > 2, a_move(hub))  # type: ignore[misc]
+                await read_playing(ws, session, lambda s=session: len(s.frames) > 2, a_move(node))  # type: ignore[misc]
             await read_playing(ann_ws, sessions[0], lambda: len(live.played) == 2 and live.runner is not None
                                and live.runner.match.frame >= minimum, 0)
             await bob_ws.send(sessions[1].leave())
@@ -177,16 +176,16 @@ async def test_a_match_played_past_the_minimum_is_rated_once(start_server: Start
                              and sessions[0].rated)
             assert sessions[0].queued is not None and not sessions[0].errors
             assert [rated.match for rated in sessions[0].rated] == [match_id]
-        await settled(hub)
-        record = await store.get_match(match_id)
+        await settled(node)
+        record = await store.matches.get_match(match_id)
         assert record is not None and not record.aborted and record.outcome is MatchState.OVER
-        before = [await store.get_player(ann), await store.get_player(bob)]
+        before = [await store.players.get_player(ann), await store.players.get_player(bob)]
         winner, loser = before
         assert winner is not None and winner.played == 1 and winner.glicko.rating > START.rating
         assert loser is not None and loser.played == 1 and loser.cooldown_until == 0
-        await hub.ranked.rate(record)  # a retry
-        assert [await store.get_player(ann), await store.get_player(bob)] == before
-        assert hub.ranked.applied == 2
+        await node.ranked.rate(record)  # a retry
+        assert [await store.players.get_player(ann), await store.players.get_player(bob)] == before
+        assert node.ranked.applied == 2
 
 
 async def dodged_once(
@@ -213,8 +212,8 @@ async def test_only_the_dodger_pays_and_a_dodge_loop_stops(start_server: StartSe
     each dodger pays the cooldown, and the queue no longer pairs the honest player with that address (a
     third alternate guest waits while another player is paired with it)."""
     async with ranked_server(start_server, kind, ranked_abuse_config()) as server:
-        hub: Hub = server.app.state.hub
-        store: Store = hub.store
+        node: Node = server.app.state.node
+        store: Stores = node.stores
         honest_id, honest_token = await new_guest(server, "honest")
         dodgers = [await new_guest(server, f"dodger{index}", ATTACKER) for index in range(3)]
         honest = ClientSession(honest_token)
@@ -226,15 +225,15 @@ async def test_only_the_dodger_pays_and_a_dodge_loop_stops(start_server: StartSe
             await honest_ws.send(honest.queue())  # at once, on the same connection
             await read_until(honest_ws, honest, lambda: honest.queued or honest.errors)
             assert honest.queued is not None and not honest.errors
-            await settled(hub)
+            await settled(node)
             await dodged_once(server, honest, honest_ws, dodgers[1][1])
         # the socket closed on `over`: the charge is decided already, not read after this close
-        await settled(hub)
-        wall = hub.clock.wall()
-        player = await store.get_player(honest_id)
+        await settled(node)
+        wall = node.clock.wall()
+        player = await store.players.get_player(honest_id)
         assert player is not None and player.cooldown_until == 0 and len(player.dodged_by) == 2
         for dodger_id, _ in dodgers[:2]:
-            dodger = await store.get_player(dodger_id)
+            dodger = await store.players.get_player(dodger_id)
             assert dodger is not None and dodger.cooldown_until > wall
         honest, third = ClientSession(honest_token), ClientSession(dodgers[2][1])
         other = ClientSession((await new_guest(server, "other"))[1])
@@ -247,7 +246,7 @@ async def test_only_the_dodger_pays_and_a_dodge_loop_stops(start_server: StartSe
             await queue_on(other_ws, other)
             await read_until(honest_ws, honest, lambda: honest.matched)
             assert honest.matched is not None and honest.matched.opponent == "other"
-            assert dodgers[2][0] in hub.ranked._waiting  # the third dodger still waits
+            assert dodgers[2][0] in node.ranked._waiting  # the third dodger still waits
 
 
 async def test_escalating_cooldown_for_a_repeat_dodger() -> None:
@@ -317,8 +316,8 @@ async def test_renewals_are_bounded_per_address(start_server: StartServer) -> No
 async def test_messages_before_welcome_wait_in_a_bounded_backlog() -> None:
     """While hello's token is checked, the messages after it wait (at most hello_backlog; the rest are
     refused `busy`), then are answered in order after `welcome`."""
-    hub, session, out, clock = make(hello_backlog=4)
-    token = hub.signer.issue(Guest("g_ann", "ann"), clock.wall())
+    node, session, out, clock = make(hello_backlog=4)
+    token = node.signer.issue(Guest("g_ann", "ann"), clock.wall())
     session.receive(encode(Hello(version=PROTOCOL_VERSION, token=token)), clock.now)
     for index in range(6):
         session.receive(encode(Ping(id=index, t=0)), clock.now)

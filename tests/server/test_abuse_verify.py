@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -25,7 +24,7 @@ from server.embed import RunningServer
 from server.http import api as api_module
 from server.http.daily import day_key, day_of, day_seed
 from server.http.replaystream import ReplayStreams, replay_stream_bytes
-from server.match.hub import Hub
+from server.node import Node
 from tests.server.bystander import print_lateness, start_bystander
 from tests.server.conftest import StartServer
 from tests.server.helpers import UNIT, until
@@ -85,11 +84,11 @@ async def test_two_attackers_cannot_starve_an_honest_verify(start_server: StartS
     starve an honest client: every one of its verifications is answered ok (its turn comes after at
     most one job of each attacker); an attacker's requests past its own queue are refused 429."""
     server = await start_with_bystander(start_server)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     verifier = server.app.state.verifier
     replay = finished_replay_bytes()
     for i in range(40):
-        await hub.store.put_replay(f"flood-{i}", replay)
+        await node.stores.replays.put_replay(f"flood-{i}", replay)
     honest_runs = 6
 
     async def verify(http: httpx.AsyncClient, _: int) -> httpx.Response:
@@ -100,8 +99,8 @@ async def test_two_attackers_cannot_starve_an_honest_verify(start_server: StartS
 
     async with client_on(server, HONEST) as honest:
         quiet = await timed_verifies(honest, replay, honest_runs)
-        print_lateness(hub, "while the honest client verifies alone")
-        hub.frame_clock.lateness.clear()  # the figures below are the flood's alone
+        print_lateness(node, "while the honest client verifies alone")
+        node.hub.frame_clock.lateness.clear()  # the figures below are the flood's alone
         stop = asyncio.Event()
         counts: list[dict[int, int]] = [{}, {}]
         async with client_on(server, ATTACKERS[0]) as first, client_on(server, ATTACKERS[1]) as second:
@@ -117,7 +116,7 @@ async def test_two_attackers_cannot_starve_an_honest_verify(start_server: StartS
     assert all(set(count) <= {200, 429} for count in counts) and counts[0].get(429, 0) > 0, counts
     print(f"\nhonest verify alone: {summary(quiet)}; during the flood: {summary(attacked)} "
           f"({honest_runs} of {honest_runs} ok); attackers answered {counts}")
-    print_lateness(hub, "during the flood")
+    print_lateness(node, "during the flood")
 
 
 def held_stream_job(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[int]]:
@@ -141,9 +140,9 @@ async def test_concurrent_requests_for_one_stream_share_one_resimulation(
     and all get the same stream."""
     release, calls = held_stream_job(monkeypatch)
     server = await start_with_bystander(start_server)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     streams: ReplayStreams = server.app.state.replay_streams
-    await hub.store.put_replay("shared", finished_replay_bytes())
+    await node.stores.replays.put_replay("shared", finished_replay_bytes())
     addresses = ("127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4")
     clients = [client_on(server, address) for address in addresses]
     try:
@@ -159,7 +158,7 @@ async def test_concurrent_requests_for_one_stream_share_one_resimulation(
     assert [answer.status_code for answer in answers] == [200] * len(answers)
     assert len({answer.content for answer in answers}) == 1
     assert calls[0] == 1 and streams.made == 1
-    print_lateness(hub, "meanwhile")
+    print_lateness(node, "meanwhile")
 
 
 async def test_an_attackers_cache_misses_evict_its_own_streams(
@@ -170,11 +169,11 @@ async def test_an_attackers_cache_misses_evict_its_own_streams(
     release, calls = held_stream_job(monkeypatch)
     release.set()
     server = await start_with_bystander(start_server)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     streams: ReplayStreams = server.app.state.replay_streams
     replay = finished_replay_bytes()
     for name in ["mine", *(f"flood-{i}" for i in range(17))]:
-        await hub.store.put_replay(name, replay)
+        await node.stores.replays.put_replay(name, replay)
     async with client_on(server, HONEST) as honest, client_on(server, ATTACKERS[0]) as attacker:
         assert (await honest.get("/api/replays/mine/stream")).status_code == 200
         for i in range(17):
@@ -182,9 +181,9 @@ async def test_an_attackers_cache_misses_evict_its_own_streams(
         assert calls[0] == 18
         assert (await honest.get("/api/replays/mine/stream")).status_code == 200
     assert calls[0] == 18, "the honest client's stream was evicted by the attacker's misses"
-    config = server.app.state.hub.config
-    assert streams._held[ATTACKERS[0]] == config.replay_stream_cache_per_client
-    print_lateness(hub, "meanwhile")
+    config = server.app.state.node.config
+    assert streams._held[ATTACKERS[0]] == config.http.replay_stream_cache_per_client
+    print_lateness(node, "meanwhile")
 
 
 def random_run(config: SoloConfig, seed: int, bot_seed: int) -> bytes:
@@ -201,14 +200,14 @@ async def test_a_days_kept_runs_stay_within_its_bytes_budget(start_server: Start
     kept stay within the budget (the best run's among them) and the rest keep their scores with no
     replay."""
     runs_config = SoloConfig(time_limit_frames=1200)
-    secret = abuse_config().secret
+    secret = abuse_config().tokens.secret
     assert secret is not None
     today = day_of(time.time())
     seed = day_seed(day_key(secret, today), today)
     runs = [random_run(runs_config, seed, bot_seed) for bot_seed in range(6)]
     budget = 3 * max(map(len, runs)) + 300
     server = await start_with_bystander(start_server, daily_config=runs_config, daily_replay_bytes=budget)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     async with client_on(server, ATTACKERS[0]) as http:
         for run in runs:
             token = (await http.post("/api/guests", json={"name": "m"})).json()["token"]
@@ -221,7 +220,7 @@ async def test_a_days_kept_runs_stay_within_its_bytes_budget(start_server: Start
     kept_bytes = sum(len(answer.content) for answer in kept if answer.status_code == 200)
     assert kept_bytes <= budget and any(entry["replay"] is None for entry in board["entries"])
     print(f"\nkept {kept_bytes} bytes of six runs' {sum(map(len, runs))} within a budget of {budget}")
-    print_lateness(hub, "meanwhile")
+    print_lateness(node, "meanwhile")
 
 
 async def test_the_queues_are_served_in_turn_and_bounded() -> None:
@@ -233,7 +232,7 @@ async def test_the_queues_are_served_in_turn_and_bounded() -> None:
 
     config = abuse_config(verify_concurrency=1, verify_per_client=1, verify_queue_per_client=2,
                           verify_queue_total=5, verify_queue_seconds=600.0)
-    verifier = Verifier(config)
+    verifier = Verifier(config.verify)
     order: list[str] = []
     done = {name: asyncio.Event() for name in ("a1", "a2", "a3", "b1", "b2", "c1")}
 
@@ -259,7 +258,7 @@ async def test_the_queues_are_served_in_turn_and_bounded() -> None:
     await asyncio.gather(*tasks)
     assert order == ["a1", "a2", "b1", "c1", "a3", "b2"] and verifier.busy == verifier.queued == 0
 
-    impatient = Verifier(replace(config, verify_queue_seconds=0.05))
+    impatient = Verifier(config.override(verify_queue_seconds=0.05).verify)
     async with impatient.slot("a"):
         with pytest.raises(ServerError) as waited:
             async with impatient.slot("b"):

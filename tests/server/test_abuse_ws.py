@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import replace
 
 import pytest
 import pytest_asyncio
@@ -26,11 +25,12 @@ from protocol.codec import decode_server_messages, encode
 from protocol.messages import Error, Hello, Joined, Watch
 from protocol.version import PROTOCOL_VERSION
 from server.app import create_app
-from server.config import ConfigError, ServerConfig, connection_cap, descriptor_limit
+from server.config import ConfigError, ServerConfig
 from server.embed import RunningServer
-from server.match.hub import Hub
+from server.node import Node
 from server.transport.budget import FrameBudget
 from server.transport.listener import Listener
+from server.transport.settings import connection_cap, descriptor_limit
 from server.transport.websocket import READ_SLICE, WebSocketSession
 from tests.server.bystander import print_lateness, start_bystander
 from tests.server.conftest import StartServer
@@ -49,7 +49,7 @@ StartWithBystander = Callable[..., Awaitable[RunningServer]]
 async def served(start_server: StartServer) -> AsyncIterator[StartWithBystander]:
     """Start a server on the default limits with the given overrides and a bystander's match running on it
     (long enough to outlast the test); its lateness is printed at the end."""
-    hubs: list[Hub] = []
+    hubs: list[Node] = []
 
     async def start(**overrides: object) -> RunningServer:
         server = await start_server(abuse_config(**overrides).with_time_limit(600))
@@ -57,8 +57,8 @@ async def served(start_server: StartServer) -> AsyncIterator[StartWithBystander]
         return server
 
     yield start
-    for hub in hubs:
-        print_lateness(hub)
+    for node in hubs:
+        print_lateness(node)
 
 
 def masked(opcode: Opcode, payload: bytes = b"", fin: bool = True) -> bytes:
@@ -141,7 +141,7 @@ async def test_a_client_that_pings_and_never_reads_is_bounded_then_dropped(
     unsent, the server stops reading it (no more pongs are queued), and drops it at `ws_unread_timeout`;
     the unsent bytes never pass the bound by more than one read's pongs."""
     server = await served(send_buffer_bytes=64 * 1024, ws_unread_timeout=0.5, **UNBOUNDED)
-    config: ServerConfig = server.app.state.hub.config
+    config: ServerConfig = server.app.state.node.config
     client = await RawWebSocket.connect(server, receive_buffer=4096)
     session = await session_of(server)
     chunk = masked(Opcode.PING, b"p" * 125) * 512  # 512 pings of 131 bytes, each answered by 127 bytes
@@ -156,12 +156,14 @@ async def test_a_client_that_pings_and_never_reads_is_bounded_then_dropped(
         client.writer.close()
     await until(lambda: session.ended_for is not None, 10 * UNIT, "the server dropping the client")
     # One read's frames are handled before reading pauses: their pongs may come on top of the bound.
-    one_read = (config.ws_frames_per_read + READ_SLICE // 131 + 1) * 127
+    one_read = (config.transport.ws_frames_per_read + READ_SLICE // 131 + 1) * 127
     print(f"\nsent {client.sent} bytes of pings; the server held at most {session.peak_buffered} bytes "
-          f"unsent (bound {config.send_buffer_bytes} + {one_read})")
+          f"unsent (bound {config.transport.send_buffer_bytes} + {one_read})")
     assert session.ended_for == "not-reading"
-    assert config.send_buffer_bytes < session.peak_buffered <= config.send_buffer_bytes + one_read
-    await until(lambda: server.app.state.hub.connections == 0, 10 * UNIT, "the connection forgotten")
+    buffered = config.transport.send_buffer_bytes
+    assert buffered < session.peak_buffered <= buffered + one_read
+    dispatcher = server.app.state.dispatcher
+    await until(lambda: dispatcher.connections == 0, 10 * UNIT, "the connection forgotten")
 
 
 # ---- every frame paid for ------------------------------------------------------------------------------
@@ -198,7 +200,7 @@ async def test_a_connection_that_overspends_is_closed(served: StartWithBystander
               else {"ws_byte_rate": 1024.0, "ws_byte_burst": 256 * 1024.0})
     # (its socket is not read after the close: it is dropped at the close timeout, shortened here)
     server = await served(ws_close_timeout=0.3, **{**UNBOUNDED, **budget})
-    config: ServerConfig = server.app.state.hub.config
+    config: ServerConfig = server.app.state.node.config
     client = await RawWebSocket.connect(server)
     session = await session_of(server)
     started = asyncio.get_running_loop().time()
@@ -213,8 +215,9 @@ async def test_a_connection_that_overspends_is_closed(served: StartWithBystander
     assert session.ended_for == "overspent" and close_code(answers) == 1008
     assert refused and refused[-1].code == "rate-limited" and refused[-1].fatal
     budget_now = session.budget
-    most_frames = config.ws_frame_burst + config.ws_frame_rate * elapsed + READ_SLICE // 6 + 1
-    most_bytes = config.ws_byte_burst + config.ws_byte_rate * elapsed + READ_SLICE
+    transport = config.transport
+    most_frames = transport.ws_frame_burst + transport.ws_frame_rate * elapsed + READ_SLICE // 6 + 1
+    most_bytes = config.transport.ws_byte_burst + config.transport.ws_byte_rate * elapsed + READ_SLICE
     print(f"\ncharged {budget_now.frames_charged} frames and {budget_now.bytes_charged} bytes of "
           f"{client.sent} sent")
     assert budget_now.frames_charged <= most_frames and budget_now.bytes_charged <= most_bytes
@@ -261,8 +264,8 @@ async def test_a_websocket_that_follows_nothing_is_closed(served: StartWithBysta
     from websockets.exceptions import ConnectionClosed
 
     server = await served(ws_idle_timeout=0.3)
-    hub: Hub = server.app.state.hub
-    match_id = next(iter(hub.matches))
+    node: Node = server.app.state.node
+    match_id = next(iter(node.hub.matches))
     # (max_queue=None: the stream it does not read must not stop it from reading the close at the end)
     async with websockets.connect(server.ws_url, compression=None, proxy=None, max_queue=None) as watcher:
         await watcher.send(encode(Hello(version=PROTOCOL_VERSION)))
@@ -327,11 +330,12 @@ async def test_the_connection_cap_stays_below_the_descriptor_limit() -> None:
     assert connection_cap(None, 1024) == 384 and connection_cap(100, 1024) == 100
     with pytest.raises(ConfigError, match="max_connections"):
         connection_cap(1000, 1024)
-    app = create_app(replace(abuse_config(), max_connections=None))
-    assert Listener(app.state.hub, app.state.dispatcher, "unused").max_connections < descriptor_limit()
-    app = create_app(replace(abuse_config(), max_connections=descriptor_limit()))
+    app = create_app(abuse_config().override(max_connections=None))
+    listener = Listener(app.state.config.transport, app.state.dispatcher, "unused")
+    assert listener.max_connections < descriptor_limit()
+    app = create_app(abuse_config().override(max_connections=descriptor_limit()))
     with pytest.raises(ConfigError, match="ulimit"):
-        Listener(app.state.hub, app.state.dispatcher, "unused")
+        Listener(app.state.config.transport, app.state.dispatcher, "unused")
 
 
 async def test_the_frame_budget_is_two_token_buckets() -> None:
@@ -344,6 +348,6 @@ async def test_the_frame_budget_is_two_token_buckets() -> None:
     assert not budget.charge(0, 600, 0.5) and budget.charge(0, 0, 6.0)  # bytes owed, then refilled
     assert (budget.frames_charged, budget.bytes_charged) == (25, 1100)
     for bad in ({"ws_frame_rate": 0.0}, {"ws_byte_burst": 0.5}, {"ws_frames_per_read": 0}):
-        app = create_app(replace(abuse_config(), **bad))
+        app = create_app(abuse_config().override(**bad))
         with pytest.raises(ConfigError):
-            Listener(app.state.hub, app.state.dispatcher, "unused")
+            Listener(app.state.config.transport, app.state.dispatcher, "unused")

@@ -32,18 +32,18 @@ async def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
     """Late inputs (within and beyond the window) roll the match back; on every record of the players'
     stream, each `rewind` targets a frame at or above every `confirmed` sent before it, and every
     frame's `lag` is within the range the page gives."""
-    hub, session, out, clock = make()
-    assert hub.config.send_every > 1  # publications gather several advances: the case that went wrong
+    node, session, out, clock = make()
+    assert node.config.match.send_every > 1  # publications gather several advances: the case that went wrong
     guest = Guest("g_ann", "ann")
-    live = hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
-    session.receive(hello(hub.signer.issue(guest, clock.wall())), clock.now)
+    live = node.hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
+    session.receive(hello(node.signer.issue(guest, clock.wall())), clock.now)
     session.receive(encode(Join(match=live.id)), clock.now)
     await until(lambda: session.held is None, 10 * UNIT, "the token checked")
     live.tick(0, clock.now)
     assert live.runner is not None
     rng = random.Random(18)
     for tick in range(1, TICKS):
-        clock.now += 1 / hub.config.frame_rate
+        clock.now += 1 / node.config.match.frame_rate
         live.tick(tick, clock.now)
         if live.runner.result is not None:
             break
@@ -73,6 +73,6 @@ async def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
                     pass
     assert rewinds > 10 and live.runner.late_inputs > 0
     # The range the page gives `lag` on the players' stream.
-    window = hub.config.runner.rollback_window
-    assert 1 - window - hub.config.max_catch_up <= min(lags) and max(lags) <= window
+    window = node.config.match.runner.rollback_window
+    assert 1 - window - node.config.match.max_catch_up <= min(lags) and max(lags) <= window
     assert min(lags) <= 0  # frames already final when sent (re-simulated after a rewind) say so

@@ -8,9 +8,8 @@ from protocol.codec import ProtocolError, decode_server_messages
 from protocol.examples import EXAMPLES
 from protocol.messages import CLIENT_MESSAGES, Hello
 from protocol.version import PROTOCOL_VERSION
-from server.match.dispatch import Dispatcher
-from server.match.hub import Hub
 from server.match.session import Session
+from server.node import Node
 from server.store.memory import MemoryStore
 from server.transport.connection import Connection
 from tests.server.conftest import fast_config
@@ -35,9 +34,9 @@ def queued(conn: Connection) -> list[str]:
 async def test_every_kind_is_dispatched(kind: str) -> None:
     """After hello, an example of each kind reaches its handler and gets an answer (never assert_never)."""
     config = fast_config()
-    dispatcher = Dispatcher(Hub(config, MemoryStore()))
+    dispatcher = Node(config, MemoryStore()).dispatcher
     conn = Connection(RecordingTransport(), queue_size=16)
-    session = Session(conn, dispatcher, config, now=0.0)
+    session = Session(conn, dispatcher, config.session, now=0.0)
     dispatcher.handle(session, Hello(version=PROTOCOL_VERSION), now=0.0)
     assert queued(conn) == ["welcome"]
     message = EXAMPLES[kind]

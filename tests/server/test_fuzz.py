@@ -156,8 +156,7 @@ def test_hostile_frames_leave_the_real_match_alone() -> None:
     """≥10,000 hostile frames get errors, the server stays up, and the real match's log is unaffected."""
     # A long match with many lives, so it is still running when the fuzz ends (the second bot then leaves).
     rules = replace(VERSUS_RULES, lives=50, time_limit_frames=600 * 60)
-    config = replace(
-        fast_config(),
+    config = fast_config(
         rate_per_second=4000,
         rate_burst=600,
         ws_frame_rate=16000,  # the fuzz's frames are paid for like any client's: 4 frames a message
@@ -229,7 +228,7 @@ def test_hostile_frames_leave_the_real_match_alone() -> None:
         assert replay.moves[1][-1] == (forfeit, 0x80)
         # Inputs in flight when the end was confirmed are refused after the players stopped reading:
         # the players' inputs must be the match's moves up to a few windows before the end.
-        cutoff = forfeit - 3 * config.runner.rollback_window
+        cutoff = forfeit - 3 * config.match.runner.rollback_window
         runs: list[BotRun] = outcome["runs"]
         for run in runs:
             assert run.seat is not None and run.mirror is not None and run.mirror.mismatches == 0

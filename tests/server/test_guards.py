@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
@@ -131,7 +130,7 @@ async def test_oversized_and_unknown_frames_get_typed_errors(start_server: Start
 
 async def test_frames_past_the_socket_limit_close_the_connection(start_server: StartServer) -> None:
     """A frame past the websocket layer's hard limit closes the socket (1009) and the server stays up."""
-    server = await start_server(replace(fast_config(), ws_max_bytes=16 * 1024))
+    server = await start_server(fast_config().override(ws_max_bytes=16 * 1024))
     client = await probe(server)
     await client.send(b"\x00" * (32 * 1024))
     with pytest.raises(ConnectionClosed) as caught:
@@ -159,7 +158,7 @@ async def test_handshake_order_and_version(start_server: StartServer) -> None:
 async def test_floods_are_rate_limited(start_server: StartServer) -> None:
     """Over a real socket a flood past the token bucket is answered with a rate-limited error and the
     connection stays open (the bucket's exact arithmetic: tests/server/test_session.py)."""
-    server = await start_server(replace(fast_config(), rate_per_second=50, rate_burst=20))
+    server = await start_server(fast_config().override(rate_per_second=50, rate_burst=20))
     client = await probe(server)
     ping = encode(Ping(id=3, t=0))
     for _ in range(200):

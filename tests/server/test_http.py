@@ -90,7 +90,7 @@ async def test_health_reports_the_loop(start_server: StartServer) -> None:
 
 async def test_replay_verification(start_server: StartServer) -> None:
     """A true replay verifies; a tampered one does not; garbage and oversized bodies are refused."""
-    server = await start_server(replace(fast_config(), verify_max_bytes=64 * 1024))
+    server = await start_server(fast_config().override(verify_max_bytes=64 * 1024))
     data = finished_replay_bytes()
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
         good = (await http.post("/api/replays/verify", content=data, headers=MSGPACK)).json()
@@ -112,7 +112,7 @@ async def test_replay_verification(start_server: StartServer) -> None:
 
 async def test_verification_past_its_time_bound_is_a_timeout(start_server: StartServer) -> None:
     """A verification that runs past the wall-time bound is answered 504 with a typed timeout error."""
-    server = await start_server(replace(fast_config(), verify_timeout=0.01))
+    server = await start_server(fast_config().override(verify_timeout=0.01))
     data = finished_replay_bytes(3000)  # a few hundred milliseconds to verify
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
         answer = await http.post("/api/replays/verify", content=data, headers=MSGPACK)

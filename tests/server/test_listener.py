@@ -12,7 +12,6 @@ import re
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
 
 import httpx
 import pytest
@@ -145,8 +144,8 @@ async def test_a_match_plays_through_the_listener(start_server: StartServer) -> 
     replay = await fetch_replay(server, created["match"])
     assert verify(replay).ok and run.session.over is not None and watched.over is not None
     assert watched.gaps == 0 and run.session.gaps == 0
-    hub = server.app.state.hub
-    assert hub.websockets_served == 2 and hub.stats()["crashed"] == 0
+    node = server.app.state.node
+    assert node.dispatcher.websockets_served == 2 and node.stats()["crashed"] == 0
 
 
 async def test_permessage_deflate_is_not_negotiated(start_server: StartServer) -> None:
@@ -169,18 +168,18 @@ async def test_a_fragmented_message_is_put_together(start_server: StartServer) -
 async def test_a_client_that_never_answers_a_close_is_dropped(start_server: StartServer) -> None:
     """After a fatal error the server sends its close (1008); a client that never replies loses the
     socket after `ws_close_timeout`, and the server forgets the connection."""
-    server = await start_server(replace(fast_config(), ws_close_timeout=0.3 * UNIT))
+    server = await start_server(fast_config().override(ws_close_timeout=0.3 * UNIT))
     client = await RawClient.connect(server.ws_url)
     client.send(encode(Hello(version=99)))
     assert not await client.read(answer=False)
     assert close_code(client.frames) == 1008
-    await until(lambda: server.app.state.hub.connections == 0)
+    await until(lambda: server.app.state.node.dispatcher.connections == 0)
 
 
 async def test_a_client_that_never_answers_pings_is_dropped(start_server: StartServer) -> None:
     """The server pings every `ws_ping_interval`; without a pong within `ws_ping_timeout` it closes
     the connection (1011) and drops the socket."""
-    config = replace(fast_config(), ws_ping_interval=0.2 * UNIT, ws_ping_timeout=0.2 * UNIT)
+    config = fast_config().override(ws_ping_interval=0.2 * UNIT, ws_ping_timeout=0.2 * UNIT)
     server = await start_server(config)
     client = await RawClient.connect(server.ws_url)
     assert not await client.read(answer=False)
@@ -190,7 +189,7 @@ async def test_a_client_that_never_answers_pings_is_dropped(start_server: StartS
 async def test_a_client_that_answers_pings_stays(start_server: StartServer) -> None:
     """A client that answers the keepalive pings keeps its connection across many of them (the next
     ping goes out only once the last one's pong came back)."""
-    config = replace(fast_config(), ws_ping_interval=0.05 * UNIT, ws_ping_timeout=5 * UNIT)
+    config = fast_config().override(ws_ping_interval=0.05 * UNIT, ws_ping_timeout=5 * UNIT)
     server = await start_server(config)
     client = await RawClient.connect(server.ws_url)
     assert await client.read(answer=True, until=lambda frames: pings(frames) >= 5)
@@ -243,7 +242,7 @@ async def test_an_early_answer_reaches_the_client(start_server: StartServer, str
     """The app's 413 for an upload past its bound, given before the body is all read (by the declared
     length, or part-way through a stream) and followed by uvicorn's close, still reaches the client,
     which goes on sending its body meanwhile."""
-    server = await start_server(replace(fast_config(), verify_max_bytes=2048))
+    server = await start_server(fast_config().override(verify_max_bytes=2048))
     body = b"\x00" * (256 * 1024)
     async with httpx.AsyncClient(base_url=server.http_url, timeout=30 * UNIT) as http:
         content = in_chunks(body, 4096) if streamed else body
@@ -333,7 +332,7 @@ async def test_a_malformed_request_head_gets_400(start_server: StartServer) -> N
 
 async def test_a_head_that_never_completes_is_dropped(start_server: StartServer) -> None:
     """A connection that does not finish its request head within `head_timeout` is dropped unanswered."""
-    server = await start_server(replace(fast_config(), head_timeout=0.3 * UNIT))
+    server = await start_server(fast_config().override(head_timeout=0.3 * UNIT))
     assert await raw_http(server, b"GET /health HTTP/1.1\r\nHost: floe\r\n") == b""
 
 
@@ -359,7 +358,7 @@ async def test_stopping_closes_every_socket_and_task() -> None:
         client = await probe(server)
         reader, writer = await asyncio.open_connection(server.host, server.port)
         writer.write(b"GET /health HTTP/1.1\r\n")  # a head still coming when the server stops
-        await until(lambda: app.state.hub.connections == 1)
+        await until(lambda: app.state.node.dispatcher.connections == 1)
     with pytest.raises(ConnectionClosed) as caught:
         await client.ws.recv()
     assert caught.value.rcvd is not None and caught.value.rcvd.code == 1001

@@ -118,14 +118,14 @@ async def test_late_inputs_roll_back_and_the_replay_holds_the_applied_inputs(
     assert sum(run.session.rewinds for run in runs) > 0
     # Inputs still held back or in flight when the last frame was confirmed are refused or moved past
     # the end after the client stopped reading: compare up to a few windows before the end.
-    cutoff = replay.final_frame - 3 * fast_config().runner.rollback_window
+    cutoff = replay.final_frame - 3 * fast_config().match.runner.rollback_window
     for run in runs:
         assert run.seat is not None
         told = applied_inputs(run.sent, run.session.late)
         expected = moves_of(bytes_per_frame(told, cutoff))
         assert expected == [list(m) for m in replay.moves[run.seat] if m[0] < cutoff]
-    hub = server.app.state.hub
-    assert hub.stats()["crashed"] == 0
+    node = server.app.state.node
+    assert node.stats()["crashed"] == 0
 
 
 async def test_play_a_bot(start_server: StartServer) -> None:

@@ -149,7 +149,9 @@ def test_origin_check() -> None:
 def test_with_time_limit_keeps_every_other_rule() -> None:
     """ServerConfig.with_time_limit changes the time limit and nothing else: 50 lives stay 50."""
     rules = replace(VERSUS_RULES, lives=50, attack=replace(VERSUS_RULES.attack, fuse_frames=77))
-    config = ServerConfig(match_config=VersusConfig(rules=rules, difficulty="normal")).with_time_limit(5)
-    assert config.match_config.rules.time_limit_frames == 300
-    assert config.match_config.rules.lives == 50 and config.match_config.rules.attack.fuse_frames == 77
-    assert config.match_config.difficulty == "normal"
+    config = ServerConfig().override(match_config=VersusConfig(rules=rules, difficulty="normal"))
+    config = config.with_time_limit(5)
+    assert config.match.match_config.rules.time_limit_frames == 300
+    played = config.match.match_config.rules
+    assert played.lives == 50 and played.attack.fuse_frames == 77
+    assert config.match.match_config.difficulty == "normal"

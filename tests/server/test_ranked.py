@@ -6,7 +6,6 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 
 import pytest
 import websockets
@@ -16,9 +15,9 @@ from server import botclient
 from server.app import create_app
 from server.config import ServerConfig
 from server.embed import RunningServer, running_server
-from server.match.hub import Hub
 from server.match.ranked import QUEUE_KEY
-from server.store.base import Store
+from server.node import Node
+from server.store.base import Stores
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
@@ -31,13 +30,13 @@ pytestmark = pytest.mark.asyncio
 def ranked_config(**overrides: object) -> ServerConfig:
     """Short ranked matches (every result rated: the minimum of play is tests/server/test_abuse_ranked.py's),
     a short join timeout and cooldown, frequent pairing."""
-    config = replace(fast_config().with_time_limit(4), ranked_join_timeout=1.0, ranked_dodge_cooldown=60.0,
+    config = fast_config().with_time_limit(4).override(ranked_join_timeout=1.0, ranked_dodge_cooldown=60.0,
                      ranked_pair_every=0.05, ranked_min_play_seconds=0.0)
-    return replace(config, **overrides)  # type: ignore[arg-type]
+    return config.override(**overrides)
 
 
 @asynccontextmanager
-async def a_store(kind: str, prefix: str | None = None) -> AsyncIterator[Store]:
+async def a_store(kind: str, prefix: str | None = None) -> AsyncIterator[Stores]:
     """A fresh store of `kind` (Redis: on its own prefix, deleted afterwards; not closed here)."""
     if kind == "memory":
         yield MemoryStore()
@@ -73,16 +72,16 @@ async def test_two_guests_queue_play_and_are_rated_once(start_server: StartServe
         server = await start_server(ranked_config(), store)
         (ann, ann_token), (bob, bob_token) = await two_guests(server)
         runs = await ranked_pair(server, ann_token, bob_token)
-        hub: Hub = server.app.state.hub
+        node: Node = server.app.state.node
         match_id = runs[0].session.matched.match if runs[0].session.matched else ""
         assert runs[1].session.matched is not None and runs[1].session.matched.match == match_id
         for run in runs:
             assert run.session.over is not None and run.session.over.replay == match_id
             assert [r.match for r in run.session.rated] == [match_id]
-        assert hub.ranked.applied == 2 and hub.ranked.notified == 2
-        record = await store.get_match(match_id)
+        assert node.ranked.applied == 2 and node.ranked.notified == 2
+        record = await store.matches.get_match(match_id)
         assert record is not None and record.ranked
-        before = [await store.get_player(ann), await store.get_player(bob)]
+        before = [await store.players.get_player(ann), await store.players.get_player(bob)]
         for guest, player, run in zip((ann, bob), before, runs, strict=True):
             assert player is not None and player.played == 1 and player.games[0].match == match_id
             rated = run.session.rated[0]
@@ -94,10 +93,10 @@ async def test_two_guests_queue_play_and_are_rated_once(start_server: StartServe
         outcomes = record.result["outcomes"] if record.result else []
         if "drawn" not in outcomes:
             assert (ann_before.glicko.rating > 1500) == (outcomes[0] == "won")
-        await hub.ranked.rate(record)  # a retry
-        await Hub(hub.config, store).ranked.rate(record)  # a second node's attempt
-        assert [await store.get_player(ann), await store.get_player(bob)] == before
-        assert hub.ranked.applied == 2
+        await node.ranked.rate(record)  # a retry
+        await Node(node.config, store).ranked.rate(record)  # a second node's attempt
+        assert [await store.players.get_player(ann), await store.players.get_player(bob)] == before
+        assert node.ranked.applied == 2
         board = await botclient.http_json(f"{server.http_url}/api/leaderboard?provisional=true")
         assert {entry["id"] for entry in board["players"]} == {ann, bob} and board["total"] == 2
         page = await botclient.http_json(f"{server.http_url}/api/players/{ann}")
@@ -113,7 +112,7 @@ async def test_after_a_restart_on_redis_the_leaderboard_still_shows_them() -> No
         async with running_server(create_app(ranked_config(), first_store)) as server:
             (ann, ann_token), (bob, bob_token) = await two_guests(server)
             await ranked_pair(server, ann_token, bob_token)
-            ratings = {p.id: p.glicko.rating for p in (await first_store.leaderboard(True, 0, 10))[0]}
+            ratings = {p.id: p.glicko.rating for p in (await first_store.players.leaderboard(True, 0, 10))[0]}
         assert set(ratings) == {ann, bob}
         second_store = RedisStore.from_url(REDIS_URL, prefix)
         async with running_server(create_app(ranked_config(), second_store)) as again:
@@ -149,7 +148,7 @@ async def test_a_dodge_costs_the_cooldown(start_server: StartServer) -> None:
     store = MemoryStore()
     server = await start_server(ranked_config(), store)
     (ann, ann_token), (bob, bob_token) = await two_guests(server)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     ann_session, bob_session = ClientSession(ann_token), ClientSession(bob_token)
     async with websockets.connect(server.ws_url) as ann_ws, websockets.connect(server.ws_url) as bob_ws:
         await queue_on(ann_ws, ann_session)
@@ -161,11 +160,11 @@ async def test_a_dodge_costs_the_cooldown(start_server: StartServer) -> None:
         await ann_ws.send(ann_session.join(match_id))
         await read_until(ann_ws, ann_session, lambda: ann_session.over is not None)
         assert ann_session.over is not None and ann_session.over.result is None
-    await until(lambda: not hub._writes, 10 * UNIT, "the cancelled match settled")
-    dodger, stayer = await store.get_player(bob), await store.get_player(ann)
-    assert dodger is not None and dodger.cooldown_until > hub.clock.wall() + 30 and dodger.played == 0
+    await until(lambda: not node.background, 10 * UNIT, "the cancelled match settled")
+    dodger, stayer = await store.players.get_player(bob), await store.players.get_player(ann)
+    assert dodger is not None and dodger.cooldown_until > node.clock.wall() + 30 and dodger.played == 0
     assert stayer is None or stayer.cooldown_until == 0.0
-    assert await store.pending_ranked(10) == []
+    assert await store.ranked.pending_ranked(10) == []
     for token, refused in ((bob_token, True), (ann_token, False)):
         session = ClientSession(token)
         async with websockets.connect(server.ws_url) as ws:
@@ -181,15 +180,16 @@ async def test_a_socket_closed_while_waiting_just_leaves_the_queue(start_server:
     store = MemoryStore()
     server = await start_server(ranked_config(), store)
     (ann, ann_token), _ = await two_guests(server)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     session = ClientSession(ann_token)
     async with websockets.connect(server.ws_url) as ws:
         await queue_on(ws, session)
         await read_until(ws, session, lambda: session.queued is not None)
-        assert hub.ranked.waiting() == 1
-    await until(lambda: hub.ranked.waiting() == 0 and not hub._writes, 10 * UNIT, "the queue emptied")
-    assert await store.add_member(QUEUE_KEY, ann, 10, 60.0, hub.clock.wall())  # not held there any more
-    await store.remove_member(QUEUE_KEY, ann)
+        assert node.ranked.waiting() == 1
+    await until(lambda: node.ranked.waiting() == 0 and not node.background, 10 * UNIT, "the queue emptied")
+    # not held there any more
+    assert await store.limits.add_member(QUEUE_KEY, ann, 10, 60.0, node.clock.wall())
+    await store.limits.remove_member(QUEUE_KEY, ann)
     again = ClientSession(ann_token)
     async with websockets.connect(server.ws_url) as ws:
         await queue_on(ws, again)
@@ -197,7 +197,7 @@ async def test_a_socket_closed_while_waiting_just_leaves_the_queue(start_server:
         await ws.send(again.unqueue())
         await read_until(ws, again, lambda: again.unqueued is not None)
     assert again.unqueued is not None and again.unqueued.reason == "asked" and not again.errors
-    assert (await store.get_player(ann)) is None
+    assert (await store.players.get_player(ann)) is None
 
 
 async def test_matched_states_the_abort_rule_and_the_provisional_mark(start_server: StartServer) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 
 import pytest
 
@@ -41,7 +40,7 @@ async def test_reconnect_within_history_gets_the_missed_records(start_server: St
     session = ClientSession(first)
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=150), 30 * UNIT)
     seen = session.last_n
-    live = server.app.state.hub.matches[match_id]
+    live = server.app.state.node.hub.matches[match_id]
     await until(lambda: live.seats[0].connection is None and live.players.head > seen + 5, 10 * UNIT,
                 "the drop seen and records missed")
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=None), 60 * UNIT)
@@ -55,13 +54,13 @@ async def test_reconnect_within_history_gets_the_missed_records(start_server: St
 
 async def test_reconnect_past_the_history_resyncs_from_a_keyframe(start_server: StartServer) -> None:
     """Back after a drop longer than the history, a player gets a resync with the right keyframe checksum."""
-    server = await start_server(replace(fast_config(), history=40))
+    server = await start_server(fast_config().override(history=40))
     match_id, first, second = await open_room(server)
     bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "lazy", seed=10))
     session = ClientSession(first)
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=100), 30 * UNIT)
     seen = session.last_n
-    live = server.app.state.hub.matches[match_id]
+    live = server.app.state.node.hub.matches[match_id]
     await until(lambda: live.players.head > seen + 41, 10 * UNIT, "the stream passing a history of 40")
     await asyncio.wait_for(scripted(server.ws_url, session, match_id, leave_at=None), 60 * UNIT)
     await asyncio.wait_for(bot, 30 * UNIT)
@@ -82,7 +81,7 @@ async def test_reconnect_past_the_history_resyncs_from_a_keyframe(start_server: 
 
 async def test_no_return_within_grace_forfeits_the_seat(start_server: StartServer) -> None:
     """A player who does not come back within the grace period forfeits through the match's own step."""
-    server = await start_server(replace(fast_config(), reconnect_grace=0.3))
+    server = await start_server(fast_config().override(reconnect_grace=0.3))
     match_id, first, second = await open_room(server)
     bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "lazy", seed=11))
     await asyncio.wait_for(scripted(server.ws_url, ClientSession(first), match_id, leave_at=60), 30 * UNIT)

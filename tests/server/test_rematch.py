@@ -11,7 +11,7 @@ import pytest
 from protocol.messages import Error, Joined, Over, RematchOffer, RematchReady, RematchRefused
 from server import botclient
 from server.embed import RunningServer
-from server.match.hub import Hub
+from server.node import Node
 from tests.server.conftest import TEST_FRAME_RATE, TEST_LIMITS, StartServer, fast_config
 from tests.server.helpers import UNIT, until
 from tests.server.peers import Peer
@@ -29,8 +29,8 @@ async def played_to_the_end(server: RunningServer, match_id: str, tokens: tuple[
     second = await Peer.open(server.ws_url, tokens[1], address=address)
     await first.send(first.session.join(match_id))
     await second.send(second.session.join(match_id))
-    hub: Hub = server.app.state.hub
-    live = hub.matches[match_id]
+    node: Node = server.app.state.node
+    live = node.hub.matches[match_id]
     await until(lambda: live.runner is not None and live.runner.match.frame > 10, 20 * UNIT,
                 "the match running")
     second.play = False  # a seat that left sends no more inputs
@@ -49,7 +49,7 @@ async def test_an_accepted_offer_seats_both_in_a_new_room(start_server: StartSer
     offer and accepts; both are told the same new match, a private unrated room holding both in their
     seats, and join it on the same connections."""
     server = await start_server()
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     match_id, first_token, second_token = await open_room(server)
     early = await Peer.open(server.ws_url, first_token, play=False)
     await early.send(early.session.rematch(match_id))
@@ -62,14 +62,14 @@ async def test_an_accepted_offer_seats_both_in_a_new_room(start_server: StartSer
                 "the offer")
     offer = second.of(RematchOffer)[0]
     assert offer.match == match_id and offer.seat == 0 and offer.name == "ann"
-    assert offer.expires == hub.config.rematch_offer_seconds
+    assert offer.expires == node.config.lobby.rematch_offer_seconds
     await second.send(second.session.answer_rematch(match_id, accept=True))
     await until(lambda: both_told(first, second), 10 * UNIT, "the rematch")
     ready = first.of(RematchReady)[0], second.of(RematchReady)[0]
     rematch = ready[0].rematch
     assert ready[1].rematch == rematch != match_id and [r.seat for r in ready] == [0, 1]
     assert not ready[0].ranked
-    old, new = hub.matches[match_id], hub.matches[rematch]
+    old, new = node.hub.matches[match_id], node.hub.matches[rematch]
     assert [s.guest for s in new.seats] == [s.guest for s in old.seats] and new.private and not new.ranked
     await first.send(first.session.join(rematch))
     await second.send(second.session.join(rematch))
@@ -85,16 +85,16 @@ async def test_an_accepted_offer_seats_both_in_a_new_room(start_server: StartSer
 async def test_a_ranked_match_is_rematched_as_an_unrated_room(start_server: StartServer) -> None:
     """The rematch of a ranked match is a private room, not rated (a rated game comes from the queue)."""
     server = await start_server(fast_config(ranked_min_play_seconds=0.0))
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     tokens = [(await new_guest(server, name))[1] for name in ("ann", "bob")]
-    guests = [hub.signer.verify(token, hub.clock.wall()) for token in tokens]
-    live = hub.create_ranked_match(guests[0], guests[1], "ranked-1", ("127.0.0.1", "127.0.0.1"))
+    guests = [node.signer.verify(token, node.clock.wall()) for token in tokens]
+    live = node.hub.create_ranked_match(guests[0], guests[1], "ranked-1", ("127.0.0.1", "127.0.0.1"))
     first, second = await played_to_the_end(server, live.id, (tokens[0], tokens[1]))
     await second.send(second.session.rematch(live.id))
     await until(lambda: bool(first.of(RematchOffer)), 10 * UNIT, "the offer")
     await first.send(first.session.rematch(live.id))  # crossing offers: accepted
     await until(lambda: both_told(first, second), 10 * UNIT, "the rematch")
-    rematch = hub.matches[first.of(RematchReady)[0].rematch]
+    rematch = node.hub.matches[first.of(RematchReady)[0].rematch]
     assert not rematch.ranked and rematch.private and not first.of(RematchReady)[0].ranked
     for peer in (first, second):
         await peer.close()
@@ -106,8 +106,8 @@ async def test_offers_are_declined_expire_and_are_bounded(start_server: StartSer
     offer waiting are refused (`rematch`), and no match is made."""
     config = abuse_config(rematch_offer_seconds=0.3, rematch_offers_per_seat=2)
     server = await start_server(config)
-    hub: Hub = server.app.state.hub
-    hub.create_bot_duel("competent", "lazy")
+    node: Node = server.app.state.node
+    node.hub.create_bot_duel("competent", "lazy")
     first_token = (await new_guest(server, "ann", ATTACKER))[1]
     second_token = (await new_guest(server, "bob", ATTACKER))[1]
     room = await botclient.http_json(f"{server.http_url}/api/rooms", "POST", {}, first_token)
@@ -126,16 +126,16 @@ async def test_offers_are_declined_expire_and_are_bounded(start_server: StartSer
     await until(lambda: len(first.of(RematchRefused)) == 2 and len(second.of(RematchRefused)) == 2, 10 * UNIT,
                 "the second offer expired")
     assert first.of(RematchRefused)[1].reason == "expired"
-    matches = len(hub.matches)
+    matches = len(node.hub.matches)
     for _ in range(5):
         await first.send(first.session.rematch(match_id))
     await until(lambda: len(first.of(Error)) == 6, 10 * UNIT, "the offers past the bound refused")
     assert [e.code for e in second.of(Error)] == ["rematch"] and second.of(Error)[0].ref == "rematch-answer"
     assert {e.code for e in first.of(Error)} == {"rematch"}
-    assert len(second.of(RematchOffer)) == 2 and len(hub.matches) == matches
+    assert len(second.of(RematchOffer)) == 2 and len(node.hub.matches) == matches
     for peer in (first, second):
         await peer.close()
-    lateness = hub.stats()["lateness_ms"]
+    lateness = node.stats()["lateness_ms"]
     print(f"\nbystander's frame lateness meanwhile: p50 {lateness['p50']} ms, p99 {lateness['p99']} ms, "
           f"max {lateness['max']} ms over {lateness['samples']} wake-ups")
 
@@ -150,13 +150,13 @@ async def test_a_rematch_past_a_bound_is_refused_with_its_code(start_server: Sta
     else:
         config = fast_config(limits=replace(TEST_LIMITS, live_matches_per_address=1))
     server = await start_server(config)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     match_id, first_token, second_token = await open_room(server)
     first, second = await played_to_the_end(server, match_id, (first_token, second_token))
-    await until(lambda: not hub._writes, 10 * UNIT, "the ended match's counts given back")
+    await until(lambda: not node.background, 10 * UNIT, "the ended match's counts given back")
     _, third = await botclient.new_guest(server.http_url, "eve")
     await botclient.http_json(f"{server.http_url}/api/bot-matches", "POST", {"bot": "lazy"}, third)
-    matches = len(hub.matches)
+    matches = len(node.hub.matches)
     await first.send(first.session.rematch(match_id))
     await until(lambda: bool(second.of(RematchOffer)), 10 * UNIT, "the offer")
     await second.send(second.session.answer_rematch(match_id, accept=True))
@@ -164,13 +164,13 @@ async def test_a_rematch_past_a_bound_is_refused_with_its_code(start_server: Sta
                 "the refusal told")
     refused = first.of(RematchRefused)[0]
     assert refused.reason == "refused" and refused.code == bound and refused.message
-    assert len(hub.matches) == matches and not first.of(RematchReady)
-    await until(lambda: not hub._writes, 10 * UNIT, "the store settled")
+    assert len(node.hub.matches) == matches and not first.of(RematchReady)
+    await until(lambda: not node.background, 10 * UNIT, "the store settled")
     for peer in (first, second):  # neither guest counts a live match: a probe fits under their limit of 1
         welcome = peer.session.welcome
         assert welcome is not None and welcome.guest is not None
         key = f"live:{welcome.guest}"
-        assert await hub.store.add_member(key, "probe", 1, 60.0, hub.clock.wall())
-        await hub.store.remove_member(key, "probe")
+        assert await node.stores.limits.add_member(key, "probe", 1, 60.0, node.clock.wall())
+        await node.stores.limits.remove_member(key, "probe")
     for peer in (first, second):
         await peer.close()

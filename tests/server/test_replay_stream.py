@@ -37,8 +37,8 @@ async def test_the_replay_stream_is_the_matchs_stream_and_is_cached(start_server
     server = await start_server(fast_config())
     data = finished_replay_bytes(600)
     replay = decode_replay(data)
-    store = server.app.state.hub.store
-    await store.put_replay("r1", data)
+    store = server.app.state.node.stores
+    await store.replays.put_replay("r1", data)
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
         answer = await http.get("/api/replays/r1/stream")
         assert answer.status_code == 200 and answer.headers["content-type"] == "application/msgpack"
@@ -71,7 +71,7 @@ async def test_the_replay_stream_is_the_matchs_stream_and_is_cached(start_server
 async def test_bytes_that_are_not_a_replay_are_refused(start_server: StartServer) -> None:
     """A stored file that is not a replay is answered 422 bad-replay, and nothing is cached."""
     server = await start_server(fast_config())
-    await server.app.state.hub.store.put_replay("bad", msgpack.packb({"not": "a replay"}))
+    await server.app.state.node.stores.replays.put_replay("bad", msgpack.packb({"not": "a replay"}))
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
         answer = await http.get("/api/replays/bad/stream")
     assert answer.status_code == 422 and answer.json()["code"] == "bad-replay"
@@ -95,7 +95,7 @@ async def test_a_forfeited_matchs_replay_stream_ends_with_its_result(start_serve
     data = forfeited_replay_bytes()
     replay = decode_replay(data)
     assert verify(replay).ok
-    await server.app.state.hub.store.put_replay("ff", data)
+    await server.app.state.node.stores.replays.put_replay("ff", data)
     async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as http:
         answer = await http.get("/api/replays/ff/stream")
     assert answer.status_code == 200

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from protocol.messages import Joined, MatchState
-from server.match.hub import Hub
+from server.node import Node
 from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer, fast_config
 from tests.server.helpers import UNIT, until
@@ -32,7 +32,7 @@ async def test_a_three_seat_room_starts_when_its_three_players_are_in(start_serv
     """A room made with seats=3 and minutes=2 takes two guests by its one invitation (a fourth is
     room-full), waits until the third has connected, then plays three boards limited to 2 minutes."""
     server = await start_server()
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     async with httpx.AsyncClient(base_url=server.http_url) as http:
         guests = [await new_guest(http, name) for name in ("ann", "bob", "cy", "dee")]
         room = (await http.post("/api/rooms", json={"seats": 3, "minutes": 2},
@@ -44,7 +44,7 @@ async def test_a_three_seat_room_starts_when_its_three_players_are_in(start_serv
         assert seats == [1, 2]
         full = await http.post("/api/rooms/join", json=invite, headers=bearer(guests[3]["token"]))
         assert full.status_code == 409 and full.json()["code"] == "room-full"
-        live = hub.matches[room["match"]]
+        live = node.hub.matches[room["match"]]
         peers = []
         for g in guests[:2]:
             peer = await Peer.open(server.ws_url, g["token"])
@@ -67,15 +67,15 @@ async def test_a_three_seat_room_starts_when_its_three_players_are_in(start_serv
 async def test_room_seats_and_minutes_are_bounded(start_server: StartServer) -> None:
     """Seats outside 2–4 and minutes outside 1–10 are refused 422 malformed and make no room."""
     server = await start_server()
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     async with httpx.AsyncClient(base_url=server.http_url) as http:
         headers = bearer((await new_guest(http, "ann"))["token"])
         for body in ({"seats": 1}, {"seats": 5}, {"minutes": 0}, {"minutes": 11}, {"seats": "x"}):
             answer = await http.post("/api/rooms", json=body, headers=headers)
             assert answer.status_code == 422 and answer.json()["code"] == "malformed", body
-        assert not hub.matches
+        assert not node.hub.matches
         four = (await http.post("/api/rooms", json={"seats": 4}, headers=headers)).json()
-        assert four["seats"] == 4 and len(hub.matches[four["match"]].seats) == 4
+        assert four["seats"] == 4 and len(node.hub.matches[four["match"]].seats) == 4
 
 
 async def test_a_recovery_code_carries_the_guest_and_revoking_it_stops_it(start_server: StartServer) -> None:

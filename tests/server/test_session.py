@@ -6,18 +6,15 @@ recording outbox, so every number below is exact: no clock, no refill speed, no 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from protocol.codec import encode
 from protocol.errors import CloseCode
 from protocol.messages import Error, Hello, Join, Joined, Ping, Pong, ServerMessage, Status, Watch, Welcome
 from protocol.version import PROTOCOL_VERSION
-from server.match.dispatch import Dispatcher
-from server.match.hub import Hub
 from server.match.live import Seat
 from server.match.session import Session
+from server.node import Node
 from server.store.memory import MemoryStore
 from server.tokens import Guest
 from tests.server.conftest import fast_config
@@ -93,13 +90,13 @@ class RecordingOutbox:
         return ["bytes" if isinstance(m, bytes) else m.KIND for m in self.messages]
 
 
-def make(**overrides: object) -> tuple[Hub, Session, RecordingOutbox, FixedClock]:
-    """A hub on a fixed clock and counting ids, and one session on a recording outbox."""
-    config = replace(fast_config(), **overrides)  # type: ignore[arg-type]
+def make(**overrides: object) -> tuple[Node, Session, RecordingOutbox, FixedClock]:
+    """A node on a fixed clock and counting ids, and one session on a recording outbox."""
+    config = fast_config().override(**overrides)
     clock = FixedClock()
-    hub = Hub(config, MemoryStore(), clock, CountingIds())
+    node = Node(config, MemoryStore(), clock, CountingIds())
     out = RecordingOutbox()
-    return hub, Session(out, Dispatcher(hub), config, clock.now), out, clock
+    return node, Session(out, node.dispatcher, config.session, clock.now), out, clock
 
 
 def hello(token: str | None = None) -> bytes:
@@ -160,10 +157,10 @@ async def test_joining_binds_the_seat_and_closing_starts_the_grace_period() -> N
     """A guest's token binds its session to its seat (once the store said no renewal revoked it, the
     join sent meanwhile waiting for it); when the session closes the seat holds nothing and, past the
     grace period, forfeits."""
-    hub, session, out, clock = make(reconnect_grace=5.0)
+    node, session, out, clock = make(reconnect_grace=5.0)
     guest = Guest("g_ann", "ann")
-    token = hub.signer.issue(guest, clock.wall())
-    live = hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
+    token = node.signer.issue(guest, clock.wall())
+    live = node.hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
     session.receive(hello(token), clock.now)
     session.receive(encode(Join(match=live.id)), clock.now)
     assert out.messages == [] and session.held is not None  # the token is being checked
@@ -183,8 +180,8 @@ async def test_joining_binds_the_seat_and_closing_starts_the_grace_period() -> N
 
 def test_a_spectator_is_bound_read_only() -> None:
     """Watching binds the session as a spectator of the match, with no seat."""
-    hub, session, out, clock = make()
-    live = hub.new_match([Seat("a", bot="lazy"), Seat("b", bot="competent")])
+    node, session, out, clock = make()
+    live = node.hub.new_match([Seat("a", bot="lazy"), Seat("b", bot="competent")])
     session.receive(hello(), clock.now)
     session.receive(encode(Watch(match=live.id)), clock.now)
     assert session.match is live and session.seat is None and session.spectator

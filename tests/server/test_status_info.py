@@ -13,7 +13,7 @@ import websockets
 
 from protocol.messages import Error, Frame, Joined, Keyframe, Over, ServerMessage, Status
 from server.cli import register
-from server.match.hub import Hub
+from server.node import Node
 from tests.server.conftest import StartServer, fast_config
 from tests.server.helpers import UNIT, until
 from tests.server.peers import Peer
@@ -29,7 +29,7 @@ async def test_status_tells_each_seats_lag_grace_and_the_spectators(start_server
     the whole seconds left of reconnect_grace, counting down."""
     config = fast_config(status_every=0.05, lag_probe_every=0.05, reconnect_grace=30.0)
     server = await start_server(config)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     match_id, first_token, second_token = await open_room(server)
     first = await Peer.open(server.ws_url, first_token)
     second = await Peer.open(server.ws_url, second_token)
@@ -41,13 +41,13 @@ async def test_status_tells_each_seats_lag_grace_and_the_spectators(start_server
     assert watcher.of(Joined)[0].spectators == 1 and watcher.of(Joined)[0].delay == 0.0
     welcome = first.session.welcome
     assert welcome is not None and welcome.reconnect_grace == 30.0
-    assert welcome.rematch_offer_seconds == config.rematch_offer_seconds
+    assert welcome.rematch_offer_seconds == config.lobby.rematch_offer_seconds
 
     def measured(status: Status) -> bool:
         return all(lag is not None and lag >= 0 for lag in status.lag) and status.spectators == 1
 
     await until(lambda: any(measured(s) for s in first.of(Status)), 20 * UNIT, "both seats' lag measured")
-    live = hub.matches[match_id]
+    live = node.hub.matches[match_id]
     sessions = [seat.connection for seat in live.seats]
     shown = next(s for s in first.of(Status) if measured(s))
     assert shown.grace == [None, None] and shown.connected == [True, True]
@@ -65,7 +65,8 @@ async def test_status_tells_each_seats_lag_grace_and_the_spectators(start_server
     assert countdown[-1].grace[1] <= countdown[0].grace[1]  # type: ignore[operator]
     seat = live.seats[1]
     assert seat.dropped_at is not None
-    assert live.status_message(hub.now()).grace[1] == pytest.approx(30 - (hub.now() - seat.dropped_at), abs=1)
+    now = node.hub.now()
+    assert live.status_message(now).grace[1] == pytest.approx(30 - (now - seat.dropped_at), abs=1)
     for peer in (first, watcher):
         await peer.close()
 
@@ -77,10 +78,10 @@ async def test_a_ranked_matchs_spectators_follow_it_late(start_server: StartServ
     delay = 1.0
     config = fast_config(ranked_spectator_delay=delay, ranked_min_play_seconds=0.0).with_time_limit(2)
     server = await start_server(config)
-    hub: Hub = server.app.state.hub
+    node: Node = server.app.state.node
     tokens = [(await new_guest(server, name))[1] for name in ("ann", "bob")]
-    guests = [hub.signer.verify(token, hub.clock.wall()) for token in tokens]
-    live = hub.create_ranked_match(guests[0], guests[1], "ranked-1", ("127.0.0.1", "127.0.0.1"))
+    guests = [node.signer.verify(token, node.clock.wall()) for token in tokens]
+    live = node.hub.create_ranked_match(guests[0], guests[1], "ranked-1", ("127.0.0.1", "127.0.0.1"))
     watcher = await Peer.open(server.ws_url, None, play=False)
     await watcher.send(watcher.session.watch(live.id))
     await until(lambda: bool(watcher.of(Joined)), 10 * UNIT, "the spectator joined")
@@ -106,7 +107,7 @@ async def test_a_ranked_matchs_spectators_follow_it_late(start_server: StartServ
     frames = [m.frame for m in watcher.of(Frame)]
     assert frames == list(range(len(frames))) and watcher.session.gaps == 0
     assert watcher.of(Over)[0].result == live.result
-    duel = hub.create_bot_duel("lazy", "lazy")
+    duel = node.hub.create_bot_duel("lazy", "lazy")
     assert duel.spectator_delay == 0 and duel.joined_message("spectator", None).delay == 0
     for peer in (*players, watcher):
         await peer.close()

@@ -10,7 +10,6 @@ import asyncio
 import json
 import urllib.error
 from collections.abc import Iterator
-from dataclasses import replace
 
 import pytest
 
@@ -42,7 +41,7 @@ def toy_registered() -> Iterator[None]:
 def toy_config(**overrides: object) -> ServerConfig:
     """The tests' server config, playing toy-race on a long track."""
     race = RaceConfig(track=500, time_limit_frames=2000)
-    return replace(fast_config(), ruleset=TOY_RACE, match_config=race, **overrides)  # type: ignore[arg-type]
+    return fast_config().override(ruleset=TOY_RACE, match_config=race, **overrides)
 
 
 async def walk(ws_url: str, session: ClientSession, match_id: str, drop_at: int | None) -> None:
@@ -54,13 +53,13 @@ async def walk(ws_url: str, session: ClientSession, match_id: str, drop_at: int 
 async def test_the_toy_ruleset_plays_a_match_end_to_end(start_server: StartServer) -> None:
     """Two players (one drops and resumes), a spectator, the replay verified locally and by the server."""
     server: RunningServer = await start_server(toy_config())
-    hub = server.app.state.hub
+    node = server.app.state.node
     match_id, first, second = await open_room(server)
     bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "dawdler", seed=3))
     watcher = asyncio.create_task(botclient.watch(server.ws_url, match_id))
     session = ClientSession(first, client="toy-walker")
     await asyncio.wait_for(walk(server.ws_url, session, match_id, drop_at=60), 30 * UNIT)
-    live = hub.matches[match_id]
+    live = node.hub.matches[match_id]
     await until(lambda: live.seats[0].connection is None, 10 * UNIT, "the server seeing the drop")
     await asyncio.wait_for(walk(server.ws_url, session, match_id, drop_at=None), 60 * UNIT)
     run = await asyncio.wait_for(bot, 30 * UNIT)

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from server.store.base import Store
+from server.store.base import Stores
 from server.store.memory import MemoryStore
 from tests.redis_helpers import redis_store
 
@@ -15,7 +15,7 @@ STORES = ("memory", "redis")
 
 
 @pytest_asyncio.fixture(params=STORES)
-async def store(request: object) -> AsyncIterator[Store]:
+async def store(request: object) -> AsyncIterator[Stores]:
     """A fresh, empty store of each kind (the Redis one with small bounds, to see them hold)."""
     kind = request.param  # type: ignore[attr-defined]
     if kind == "memory":

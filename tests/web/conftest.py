@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +23,9 @@ import pytest_asyncio
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, async_playwright
 
 from server.app import DEFAULT_WEB_ROOT, create_app
-from server.config import LimitSettings, ServerConfig
+from server.config import ServerConfig
 from server.embed import RunningServer, running_server
+from server.match.settings import LimitSettings
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -132,13 +133,13 @@ async def serving(web_root: Path, seconds: int = MATCH_SECONDS, viewport: dict[s
     """A test server whose matches last `seconds` (and other settings), and fresh browsers on it (each a
     fresh profile: its own guest; `viewport` their window, a desktop's by default); fails on any console
     error."""
-    config = replace(ServerConfig(), allowed_origins=("*",), web_root=str(web_root), limits=TEST_LIMITS,
+    config = ServerConfig().override(allowed_origins=("*",), web_root=str(web_root), limits=TEST_LIMITS,
                      verify_pool="thread", secret=b"browser-test-secret-0123456789", tune_gc=False,
                      **overrides).with_time_limit(seconds)
     opened: list[Browser] = []
     profiles: list[str] = []
     app = create_app(config)
-    app.state.hub.ids = FixedSeed(app.state.hub.ids, BOARD_SEED)
+    app.state.node.ids = FixedSeed(app.state.node.ids, BOARD_SEED)
     async with running_server(app) as server, async_playwright() as playwright:
 
         async def make(**options: Any) -> Browser:

@@ -19,7 +19,6 @@ import asyncio
 import shutil
 import sys
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -84,12 +83,12 @@ async def wander(page: Page, seconds: float) -> None:
 
 
 async def take(out: Path) -> list[Path]:
-    config = replace(ServerConfig(), allowed_origins=("*",), web_root=str(DEFAULT_WEB_ROOT),
+    config = ServerConfig().override(allowed_origins=("*",), web_root=str(DEFAULT_WEB_ROOT),
                      limits=TEST_LIMITS, verify_pool="thread", secret=b"screenshots-secret-0123456789abc",
                      tune_gc=False,
                      ).with_time_limit(MATCH_SECONDS)
     app = create_app(config)
-    app.state.hub.ids = FixedSeed(app.state.hub.ids, BOARD_SEED)
+    app.state.node.ids = FixedSeed(app.state.node.ids, BOARD_SEED)
     out.mkdir(parents=True, exist_ok=True)
     made: list[Path] = []
     profiles: list[str] = []

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from playwright.async_api import CDPSession, Page, async_playwright
 from server.app import create_app
 from server.config import ServerConfig
 from server.embed import running_server
-from server.match.hub import Hub
+from server.node import Node
 from server.store.players import Glicko, PlayerRecord
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, TEST_LIMITS, BrowserFactory, shot, until
@@ -28,26 +27,26 @@ pytestmark = pytest.mark.asyncio
 FIRST_LIVE = "() => { const a = document.querySelector('#live a.watch'); return a ? a.textContent : null; }"
 
 
-def hub_of(page_server: Any) -> Hub:
-    """The hub of the browsers' server."""
-    hub: Hub = page_server.app.state.hub
-    return hub
+def hub_of(page_server: Any) -> Node:
+    """The node of the browsers' server."""
+    node: Node = page_server.app.state.node
+    return node
 
 
 async def test_live_list_refreshes_and_provisional_players_are_apart(browser: BrowserFactory) -> None:
     """The lobby shown before a match begins lists it without a reload, its age ticking; a player with a
     provisional rating (the only rated one) is listed apart with "?" and the reason, not "nobody rated"."""
     opened = await browser()
-    hub = hub_of(opened.server)
+    node = hub_of(opened.server)
     provisional = PlayerRecord("g_pro", "provo", Glicko(1650.0, 200.0, 0.06), wins=1)
-    await hub.store.update_player("g_pro", lambda held: provisional)
+    await node.stores.players.update_player("g_pro", lambda held: provisional)
     page = await opened.page("/")
     await until(page, "() => document.querySelector('#live li')?.textContent === 'none right now'", 10,
                 "an empty list")
     assert "provo 1650? (1 game)" in await page.inner_text("#provisional-board")
     assert "nobody with a settled rating yet" in await page.inner_text("#leaderboard")
     assert "provisional" in await page.inner_text("#provisional-why")
-    duel = hub.create_bot_duel("lazy", "lazy")
+    duel = node.hub.create_bot_duel("lazy", "lazy")
     await until(page, FIRST_LIVE, 15, "the new match listed without a reload")
     first = await page.evaluate(FIRST_LIVE)
     await until(page, f"() => {{ const t = ({FIRST_LIVE})(); return t !== null && t !== {first!r}; }}", 10,
@@ -84,7 +83,7 @@ async def test_an_invitation_asks_for_a_name_first(browser: BrowserFactory) -> N
 async def test_a_refused_origin_is_explained_not_reconnected(web_root: Path) -> None:
     """Served to a page whose origin is not in allowed_origins, the lobby says so and a match page shows
     the explanation (the page's origin, FLOE_ORIGINS) instead of connecting or "reconnecting…"."""
-    config = replace(ServerConfig(), allowed_origins=("https://floe.example",), web_root=str(web_root),
+    config = ServerConfig().override(allowed_origins=("https://floe.example",), web_root=str(web_root),
                      limits=TEST_LIMITS, verify_pool="thread", secret=b"browser-test-secret-0123456789",
                      tune_gc=False)
     profile = tempfile.mkdtemp(prefix="floe-chromium-")

@@ -236,14 +236,14 @@ async def test_the_spectator_count_and_a_ranked_matchs_delay_are_shown(browser: 
     await shot(page, "play-watched")
 
     started = time.monotonic()
-    hub = player_browser.server.app.state.hub
+    node = player_browser.server.app.state.node
     tokens = [(await botclient.new_guest(player_browser.server.http_url, name))[1] for name in ("rae", "sam")]
     bots = [asyncio.create_task(botclient.play(player_browser.server.ws_url, token, None, "competent"))
             for token in tokens]
     try:
-        await helpers.until(lambda: any(m.ranked for m in hub.matches.values()), 20 * helpers.UNIT,
+        await helpers.until(lambda: any(m.ranked for m in node.hub.matches.values()), 20 * helpers.UNIT,
                             "the ranked match")
-        ranked_id = next(m.id for m in hub.matches.values() if m.ranked)
+        ranked_id = next(m.id for m in node.hub.matches.values() if m.ranked)
         print(f"the ranked match after {time.monotonic() - started:.1f} s")
         ranked = await (await browser()).page(f"/#/watch/{ranked_id}")
         await until(ranked,

@@ -1,0 +1,111 @@
+"""The composition root of one node: the settings' sections, the stores, and the peers wired together.
+
+    node = Node(ServerConfig())                 # the stores the config names (embedded unless Redis)
+    node = Node(config, MemoryStore(), clock, ids)
+
+The hub only hosts matches (server/match/hub.py). The lobby, the ranked queue, rematch offers, the
+token signer, the clock and the id source are its peers: each is given the settings section, the
+stores and the peers it uses, nothing more, and the hub tells them what happened through its hooks.
+The HTTP app (server/app.py) and the listener (server/transport/listener.py) are built from a node.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .config import ServerConfig
+from .logs import log_event
+from .match.background import Background
+from .match.dispatch import Dispatcher
+from .match.hub import Hub
+from .match.live import LiveMatch
+from .match.lobby import Lobby
+from .match.ranked import RankedLobby
+from .match.rematch import Rematches
+from .match.sources import Clock, IdSource, RandomIds, SystemClock
+from .store.base import MatchRecord, Stores
+from .store.memory import MemoryStore
+from .store.settings import StoreSettings
+from .tokens import TokenSigner, token_secret
+
+log = logging.getLogger("floe.hub")
+
+
+def make_stores(settings: StoreSettings) -> Stores:
+    """The stores the settings name: Redis at `redis_url`, else the embedded ones."""
+    if settings.redis_url is not None:
+        from .store.redis import RedisStore
+
+        return RedisStore.from_url(settings.redis_url, settings.redis_prefix)
+    return MemoryStore(settings.store_capacity)
+
+
+class Node:
+    """One process's server: the hub and its peers on one set of stores."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        stores: Stores | None = None,
+        clock: Clock | None = None,
+        ids: IdSource | None = None,
+    ) -> None:
+        self.config = config
+        self.stores = stores if stores is not None else make_stores(config.store)
+        self.clock: Clock = clock or SystemClock()
+        self.ids: IdSource = ids or RandomIds()
+        self.background = Background()
+        secret, self.secret_source = token_secret(config.tokens.secret, self.stores.shared)
+        #: The secret in use (configured, or this process's own): tokens and the daily seeds derive from it.
+        self.secret = secret
+        self.signer = TokenSigner(secret, config.tokens.token_ttl)
+        stores = self.stores
+        self.hub = Hub(config.match, stores.replays, stores.matches, self.clock, self.ids, self.background,
+                       config.ranked, config.ranked_min_play_frames)
+        self.lobby = Lobby(self.hub, stores.limits, config.lobby, config.match.room_timeout, self.clock,
+                           self.ids, lambda seconds: config.with_time_limit(seconds).match)
+        self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
+                                  stores.matches, stores.limits, self.clock, self.ids, self.background)
+        self.rematches = Rematches(self.hub, self.lobby, config.lobby, config.match.linger, self.background)
+        self.dispatcher = Dispatcher(self.hub, self.ranked, self.rematches, self.signer, stores.limits,
+                                     self.clock, self.background, config.match, config.session, config.lobby)
+        self._wire()
+
+    def _wire(self) -> None:
+        """The hub's hooks: what its peers are told."""
+        hub, lobby, ranked, rematches = self.hub, self.lobby, self.ranked, self.rematches
+        hub.on_tick += [ranked.tick, rematches.tick]
+        hub.on_forget += [lobby.forget, lambda live: rematches.forget(live.id)]
+        hub.on_vacated.append(lobby.vacated)
+
+        async def ending(record: MatchRecord, live: LiveMatch | None) -> None:
+            addresses = live.addresses() if live is not None else ()
+            await lobby.ended(record.id, record.guests, addresses)
+
+        async def recorded(record: MatchRecord, live: LiveMatch | None) -> None:
+            if record.ranked:
+                await ranked.settle(record, live)
+
+        hub.on_ending.append(ending)
+        hub.on_recorded.append(recorded)
+
+    async def start(self) -> None:
+        """Start the hub's clock."""
+        await self.hub.start()
+        source = self.secret_source
+        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.frame_rate, secret=source)
+        if source == "random":
+            why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
+            why += "is signed out when it stops"
+            log_event(log, logging.WARNING, "hub.random-secret", why=why)
+
+    async def stop(self) -> None:
+        """Stop the hub (its matches' connections closed, pending store work finished), then the stores."""
+        await self.hub.stop()
+        await self.stores.close()
+
+    def stats(self) -> dict[str, Any]:
+        """Numbers for /health and the benchmark."""
+        return {**self.hub.stats(), "connections": self.dispatcher.connections,
+                "websockets_served": self.dispatcher.websockets_served}
