@@ -67,8 +67,9 @@ class Node:
                            self.ids, lambda seconds: config.with_time_limit(seconds).match)
         self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
                                   stores.matches, stores.limits, self.clock, self.ids, self.background)
-        self.rematches = Rematches(self.hub, self.lobby, config.lobby, config.match.linger, self.background)
-        self.dispatcher = Dispatcher(self.hub, self.ranked, self.rematches, self.signer, stores.limits,
+        matches = self.hub.matches
+        self.rematches = Rematches(matches, self.lobby, config.lobby, config.match.linger, self.background)
+        self.dispatcher = Dispatcher(matches, self.ranked, self.rematches, self.signer, stores.limits,
                                      self.clock, self.background, config.match, config.session, config.lobby)
         self._wire()
 

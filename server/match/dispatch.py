@@ -9,6 +9,7 @@ holds the messages after `hello` until it is answered.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import assert_never
 
 from protocol.codec import error_message
@@ -36,7 +37,7 @@ from ..store.base import LimitStore
 from ..tokens import Guest, TokenError, TokenSigner, token_key
 from .background import Background
 from .budget import AddressBudgets
-from .hub import Hub
+from .live import LiveMatch
 from .ranked import RankedLobby
 from .rematch import Rematches
 from .session import Session
@@ -51,7 +52,7 @@ class Dispatcher:
 
     def __init__(
         self,
-        hub: Hub,
+        matches: Mapping[str, LiveMatch],
         ranked: RankedLobby,
         rematches: Rematches,
         signer: TokenSigner,
@@ -62,8 +63,8 @@ class Dispatcher:
         session: SessionSettings,
         lobby: LobbySettings,
     ) -> None:
-        #: The hub whose live matches the sessions join and watch (its `matches`).
-        self.hub = hub
+        #: The hub's live matches, which the sessions join and watch.
+        self.matches = matches
         self.ranked = ranked
         self.rematches = rematches
         self.signer = signer
@@ -190,7 +191,7 @@ class Dispatcher:
         if session.guest is None:
             session.send(error_message(ErrorCode.AUTH, "playing needs a guest token in hello", "join"))
             return
-        live = self.hub.matches.get(message.match)
+        live = self.matches.get(message.match)
         if live is None:
             session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "join"))
             return
@@ -211,7 +212,7 @@ class Dispatcher:
                 error_message(ErrorCode.ALREADY_JOINED, "this connection already follows a match", "watch")
             )
             return
-        live = self.hub.matches.get(message.match)
+        live = self.matches.get(message.match)
         if live is None:
             session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "watch"))
             return

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode
 from protocol.messages import MatchState
@@ -42,12 +41,10 @@ from ..errors import ServerError
 from ..logs import log_event
 from ..store.base import LimitStore
 from ..tokens import Guest
+from .host import MatchHost
 from .live import LiveMatch, Seat
 from .settings import LobbySettings, MatchSettings
 from .sources import Clock, IdSource
-
-if TYPE_CHECKING:
-    from .hub import Hub
 
 log = logging.getLogger("floe.lobby")
 
@@ -74,7 +71,7 @@ class Lobby:
     match ended (the hooks `ended`, `vacated`, `forget`)."""
 
     def __init__(
-        self, hub: Hub, store: LimitStore, settings: LobbySettings, room_timeout: float, clock: Clock,
+        self, hub: MatchHost, store: LimitStore, settings: LobbySettings, room_timeout: float, clock: Clock,
         ids: IdSource, time_limit: Callable[[float], MatchSettings],
     ) -> None:
         #: The hub that hosts the matches the lobby makes (admit, new_match, check_bot, matches).

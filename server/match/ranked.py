@@ -48,6 +48,7 @@ from ..store.base import LimitStore, MatchRecord, MatchStore, PlayerStore, Ranke
 from ..store.players import DodgeNote, Glicko, PlayerRecord
 from ..tokens import Guest
 from .background import Background
+from .host import MatchHost
 from .lobby import Lobby
 from .matchmaker import Matchmaker, QueueFullError
 from .ratings import (
@@ -65,7 +66,6 @@ from .settings import RankedSettings
 from .sources import Clock, IdSource
 
 if TYPE_CHECKING:
-    from .hub import Hub
     from .live import LiveMatch
     from .session import Session
 
@@ -91,7 +91,7 @@ class RankedLobby:
 
     def __init__(
         self,
-        hub: Hub,
+        hub: MatchHost,
         lobby: Lobby,
         settings: RankedSettings,
         players: PlayerStore,

@@ -23,6 +23,7 @@ forgets a match's entry with the match once no offer of it waits.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,7 @@ from .session import Session
 from .settings import LobbySettings
 
 if TYPE_CHECKING:
-    from .hub import Hub
+    from .live import LiveMatch
 
 log = logging.getLogger("floe.rematch")
 
@@ -81,10 +82,11 @@ class Rematches:
     """Every ended match's rematch offers on this node (see the module docstring)."""
 
     def __init__(
-        self, hub: Hub, lobby: Lobby, settings: LobbySettings, linger: float, background: Background
+        self, matches: Mapping[str, LiveMatch], lobby: Lobby, settings: LobbySettings, linger: float,
+        background: Background,
     ) -> None:
-        #: The hub whose ended matches are offered again (its `matches`).
-        self.hub = hub
+        #: The hub's live matches (an ended one lingers there while it can be offered again).
+        self.matches = matches
         self.lobby = lobby
         self.config = settings
         #: Seconds an ended match stays on the hub (an offer is made within them).
@@ -180,7 +182,7 @@ class Rematches:
                 session.send(error_message(ErrorCode.NOT_SEATED, "you played no seat of that match", ref))
                 return None, None
             return entry, entry.guests.index(guest.id)
-        live = self.hub.matches.get(match_id)
+        live = self.matches.get(match_id)
         if live is None:
             session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r} (a match is kept "
                                        f"{self.linger:g} s after its end)", ref))
@@ -206,7 +208,7 @@ class Rematches:
         """Is the seat's player connected, and not following another match?"""
         session = entry.sessions[seat]
         if session is None or not session.out.open:
-            live = self.hub.matches.get(match_id)
+            live = self.matches.get(match_id)
             session = live.seats[seat].connection if live is not None else None
             entry.sessions[seat] = session
         return session is not None and session.out.open and (
