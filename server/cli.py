@@ -89,8 +89,18 @@ class Option:
     dest: str = ""
 
 
-def _comments(cls: type[Any]) -> dict[str, str]:
+_COMMENTS: dict[str, dict[str, str]] = {}
+
+
+def _comments(cls: type[object]) -> dict[str, str]:
     """Each field's `#:` comment in the class's source (one comment covers the fields right after it)."""
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    if key not in _COMMENTS:
+        _COMMENTS[key] = _read_comments(cls)
+    return _COMMENTS[key]
+
+
+def _read_comments(cls: type[object]) -> dict[str, str]:
     found: dict[str, str] = {}
     comment: list[str] = []
     fresh = False
@@ -123,7 +133,7 @@ def options(config: ServerConfig | None = None) -> list[Option]:
     made: list[Option] = []
 
     def add(section: str, group: str | None, settings: Any) -> None:
-        cls = type(settings)
+        cls: type[object] = type(settings)
         hints = typing.get_type_hints(cls)
         notes = _comments(cls)
         for item in dataclasses.fields(settings):
