@@ -192,15 +192,15 @@ DIFFICULTIES: Mapping[DifficultyKey, DifficultySpec] = MappingProxyType({
         name="Hard",
         rounds=(
             RoundSpec(10, 3, ("peg", "bumper", "gear", "ramp_left", "magnet")),
-            RoundSpec(22, 3, ("peg", "bell", "coil", "cup", "ramp_right", "lantern"), SHORT_SHIFT),
+            RoundSpec(22, 3, ("peg", "bell", "coil", "cup", "ramp_right", "lantern"), SLIPPERY),
             RoundSpec(48, 3, ("bumper", "coil", "prism", "fork", "drum")),
             RoundSpec(95, 3, ("bell", "gear", "prism", "spring", "echo", "magnet"), NO_BELLS),
             RoundSpec(190, 3, ("coil", "crucible", "fork", "spring", "cup", "lantern"), DEAD_SPRINGS),
-            RoundSpec(340, 3, ("gear", "crucible", "prism", "echo", "drum", "bumper"), SLIPPERY),
+            RoundSpec(340, 3, ("gear", "crucible", "prism", "echo", "drum", "bumper"), SHORT_SHIFT),
             RoundSpec(600, 3, ("coil", "crucible", "spring", "fork", "magnet", "bell"), DULL_FORKS),
-            RoundSpec(1000, 3, ("gear", "crucible", "prism", "echo", "cup", "drum"), SHORT_SHIFT),
+            RoundSpec(1000, 3, ("gear", "crucible", "prism", "echo", "cup", "drum"), NO_BELLS),
         ),
-        start=((cell_at(2, 1), "peg"), (cell_at(2, 3), "peg"), (cell_at(5, 0), "ramp_right")),
+        start=((cell_at(1, 1), "peg"), (cell_at(3, 1), "peg"), (cell_at(5, 0), "ramp_right")),
         blueprint_after=(2, 4, 6),
     ),
 })
@@ -242,3 +242,30 @@ def pools_of(part: PartKey) -> list[str]:
     if part in NUISANCE_POOL:
         found.append("versus/nuisance")
     return found
+
+
+def content_problems(
+    parts: Mapping[PartKey, PartSpec] = PARTS,
+    difficulties: Mapping[DifficultyKey, DifficultySpec] = DIFFICULTIES,
+    nuisance: tuple[PartKey, ...] = NUISANCE_POOL,
+) -> list[str]:
+    """Everything wrong with a content table (empty when it is sound): a part missing a field, a part
+    absent from every pool (dead content), a pool naming an unknown part or offering no scaler."""
+    problems: list[str] = []
+    for key, spec in parts.items():
+        if spec.key != key:
+            problems.append(f"part {key!r}: its spec says key {spec.key!r}")
+        for name in ("glyph", "name", "badge", "rule", "role"):
+            if not getattr(spec, name, ""):
+                problems.append(f"part {key!r}: missing {name}")
+    pooled: set[str] = set(nuisance)
+    scalers = {key for key, spec in parts.items() if spec.role == "scaler"}
+    for difficulty in difficulties.values():
+        for index, round_spec in enumerate(difficulty.rounds):
+            pooled.update(round_spec.pool)
+            where = f"{difficulty.key} round {index + 1}"
+            problems += [f"{where}: unknown part {part!r}" for part in round_spec.pool if part not in parts]
+            if not scalers & set(round_spec.pool):
+                problems.append(f"{where}: the pool offers no scaler")
+    problems += [f"part {key!r}: in no pool (dead content)" for key in parts if key not in pooled]
+    return problems
