@@ -44,6 +44,9 @@ from .types import (
 MARBLE_CAP = 16
 #: How many rows a Spring lifts a marble (k times under a fork).
 SPRING_LIFT = 2
+#: The most a marble can be worth: JavaScript's largest exact integer (the browser shows the log), so a
+#: value never loses a digit on the way to a view. No board a run can build comes near it.
+VALUE_CAP = 2**53 - 1
 
 
 @dataclass(slots=True)
@@ -195,10 +198,10 @@ def simulate_drop(board: Board, column: Column, rules: Rules) -> tuple[int, tupl
             before = marble.value
             if kind == "cup":
                 caught[cell] = caught.get(cell, 0) + 1
-            marble.value = effect.value
-            if effect.value != before:
-                marble.last_change = effect.value - before
-            events.append(Trigger(marble.ident, cell, kind, before, effect.value, effect.label))
+            marble.value = min(effect.value, VALUE_CAP)
+            if marble.value != before:
+                marble.last_change = marble.value - before
+            events.append(Trigger(marble.ident, cell, kind, before, marble.value, effect.label))
             for copy in range(effect.copies):
                 if spawned >= MARBLE_CAP:
                     events.append(Capped(marble.ident, cell, f"cap: {MARBLE_CAP} marbles"))

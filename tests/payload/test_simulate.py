@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.payload.content import PARTS
-from rules.payload.simulate import MARBLE_CAP, Marble, apply_part, simulate_drop
+from rules.payload.simulate import MARBLE_CAP, VALUE_CAP, Marble, apply_part, simulate_drop
 from rules.payload.types import (
     CELLS,
     COLS,
@@ -108,6 +108,14 @@ def test_a_board_of_prisms_hits_the_cap() -> None:
     assert sum(isinstance(e, Enter | Spawn) for e in events) == MARBLE_CAP
     assert any(isinstance(e, Capped) for e in events)
     values_are_accounted(total, events)
+
+
+def test_values_stay_exact_in_javascript() -> None:
+    """A marble's value never passes VALUE_CAP (2**53 − 1), however many forked coils it meets."""
+    board: Board = tuple("coil" if cell % 5 != 1 else "fork" for cell in range(CELLS))
+    total, events = simulate_drop(board, Column(0), Rules(start_value=2**45))
+    assert all(e.after <= VALUE_CAP for e in events if isinstance(e, Trigger))
+    assert total == VALUE_CAP
 
 
 def test_prism_copies_the_value_so_far() -> None:

@@ -31,6 +31,6 @@ class SeatBot:
     def decide(self, view: PayloadView, frame: int) -> int:
         """The byte for this frame."""
         if view.out or frame % self.pace:
-            return NEUTRAL if view.last_input != NEUTRAL else view.last_input
+            return NEUTRAL
         value = encode_move(self.policy(view.run, self.rng))
         return NEUTRAL if value == view.last_input else value
