@@ -70,6 +70,13 @@ class PayloadView:
     out: bool
 
 
+def _shown_run(run: RunState) -> dict[str, Any]:
+    """A run as a viewer sees it: run_plain without the seed and the deal."""
+    shown = run_plain(run)
+    del shown["seed"], shown["deal"]
+    return shown
+
+
 class PayloadMatch:
     """One Payload match of 1 (solo) or 2 (versus) seats (rules/ruleset.py's `Match`)."""
 
@@ -316,13 +323,14 @@ class PayloadMatch:
         return out
 
     def keyframe_view(self) -> dict[str, Any]:
-        """The whole visible state: per seat its name, board size, summary, parts and run."""
+        """The whole visible state: per seat its name, board size, summary, parts and run — without the
+        run's seed and deal, from which every later offer could be computed (a view shows the present)."""
         return {
             "frame": self.frame,
             "time_left": max(0, self.config.time_limit_frames - self.frame),
             "seats": [
                 {"name": self.names[seat], "cols": COLS, "rows": ROWS, "summary": self._summary(seat),
-                 "records": self._records(seat), "run": run_plain(self.runs[seat])}
+                 "records": self._records(seat), "run": _shown_run(self.runs[seat])}
                 for seat in range(self.seats)
             ],
         }

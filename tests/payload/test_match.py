@@ -140,6 +140,7 @@ def test_the_rulesets_meet_the_protocol() -> None:
         match: Match[object] = typed.new_match(config, 1, ["x"] * typed.min_seats)
         view = match.keyframe_view()
         assert len(view["seats"]) == typed.min_seats and view["seats"][0]["run"]["phase"]["phase"] == "draft"
+        assert "deal" not in view["seats"][0]["run"] and "seed" not in view["seats"][0]["run"]
         with pytest.raises(ValueError, match="bot"):
             typed.make_bot("genius", 1)
     with pytest.raises(ValueError, match="seats"):
