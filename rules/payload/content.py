@@ -98,39 +98,77 @@ class DifficultySpec:
     offers: int = 3
 
 
+@dataclass(frozen=True, slots=True)
+class PartNumbers:
+    """Every number a part resolves with (simulate.apply_part reads them; the badges and rules below
+    are written from them, so the compendium cannot drift from the maths)."""
+
+    peg: int = 1
+    bumper: int = 2
+    bell: int = 4
+    #: What Bell Tower adds to every bell.
+    bell_tower: int = 2
+    coil: int = 2
+    #: Gear: × gear_num / gear_den, rounding down.
+    gear_num: int = 3
+    gear_den: int = 2
+    crucible: int = 3
+    #: Cup: the n-th marble it catches in a drop gains n × cup_step.
+    cup_step: int = 2
+    #: Magnet: per other part in its column.
+    magnet: int = 2
+    drum: int = 3
+    drum_bounced: int = 6
+    rust: int = 2
+    fork_hum: int = 1
+    #: k, the multiple a part beside a fork fires with.
+    fork_k: int = 2
+    spring_lift: int = 2
+
+
+#: The parts' numbers.
+N = PartNumbers()
+
+
 def _parts(*specs: PartSpec) -> Mapping[PartKey, PartSpec]:
     return MappingProxyType({spec.key: spec for spec in specs})
 
 
 PARTS: Mapping[PartKey, PartSpec] = _parts(
-    PartSpec("peg", "•", "Peg", "+1", "Adds 1.", "adder"),
-    PartSpec("bumper", "◉", "Bumper", "+2", "Adds 2.", "adder"),
-    PartSpec("bell", "♪", "Bell", "+4", "Adds 4 (Bell Tower: 6). Silent under noBells.", "adder"),
+    PartSpec("peg", "•", "Peg", f"+{N.peg}", f"Adds {N.peg}.", "adder"),
+    PartSpec("bumper", "◉", "Bumper", f"+{N.bumper}", f"Adds {N.bumper}.", "adder"),
+    PartSpec("bell", "♪", "Bell", f"+{N.bell}",
+             f"Adds {N.bell} (Bell Tower: {N.bell + N.bell_tower}). Silent under noBells.", "adder"),
     PartSpec("lantern", "☼", "Lantern", "+row", "Adds 1 for every part in its row, itself included.",
              "adder"),
-    PartSpec("coil", "§", "Coil", "×2", "Doubles the marble's value.", "scaler"),
-    PartSpec("gear", "⚙", "Gear", "×1.5", "Multiplies the value by 1.5, rounding down.", "scaler"),
-    PartSpec("crucible", "♨", "Crucible", "×3 ⤓", "Triples the value, then the marble banks at once.",
-             "scaler"),
+    PartSpec("coil", "§", "Coil", f"×{N.coil}", f"Multiplies the marble's value by {N.coil}.", "scaler"),
+    PartSpec("gear", "⚙", "Gear", f"×{N.gear_num}/{N.gear_den}",
+             f"Multiplies the value by {N.gear_num}/{N.gear_den}, rounding down.", "scaler"),
+    PartSpec("crucible", "♨", "Crucible", f"×{N.crucible} ⤓",
+             f"Multiplies the value by {N.crucible}, then the marble banks at once.", "scaler"),
     PartSpec("prism", "◇", "Prism", "split",
              "Splits off a copy with the value so far; the copy starts at the prism and leaves it sideways "
              "(right, or left at the right edge).", "splitter"),
-    PartSpec("spring", "↥", "Spring", "↑2",
-             "Launches the marble 2 rows back up, once per marble (Oiled Springs: twice). Dead under "
-             "deadSprings.", "mover"),
+    PartSpec("spring", "↥", "Spring", f"↑{N.spring_lift}",
+             f"Launches the marble {N.spring_lift} rows back up, once per marble (Oiled Springs: twice). "
+             "Dead under deadSprings.", "mover"),
     PartSpec("ramp_left", "↙", "Left Ramp", "←", "Moves the marble one column left.", "mover"),
     PartSpec("ramp_right", "↘", "Right Ramp", "→", "Moves the marble one column right.", "mover"),
-    PartSpec("fork", "Ψ", "Tuning Fork", "×2 adj",
-             "Adds 1. Doubles the effect of the parts beside it (left, right, above, below); doubling "
-             "does not stack, and forks never double each other. Dull under dullForks.", "support"),
-    PartSpec("cup", "∪", "Cup", "+2n", "Adds 2 for the first marble it catches in a drop, 4 for the "
-             "second, 6 for the third…", "adder"),
-    PartSpec("magnet", "⊓", "Magnet", "+2/col", "Adds 2 for every other part in its column.", "adder"),
+    PartSpec("fork", "Ψ", "Tuning Fork", f"×{N.fork_k} adj",
+             f"Adds {N.fork_hum}. Parts beside it (left, right, above, below) fire {N.fork_k} times as "
+             "strong; that does not stack, and forks never strengthen each other. Dull under dullForks.",
+             "support"),
+    PartSpec("cup", "∪", "Cup", f"+{N.cup_step}n",
+             f"Adds {N.cup_step} for the first marble it catches in a drop, {2 * N.cup_step} for the second, "
+             f"{3 * N.cup_step} for the third…", "adder"),
+    PartSpec("magnet", "⊓", "Magnet", f"+{N.magnet}/col", f"Adds {N.magnet} for every other part in its "
+             "column.", "adder"),
     PartSpec("echo", "≋", "Echo", "again", "Adds the marble's last change again (nothing if it had none).",
              "adder"),
-    PartSpec("drum", "◎", "Drum", "+3/+6", "Adds 3, or 6 to a marble a spring has launched.", "adder"),
-    PartSpec("rust", "▒", "Rust Plate", "−2", "Takes 2 off (never below 0). Sent by a versus opponent.",
-             "nuisance"),
+    PartSpec("drum", "◎", "Drum", f"+{N.drum}/+{N.drum_bounced}",
+             f"Adds {N.drum}, or {N.drum_bounced} to a marble a spring has launched.", "adder"),
+    PartSpec("rust", "▒", "Rust Plate", f"−{N.rust}",
+             f"Takes {N.rust} off (never below 0). Sent by a versus opponent.", "nuisance"),
     PartSpec("snag", "✂", "Snag", "½", "Halves the value, rounding down. Sent by a versus opponent.",
              "nuisance"),
 )
@@ -148,7 +186,7 @@ BLUEPRINTS: Mapping[BlueprintKey, BlueprintSpec] = MappingProxyType({
         BlueprintSpec("extra_hopper", "Extra Hopper", "One more drop every round."),
         BlueprintSpec("oiled_springs", "Oiled Springs", "Each spring launches a marble twice."),
         BlueprintSpec("wide_draft", "Wide Draft", "Every draft offers one more part."),
-        BlueprintSpec("bell_tower", "Bell Tower", "Bells add 2 more."),
+        BlueprintSpec("bell_tower", "Bell Tower", f"Bells add {N.bell_tower} more."),
     )
 })
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from rules.errors import IllegalInputError
 
-from .content import BLUEPRINTS, DIFFICULTIES, JAMS, SCALER_KEYS, VARIANTS, JamSpec, RoundSpec
+from .content import BLUEPRINTS, DIFFICULTIES, JAMS, SCALER_KEYS, VARIANTS, JamSpec, N, RoundSpec
 from .events import (
     BlueprintDeclined,
     BlueprintsOffered,
@@ -164,7 +164,7 @@ def rules_for(state: RunState) -> Rules:
         springs="deadSprings" not in jams,
         forks="dullForks" not in jams,
         spring_fires=1 + variant.spring_bonus + (1 if "oiled_springs" in state.blueprints else 0),
-        bell_bonus=2 if "bell_tower" in state.blueprints else 0,
+        bell_bonus=N.bell_tower if "bell_tower" in state.blueprints else 0,
     )
 
 

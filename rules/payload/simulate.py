@@ -20,6 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from .content import N
 from .types import (
     CELLS,
     COLS,
@@ -43,7 +44,7 @@ from .types import (
 #: The most marbles one drop may hold, the first included: a prism's copy past it is refused (Capped).
 MARBLE_CAP = 16
 #: How many rows a Spring lifts a marble (k times under a fork).
-SPRING_LIFT = 2
+SPRING_LIFT = N.spring_lift
 #: The most a marble can be worth: JavaScript's largest exact integer (the browser shows the log), so a
 #: value never loses a digit on the way to a view. No board a run can build comes near it.
 VALUE_CAP = 2**53 - 1
@@ -96,7 +97,7 @@ def _count_column_others(board: Board, cell: CellIndex) -> int:
 
 
 def _fold(label: str, k: int) -> str:
-    return label if k == 1 else f"{label} (fork ×2)"
+    return label if k == 1 else f"{label} (fork ×{k})"
 
 
 def apply_part(
@@ -108,26 +109,26 @@ def apply_part(
     value = marble.value
     match kind:
         case "peg":
-            return Effect(value + 1 * k, _fold("+1", k))
+            return Effect(value + N.peg * k, _fold(f"+{N.peg}", k))
         case "bumper":
-            return Effect(value + 2 * k, _fold("+2", k))
+            return Effect(value + N.bumper * k, _fold(f"+{N.bumper}", k))
         case "bell":
             if not rules.bells:
                 return Effect(value, "bell silent (noBells)")
-            add = (4 + rules.bell_bonus) * k
-            return Effect(value + add, _fold(f"ding +{4 + rules.bell_bonus}", k))
+            add = N.bell + rules.bell_bonus
+            return Effect(value + add * k, _fold(f"ding +{add}", k))
         case "lantern":
             add = _count_row(board, cell)
             return Effect(value + add * k, _fold(f"+{add} (row)", k))
         case "coil":
-            return Effect(value * 2**k, _fold("×2", k))
+            return Effect(value * N.coil**k, _fold(f"×{N.coil}", k))
         case "gear":
             out = value
             for _ in range(k):
-                out = out * 3 // 2
-            return Effect(out, _fold("×1.5", k))
+                out = out * N.gear_num // N.gear_den
+            return Effect(out, _fold(f"×{N.gear_num}/{N.gear_den}", k))
         case "crucible":
-            return Effect(value * 3**k, _fold("×3, banked", k), stop=True)
+            return Effect(value * N.crucible**k, _fold(f"×{N.crucible}, banked", k), stop=True)
         case "prism":
             return Effect(value, _fold("split", k), copies=k)
         case "spring":
@@ -141,21 +142,21 @@ def apply_part(
         case "ramp_right":
             return Effect(value, _fold("→", k), shift=k)
         case "fork":
-            return Effect(value + 1, "hum +1")
+            return Effect(value + N.fork_hum, f"hum +{N.fork_hum}")
         case "cup":
-            add = 2 * (caught + 1)
+            add = N.cup_step * (caught + 1)
             return Effect(value + add * k, _fold(f"catch +{add}", k))
         case "magnet":
-            add = 2 * _count_column_others(board, cell)
+            add = N.magnet * _count_column_others(board, cell)
             return Effect(value + add * k, _fold(f"+{add} (column)", k))
         case "echo":
             add = marble.last_change
             return Effect(value + add * k, _fold(f"echo {add:+d}", k))
         case "drum":
-            add = 6 if marble.bounced else 3
+            add = N.drum_bounced if marble.bounced else N.drum
             return Effect(value + add * k, _fold(f"boom +{add}", k))
         case "rust":
-            return Effect(max(0, value - 2 * k), _fold("rust −2", k))
+            return Effect(max(0, value - N.rust * k), _fold(f"rust −{N.rust}", k))
         case "snag":
             out = value
             for _ in range(k):
@@ -193,7 +194,7 @@ def simulate_drop(board: Board, column: Column, rules: Rules) -> tuple[int, tupl
             if kind is None:
                 marble.row += 1
                 continue
-            k = 2 if is_forked(board, cell, rules) else 1
+            k = N.fork_k if is_forked(board, cell, rules) else 1
             effect = apply_part(kind, marble, board, cell, rules, k, caught.get(cell, 0))
             before = marble.value
             if kind == "cup":
