@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.errors import IllegalInputError
 from rules.payload.events import Received
@@ -33,7 +35,7 @@ from rules.payload.run import start_run
 from rules.payload.types import CELLS, CellIndex, Column
 from rules.ruleset import Match, Ruleset
 from rules.synctest import run_synctest
-from tests.payload.play import bot_rows
+from tests.payload.play import bot_rows, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,19 +83,17 @@ def test_a_move_is_its_bytes_edge() -> None:
 
 
 def test_same_seed_and_inputs_give_the_same_hash_in_another_process() -> None:
-    """A solo run and a versus match played by bots in two fresh processes (different hash seeds)
-    end with the same log hash as here."""
-    cases = [("payload", "easy", "31", "competent"), ("payload-versus", "easy", "12", "competent", "lazy")]
-    for case in cases:
-        match, _ = bot_rows({"payload": PAYLOAD, "payload-versus": PAYLOAD_VERSUS}[case[0]], case[1],  # type: ignore[arg-type]
-                            int(case[2]), case[3:])
-        outputs = set()
-        for hash_seed in ("1", "2"):
-            env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hash_seed}
-            done = subprocess.run([sys.executable, "-m", "tests.payload.play", *case], cwd=ROOT, env=env,
-                                  capture_output=True, text=True, check=True, timeout=120)
-            outputs.add(done.stdout.split()[0])
-        assert outputs == {match.log_hash}
+    """A solo run and a versus match played by bots in fresh processes (each with its own str hash
+    seed) end with the same log hash, result and length as here."""
+    cases = [("1", "payload", "easy", "31", "competent"),
+             ("2", "payload-versus", "easy", "12", "competent", "lazy")]
+    for hash_seed, name, difficulty, seed, *bots in cases:
+        ruleset = {"payload": PAYLOAD, "payload-versus": PAYLOAD_VERSUS}[name]
+        match, _ = bot_rows(ruleset, difficulty, int(seed), bots)  # type: ignore[arg-type]
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run([sys.executable, "-m", "tests.payload.play", name, difficulty, seed, *bots],
+                              cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=120)
+        assert done.stdout.strip() == summary(match)
 
 
 def test_snapshot_restore_mid_run_continues_identically() -> None:
@@ -123,6 +123,25 @@ def test_synctest_rolls_back_every_frame() -> None:
 
     report = run_synctest(make, lambda m, row: m.step(row), rows, rollback=4, check_outputs=True)
     assert report.frames == len(rows)
+
+
+VALID_BYTES = [value for value in range(256) if is_valid_input(value) and value != FORFEIT]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(VALID_BYTES), st.sampled_from(VALID_BYTES)), min_size=1,
+                max_size=120))
+def test_synctest_over_any_input_stream(rows: list[tuple[int, int]]) -> None:
+    """Any stream of well-formed bytes (most moves refused, some played) survives SyncTest: rolling
+    back 3 frames and re-stepping gives the same states and the same records."""
+
+    def make() -> PayloadMatch:
+        return PAYLOAD_VERSUS.new_match(PAYLOAD_VERSUS.default_config(), 21, ["a", "b"])
+
+    def step(match: PayloadMatch, row: tuple[int, int]) -> object:
+        return [] if match.result is not None else match.step(list(row))
+
+    run_synctest(make, step, rows, rollback=3, check_outputs=True)
 
 
 def test_the_rulesets_meet_the_protocol() -> None:
