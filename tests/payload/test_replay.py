@@ -10,6 +10,8 @@ from dataclasses import replace
 import pytest
 
 from rules import registry
+from rules.payload.daily import DailyRecord, Streak, daily_seed, daily_variant, share_text, update_streak
+from rules.payload.match import PayloadConfig
 from rules.payload.ruleset import PAYLOAD, PAYLOAD_VERSUS
 from rules.replay import Replay, input_rows, record, verify
 from tests.payload.play import bot_rows
@@ -49,3 +51,22 @@ def test_a_tampered_replay_fails() -> None:
     moves[index] = (frame, 0x18 + (value - 0x18 + 1) % 5)
     verdict = verify(replace(replay, moves=(tuple(moves),)))
     assert not verdict.ok
+
+
+def test_a_daily_run_is_a_verified_replay_with_a_record() -> None:
+    """The day's run (its seed and variant from the date key) is recorded for its player (layout 2),
+    verifies, and makes the day's record, streak and share text."""
+    date = "2026-12-03"
+    config = PayloadConfig(difficulty="easy", variant=daily_variant(date))
+    match = PAYLOAD.new_match(config, daily_seed(date), ["ada"])
+    bot = PAYLOAD.make_bot("competent", 1)
+    while match.result is None:
+        match.step([bot.decide(match.seat_view(0), match.frame)])
+    replay = Replay.from_plain(record(match, PAYLOAD, player="ada").to_plain())
+    assert replay.player == "ada" and verify(replay).ok
+    run = match.runs[0]
+    day = DailyRecord(date, "easy", config.variant, run.won, run.rounds_cleared, run.total_score,
+                      match.log_hash)
+    streak = update_streak(Streak(), day)
+    assert streak.current == (1 if run.won else 0)
+    assert share_text(day, streak).startswith(f"Payload {date} · Easy · ")
