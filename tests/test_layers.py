@@ -28,7 +28,7 @@ IO_AND_TIME = frozenset({
     "subprocess", "uvloop", "redis",
 })
 #: One game's rules, which the ruleset-generic layers may not import.
-ONE_GAME = frozenset({"rules.versus", "rules.kick", "tests"})
+ONE_GAME = frozenset({"rules.versus", "rules.kick", "rules.solo", "rules.payload", "tests"})
 
 
 @dataclass(frozen=True)
