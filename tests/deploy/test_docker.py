@@ -25,7 +25,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,8 @@ class Deployment:
     node_ports: dict[str, int]
     tls: ssl.SSLContext
     timings: dict[str, float]
+    #: The replays of the matches played so far (their ids).
+    replays: list[str] = field(default_factory=list)
 
     @property
     def base(self) -> str:
@@ -379,12 +381,47 @@ async def test_a_match_plays_through_haproxy_over_tls_on_the_node_that_holds_it(
     assert after[owner] - served[owner] == 3 and after[other] == served[other], (served, after)
 
     replay = await fetch_replay(deployment, match_id, deadline)
+    deployment.replays.append(match_id)
     assert verify(replay).ok
     assert spectator.gaps == 0 and spectator.rewinds == 0 and spectator.resyncs == []
     assert_log_is_replay(spectator, replay)
     for player in (ann, bob):
         assert player.over is not None and player.gaps == 0
         assert_acknowledged_inputs_kept(player, replay)
+
+
+async def replay_status(deployment: Deployment, match_id: str, wanted: int, deadline: float) -> bytes:
+    """Ask HAProxy for a replay until it answers `wanted` (while Redis or a node comes back); the body."""
+    while True:
+        status, _, data = await request(deployment, f"/api/replays/{match_id}")
+        if status == wanted:
+            return data
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the replay of {match_id} answers {status}, not {wanted}")
+        await asyncio.sleep(POLL)
+
+
+async def test_redis_is_backed_up_and_restored_as_the_readme_says(deployment: Deployment) -> None:
+    """The README's backup (Redis stopped, its volume copied) and restore (nodes and Redis stopped, the
+    volume's files replaced) bring back a replay that was lost in between."""
+    assert deployment.replays, "runs after a match was played (the test above)"
+    match_id = deployment.replays[0]
+    deadline = time.monotonic() + MATCH_TIMEOUT
+    kept = await replay_status(deployment, match_id, 200, deadline)
+    project = deployment.project
+    with tempfile.TemporaryDirectory(prefix="floe-backup-") as folder:
+        mount = ["--rm", "--no-deps", "--user", "root", "-v", f"{folder}:/backup", "redis"]
+        project.compose("stop", "redis")
+        project.compose("run", *mount, "tar", "-C", "/data", "-czf", "/backup/redis.tgz", ".")
+        assert (Path(folder) / "redis.tgz").stat().st_size > 0
+        project.compose("run", *mount, "sh", "-c", "rm -rf /data/*")  # the data lost
+        project.compose("start", "redis")
+        await replay_status(deployment, match_id, 404, deadline)
+        project.compose("stop", "node1", "node2", "redis")
+        project.compose("run", *mount, "sh", "-c", "rm -rf /data/* && tar -C /data -xzf /backup/redis.tgz")
+        project.compose("start", "redis", "node1", "node2")
+    assert await replay_status(deployment, match_id, 200, deadline) == kept
+    project.compose("up", "-d", "--no-build", "--wait", timeout=UP_TIMEOUT)
 
 
 @pytest.mark.xfail(
