@@ -141,6 +141,10 @@ def private_engine() -> Iterator[Engine]:
                 raise AssertionError(f"dockerd did not answer within {ENGINE_START:g} s:\n{engine.log}")
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(0.2)  # the pace of the polls: returns at once if dockerd exits
+        # Containers a run that was killed left in the data root would start again with the engine.
+        leftover = engine.docker("ps", "-aq").stdout.split()
+        if leftover:
+            engine.docker("rm", "-f", *leftover)
         yield engine
     finally:
         stop_engine(engine)
