@@ -23,8 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +63,9 @@ UP_TIMEOUT = 240.0
 #: A match's bound, from its room to its replay, and a client's reconnections within it.
 MATCH_TIMEOUT = 180.0
 MAX_DROPS = 8
+#: The loopback address the room is made from: the node must log it (HAProxy's X-Forwarded-For), not
+#: HAProxy's own 127.0.0.1.
+CLIENT = "127.0.0.2"
 #: How often a wait looks at what it waits for (seconds).
 POLL = 0.05
 #: A connection silent this long (seconds) counts as dropped: a match sends frames many times a second.
@@ -190,30 +192,38 @@ def lowered(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 async def request(
     deployment: Deployment, path: str, method: str = "GET", body: dict[str, Any] | None = None,
-    token: str | None = None, url: str | None = None,
+    token: str | None = None, url: str | None = None, source: str = "127.0.0.1",
 ) -> tuple[int, dict[str, str], bytes]:
-    """One HTTPS request through HAProxy (or to `url`): status, headers (lowercase names) and body, error
-    statuses included."""
+    """One HTTPS request through HAProxy (or to `url`) from the loopback address `source`: status, headers
+    (lowercase names) and body, error statuses included."""
 
     def call() -> tuple[int, dict[str, str], bytes]:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url or f"{deployment.base}{path}", data=data, method=method)
-        request.add_header("Content-Type", "application/json")
+        target = urllib.parse.urlsplit(url or f"{deployment.base}{path}")
+        host, port = target.hostname or "127.0.0.1", target.port or 443
+        bound = (source, 0)
+        connection = (
+            http.client.HTTPSConnection(host, port, timeout=30, context=deployment.tls, source_address=bound)
+            if target.scheme == "https"
+            else http.client.HTTPConnection(host, port, timeout=30, source_address=bound)
+        )
+        headers = {"Content-Type": "application/json"}
         if token is not None:
-            request.add_header("Authorization", f"Bearer {token}")
+            headers["Authorization"] = f"Bearer {token}"
         try:
-            with urllib.request.urlopen(request, timeout=30, context=deployment.tls) as answer:  # noqa: S310
-                return answer.status, lowered(answer.headers.items()), answer.read()
-        except urllib.error.HTTPError as error:
-            return error.code, lowered(error.headers.items()), error.read()
+            connection.request(method, target.path + (f"?{target.query}" if target.query else ""),
+                               json.dumps(body).encode() if body is not None else None, headers)
+            answer = connection.getresponse()
+            return answer.status, lowered(answer.getheaders()), answer.read()
+        finally:
+            connection.close()
 
     return await asyncio.to_thread(call)
 
 
 async def api(deployment: Deployment, path: str, body: dict[str, Any] | None = None,
-              token: str | None = None) -> Any:
-    """A POST through HAProxy that must succeed: its JSON answer."""
-    status, _, data = await request(deployment, path, "POST", body or {}, token)
+              token: str | None = None, source: str = "127.0.0.1") -> Any:
+    """A POST through HAProxy (from `source`) that must succeed: its JSON answer."""
+    status, _, data = await request(deployment, path, "POST", body or {}, token, source=source)
     assert status == 200, f"POST {path}: {status} {data[:300]!r}"
     return json.loads(data)
 
@@ -243,11 +253,12 @@ async def owner_of(deployment: Deployment, match_id: str) -> str:
     return holders[0]
 
 
-async def open_room(deployment: Deployment) -> tuple[str, str, str]:
-    """Two guests and a room they both hold a seat in, all through HAProxy: (match, token 0, token 1)."""
+async def open_room(deployment: Deployment, source: str = "127.0.0.1") -> tuple[str, str, str]:
+    """Two guests and a room they both hold a seat in, all through HAProxy, the room made from `source`:
+    (match, token 0, token 1)."""
     first = (await api(deployment, "/api/guests", {"name": "ann"}))["token"]
     second = (await api(deployment, "/api/guests", {"name": "bob"}))["token"]
-    room = await api(deployment, "/api/rooms", {}, first)
+    room = await api(deployment, "/api/rooms", {}, first, source)
     joined = await api(deployment, "/api/rooms/join", {"invite": room["invite"]}, second)
     assert joined == {"match": room["match"], "seat": 1}
     return room["match"], first, second
@@ -352,7 +363,8 @@ async def test_a_match_plays_through_haproxy_over_tls_on_the_node_that_holds_it(
     deployment: Deployment,
 ) -> None:
     """Two players and a spectator reach one match through HAProxy (HTTPS and websockets over TLS): the
-    room, its invitation and every socket land on the node that made it, the match finishes, the replay
+    room, its invitation and every socket land on the node that made it, which knows the room's maker by
+    the address HAProxy forwarded, the match finishes, the replay
     (fetched through HAProxy) verifies and equals the spectator's log. Plain HTTP is sent to HTTPS, and
     HTTPS answers carry HSTS."""
     plain = http.client.HTTPConnection("127.0.0.1", deployment.http_port, timeout=30)
@@ -367,9 +379,13 @@ async def test_a_match_plays_through_haproxy_over_tls_on_the_node_that_holds_it(
     assert status == 200 and b"<!doctype html>" in page.lower()  # the client's build, served by a node
 
     deadline = time.monotonic() + MATCH_TIMEOUT
-    match_id, first, second = await open_room(deployment)
+    match_id, first, second = await open_room(deployment, source=CLIENT)
     owner = await owner_of(deployment, match_id)
     other = next(node for node in deployment.node_ports if node != owner)
+    # The node names the room's maker by the address HAProxy forwarded, not by HAProxy's own.
+    logged = deployment.project.compose("logs", "--no-color", "--no-log-prefix", owner).stdout.splitlines()
+    made = [json.loads(line) for line in logged if '"room.create"' in line and f'"{match_id}"' in line]
+    assert [event["address"] for event in made] == [CLIENT], made
     served = await websockets_served(deployment)
     ann, bob = ClientSession(first, client="ann"), ClientSession(second, client="bob")
     spectator = ClientSession(None, client="spectator")
