@@ -69,7 +69,8 @@ build() {
     cp "$CA" "$context/ca-certificates.crt"
     for file in "${@}"; do cp "$file" "$context/"; done
     say "building $tag"
-    "$DOCKER" build --network host -q -t "$tag" -f - "$context" >/dev/null
+    "$DOCKER" build --network host -q -t "$tag" -f - "$context" >/dev/null \
+        || { say "building $tag failed"; rm -rf "$context"; exit 1; }
     rm -rf "$context"
 }
 
