@@ -1,7 +1,7 @@
 # floe's image: the browser client built with Node, then the server on a slim Python runtime.
 #
 #   docker build --network host -t floe .
-#   docker run --network host -e FLOE_SECRET=… floe --host 127.0.0.1 --port 8000
+#   docker run --network host -e FLOE_SECRET=… -e FLOE_HOST=127.0.0.1 -e FLOE_PORT=8000 floe
 #
 # The base images are build arguments defaulting to the official ones; on a machine that reaches no
 # image registry, deploy/standin-bases.sh makes local stand-ins and their names are given here
@@ -38,11 +38,8 @@ COPY floe_cli floe_cli
 RUN pip install -q --no-deps . && rm -rf /opt/floe/src
 WORKDIR /opt/floe
 COPY --from=web /src/clients/web/dist /opt/floe/web
-# The client's web root: FLOE_WEB_ROOT, and, for a server that reads no such variable, the folder the
-# server looks in by default (clients/web/dist beside its package) linked to the same build.
-RUN default=$(python -c "import pathlib, server; print(pathlib.Path(server.__file__).resolve().parents[1] / 'clients' / 'web' / 'dist')") \
-    && mkdir -p "$(dirname "$default")" && ln -s /opt/floe/web "$default" \
-    && useradd --user-group --uid 10001 --home-dir /opt/floe --no-create-home --shell /usr/sbin/nologin floe
+# The client's web root is FLOE_WEB_ROOT (below); every other setting is a FLOE_* variable too.
+RUN useradd --user-group --uid 10001 --home-dir /opt/floe --no-create-home --shell /usr/sbin/nologin floe
 ENV FLOE_WEB_ROOT=/opt/floe/web \
     FLOE_HOST=0.0.0.0 \
     FLOE_PORT=8000
@@ -53,4 +50,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/health' % os.environ.get('FLOE_PORT', '8000'), timeout=4).read()"]
 # Exec form: `floe serve` is PID 1 and gets SIGTERM itself (it stops gracefully on it).
 ENTRYPOINT ["floe", "serve"]
-CMD ["--host", "0.0.0.0", "--port", "8000"]
+CMD []
