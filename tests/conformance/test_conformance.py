@@ -59,7 +59,7 @@ _PLAYED: dict[str, Played] = {}
 
 
 def played(ruleset: Ruleset[Any, Any]) -> Played:
-    """The scripted match of a ruleset (played once per session)."""
+    """The scripted match of a ruleset (played once per test session, shared by the tests)."""
     key = ruleset_id(ruleset)
     if key not in _PLAYED:
         _PLAYED[key] = play(ruleset)
@@ -107,7 +107,7 @@ def test_what_viewers_see_is_plain_and_the_changes_rebuild_it(ruleset: Ruleset[A
     `changes()` to the previous frame's `actors()` gives this frame's (what the stream relies on;
     compared by `keyed`)."""
     scripted = played(ruleset)
-    match = ruleset.new_match(scripted.config, match_seed(scripted), scripted.seats)
+    match = ruleset.new_match(scripted.config, scripted.match.seed, scripted.seats)
     shown = match.actors()
     canonical_encoding(match.keyframe_view())
     for row in scripted.rows[:SYNC_FRAMES]:
@@ -126,10 +126,6 @@ def keyed(actors: list[Any]) -> bytes:
     order is not part of the stream), as a canonical encoding (a tuple and a list alike, as on the wire)."""
     return canonical_encoding([[seat[0], sorted(seat[1], key=lambda record: record[0]), seat[2]]
                                for seat in actors])
-
-
-def match_seed(scripted: Played) -> int:
-    return scripted.match.seed
 
 
 @pytest.fixture(scope="module")
