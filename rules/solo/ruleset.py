@@ -2,7 +2,7 @@
 
 `PENGO_SOLO` is registered under ("pengo-solo", 1) by rules/registry.py. Its config is four
 integers and a difficulty, written field by field and read back strictly (every field, no other,
-bounded; the board must be makeable). It plays versus's input byte and bots (rules/versus/bots.py
+bounded; the board must be makeable). It plays versus's input byte and bots (rules/versus/bots/
 read a `SeatView`, which a run shows the same way).
 """
 

@@ -226,7 +226,7 @@ class VersusRuleset:
         return VersusMatch(config, seed, seats)
 
     def make_bot(self, name: str, seed: int) -> Bot[SeatView]:
-        """This version's bot of that name (rules/versus/bots.py)."""
+        """This version's bot of that name (rules/versus/bots/)."""
         return make_bot(name, seed, self.version)
 
     def __repr__(self) -> str:

@@ -6,7 +6,7 @@ state becomes an action (walk, push, break, shake, dying).
 
 - `SeatView` is what a player sees of one board, as immutable values built when read: the status,
   the level, Pengo, the enemies on the board, the resting and moving blocks, and which blocks hold an
-  egg *while the eggs flash* (the only time they are on screen). Bots (rules/versus/bots.py) read
+  egg *while the eggs flash* (the only time they are on screen). Bots (rules/versus/bots/) read
   this, never the live `KickGame`: nothing a bot does can change a match, and it cannot see the
   random stream, a slot's mode or timers, or hidden eggs.
 - `frame_actors` and `keyframe_view` are what the stream shows, in arcade pixels (16 to a cell): per

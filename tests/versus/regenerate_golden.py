@@ -16,7 +16,7 @@ golden match writes three files:
   name the first line that differs;
 - and one line in `MANIFEST.txt` (ruleset, frames, result, hash) for review in a diff.
 
-The matches are played by the version's bots (rules/versus/bots.py `BOTS_BY_VERSION`), seeded as
+The matches are played by the version's bots (rules/versus/bots/ `BOTS_BY_VERSION`), seeded as
 everything seeds them (`seat_seed`). The inputs are stored in the replays, so a later change to a bot
 changes nothing here until this script is run again. Together the set covers every versus record:
 attacks (chained, in margin time), offsets, every landing kind, gem counts and thaws, both ways of
