@@ -184,22 +184,26 @@ async def test_a_dropped_player_and_its_opponent_see_the_countdown_and_the_rule(
 
 
 async def test_a_ranked_match_shows_its_card_then_the_rating_change(web_root: Path) -> None:
-    """Two guests queue; each match page shows a card with the opponent's name, rating, provisional mark
-    and connection, the abort rule with this server's minimum of play (4 s) and cooldown (120 s), and its
-    forfeit rule (25 s); both play past the minimum, and the results show the rating change and the
-    statistics."""
+    """Two guests queue; each match page shows a card with the opponent's name, rating (hidden on the
+    page of the player whose settings hide ratings during play), provisional mark and connection, the
+    abort rule with this server's minimum of play (4 s) and cooldown (120 s), and its forfeit rule
+    (25 s); both play past the minimum, and the results show the rating change and the statistics."""
     async with serving(web_root, 7, ranked_min_play_seconds=4.0, ranked_dodge_cooldown=120.0,
                        reconnect_grace=25.0) as browser:
         pages = []
         for name in ("rae", "sam"):
             page = await (await browser()).page("/")
             await page.fill("#name", name)
+            if name == "sam":  # sam asked the settings to hide ratings during play
+                await page.evaluate("() => localStorage.setItem('floe.hide-ratings', 'on')")
             await page.click("#queue")
             pages.append(page)
         for page in pages:
             await until(page, "() => document.querySelector('#ranked-card') !== null", 30, "the ranked card")
         card = await pages[0].inner_text("#ranked-card")
         assert "sam" in card and "1500?" in card and "(provisional)" in card, card
+        hidden = await pages[1].inner_text("#ranked-card")
+        assert "rae" in hidden and "hidden (settings)" in hidden and "1500" not in hidden, hidden
         assert "both players move and 4 s of play run" in card and "cannot queue for 120 s" in card, card
         assert "25 s to come back" in card and "within 25 s forfeits" in card, card
         for page in pages:
