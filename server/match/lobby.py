@@ -257,18 +257,25 @@ class Lobby:
             if not shared:
                 await self._count_address(address, live.id, "your")
         except ServerError:
-            await self._uncount(live.id, seated, ())
+            await self._uncount(live.id, self._refused_join(live, seated), ())
             raise
         seat = live.take_seat(guest.id, guest.name, address, self.hub.now())
         if seat is None:  # taken while the store answered
-            # the creator stays counted while another invited guest holds a seat
-            keep = live.state == MatchState.WAITING and live.invited_guests() > 0
-            await self._uncount(live.id, (guest.id,) if keep else seated, () if shared else (address,))
+            await self._uncount(live.id, self._refused_join(live, seated), () if shared else (address,))
             raise ServerError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
         if not live.has_free_seat():  # full: no longer one of its creator's open rooms
             await self.store.remove_member(_rooms_key(creator), live.id)
         log_event(log, logging.INFO, "room.join", match=live.id, guest=guest.id, seat=seat)
         return live, seat
+
+    @staticmethod
+    def _refused_join(live: LiveMatch, seated: tuple[str, ...]) -> tuple[str, ...]:
+        """Whose live match a refused join gives back: the joiner's, and the creator's (`seated[1]`, when
+        counted) unless another invited guest holds a seat of the room, waiting or started, with whom the
+        creator still plays it."""
+        if live.state in (MatchState.WAITING, MatchState.RUNNING) and live.invited_guests() > 0:
+            return seated[:1]
+        return seated
 
     async def create_bot_match(self, guest: Guest, bot: str, address: str) -> LiveMatch:
         """A match against a server-side bot; it starts when the guest connects."""

@@ -125,6 +125,26 @@ async def test_a_friend_leaving_a_room_of_three_leaves_its_creator_playing(start
         assert (await bot_match(ann)).status_code == 200
 
 
+async def test_a_refused_join_to_a_room_of_3_leaves_its_creator_playing(start_server: StartServer) -> None:
+    """A friend whose address is at its live matches (127.0.0.2, one match an address here) is refused
+    too-many-matches joining a room of 3 another friend holds a seat in: the creator still plays the room
+    (a bot match of hers is refused already-playing)."""
+    server = await start_server(fast_config(limits=replace(TEST_LIMITS, live_matches_per_address=1)))
+    async with httpx.AsyncClient(base_url=server.http_url) as http, attacker(server) as other:
+        ann, bob = [await new_guest(http, name) for name in ("ann", "bob")]
+        cy, dee = [await new_guest(other, name) for name in ("cy", "dee")]
+        room = (await http.post("/api/rooms", json={"seats": 3}, headers=bearer(ann["token"]))).json()
+        invite = {"invite": room["invite"]}
+        joined = await http.post("/api/rooms/join", json=invite, headers=bearer(bob["token"]))
+        assert joined.status_code == 200
+        busy = await other.post("/api/bot-matches", json={"bot": "lazy"}, headers=bearer(dee["token"]))
+        assert busy.status_code == 200  # 127.0.0.2's one live match
+        refused = await other.post("/api/rooms/join", json=invite, headers=bearer(cy["token"]))
+        assert refused.status_code == 429 and refused.json()["code"] == "too-many-matches"
+        playing = await http.post("/api/bot-matches", json={"bot": "lazy"}, headers=bearer(ann["token"]))
+        assert playing.status_code == 409 and playing.json()["code"] == "already-playing"
+
+
 async def test_room_seats_and_minutes_are_bounded(start_server: StartServer) -> None:
     """Seats outside 2–4 and minutes outside 1–10 are refused 422 malformed and make no room."""
     server = await start_server()
