@@ -83,6 +83,8 @@ class Lobby:
         self.hold = hold
         #: Invitation secret -> room id, for the rooms still waiting.
         self._invites: dict[str, str] = {}
+        #: The rematch rooms (no invitation leads to them: every seat is taken when they are made).
+        self._rematches: set[str] = set()
 
     # ---- rates -----------------------------------------------------------------------------------------
 
@@ -180,6 +182,10 @@ class Lobby:
         await self.store.remove_member(_live_key(guest), live.id)
         if address is not None:
             await self.store.remove_member(_address_key(address), live.id)
+        if live.id in self._rematches and live.state == MatchState.WAITING:
+            # no invitation leads to a rematch's seat: the rematch is off, and its end frees the counts
+            live.cancel(self.hub.now(), "a player left the rematch before it started")
+            return
         creator = live.seats[0].guest
         if creator is not None and live.state == MatchState.WAITING:
             if live.invited_guests() == 0:  # another invited guest still there: the creator plays it still
@@ -192,6 +198,7 @@ class Lobby:
         """The hub forgot a match: its invitation (if still open) leads nowhere now."""
         if live.invite is not None:
             self._invites.pop(live.invite, None)
+        self._rematches.discard(live.id)
 
     # ---- making matches ---------------------------------------------------------------------------------
 
@@ -304,8 +311,9 @@ class Lobby:
         from its client address now (server/match/rematch.py). A room's bounds hold: the node's budget
         (503 `busy`), the offerer's creation rate and its address's (429 `rate-limited`), one live
         match per guest (409 `already-playing`), each address's live matches (429 `too-many-matches`);
-        refused, nothing stays counted. No seat waits for an invitation: the room starts when both
-        have connected, or is cancelled at `room_timeout`."""
+        refused, nothing stays counted. No seat waits for an invitation: the room starts when all
+        have connected, or is cancelled at `room_timeout`, or when one of its players leaves it (or
+        does not connect within `invite_connect_timeout`) before the start."""
         self.hub.admit(len(guests))
         limits = self.limits
         await self._take(f"make:{guests[offerer]}", limits.match_rate_per_guest, limits.match_burst_per_guest,
@@ -328,5 +336,6 @@ class Lobby:
         except ServerError:
             await self._uncount(match_id, seated, counted)
             raise
+        self._rematches.add(live.id)
         log_event(log, logging.INFO, "room.rematch", match=live.id, guests=list(guests))
         return live

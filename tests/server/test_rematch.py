@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from protocol.messages import Error, Joined, Over, RematchOffer, RematchReady, RematchRefused
+from protocol.messages import Error, Joined, MatchState, Over, RematchOffer, RematchReady, RematchRefused
 from server import botclient
 from server.embed import RunningServer
 from server.match.hub import Hub
@@ -235,4 +235,29 @@ async def test_a_room_of_three_is_rematched_when_both_others_accept(start_server
                 10 * UNIT, "the rematch started, all three told")
     assert all([j.match for j in peer.of(Joined)] == [match_id, rematch] for peer in peers)
     for peer in peers:
+        await peer.close()
+
+
+async def test_a_player_leaving_the_rematch_before_it_starts_calls_it_off(start_server: StartServer) -> None:
+    """No invitation leads to a rematch's seats: a player who joins the rematch and leaves before it
+    starts cancels it (it does not wait out room_timeout with a seat nobody can take), and both players'
+    seats are given back (each may make a bot match)."""
+    server = await start_server()
+    hub: Hub = server.app.state.hub
+    match_id, first_token, second_token = await open_room(server)
+    first, second = await played_to_the_end(server, match_id, (first_token, second_token))
+    await first.send(first.session.rematch(match_id))
+    await until(lambda: bool(second.of(RematchOffer)), 10 * UNIT, "the offer")
+    await second.send(second.session.answer_rematch(match_id, accept=True))
+    await until(lambda: both_told(first, second), 10 * UNIT, "the rematch")
+    rematch = hub.matches[first.of(RematchReady)[0].rematch]
+    await second.send(second.session.join(rematch.id))
+    await until(lambda: len(second.of(Joined)) == 2, 10 * UNIT, "the second player in the rematch")
+    await second.send(second.session.leave())
+    await until(lambda: rematch.state == MatchState.CANCELLED and not hub._writes, 10 * UNIT,
+                "the rematch called off and its seats given back")
+    for token in (first_token, second_token):
+        made = await botclient.http_json(f"{server.http_url}/api/bot-matches", "POST", {"bot": "lazy"}, token)
+        assert made["match"]
+    for peer in (first, second):
         await peer.close()
