@@ -177,7 +177,9 @@ async def test_a_dropped_player_and_its_opponent_see_the_countdown_and_the_rule(
         await shot(friend, "live-dropped-banner")
         await shot(host, "live-opponent-reconnecting")
         network["down"] = False
-        await until(friend, "() => document.querySelector('#reconnect').classList.contains('hidden')", 15,
+        # the page retries every 4 s at most (net/session.ts RECONNECT_WAITS_MS): on a loaded machine the
+        # retry and the resume take several of those
+        await until(friend, "() => document.querySelector('#reconnect').classList.contains('hidden')", 30,
                     "the banner to go once the connection is back")
         await until(host, "() => document.querySelector('#opponent-away').classList.contains('hidden')", 10,
                     "the countdown to go once the friend is back")
