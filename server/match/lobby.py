@@ -25,7 +25,8 @@ No one client may degrade what others get, so every way to make a match is bound
   public id; a room expires `room_timeout` seconds after it was made, whatever happens in it. Only
   the creator cancels it; the invited guest who leaves before the start, or does not connect within
   `invite_connect_timeout`, gives the seat back (`vacated`) and the room waits for its invitation
-  again (a rematch, to whose seats no invitation leads, is called off instead). A room, and the match played from it, is never listed (it is watched by its id).
+  again (a rematch, to whose seats no invitation leads, is called off instead). A room, and the
+  match played from it, is never listed (it is watched by its id).
 
 The counters live behind the store interface (`take_token`, `add_member`, `remove_member`), so they
 hold across nodes sharing a store. A match that ends (or is cancelled) gives its seats back.
