@@ -131,8 +131,8 @@ class Unqueue:
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """Offer the other player a rematch of `match`, a room or ranked match you played that is over (an
-    offer already waiting from the other player is accepted instead: crossing offers start it)."""
+    """Offer the other players a rematch of `match`, a room or ranked match you played that is over (an
+    offer already waiting from another player is accepted instead: crossing offers start it)."""
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "rematch"
@@ -141,7 +141,7 @@ class Rematch:
 
 @dataclass(frozen=True, slots=True)
 class RematchAnswer:
-    """Accept or decline the rematch of `match` the other player offered (`rematch-offer`)."""
+    """Accept or decline the rematch of `match` another player offered (`rematch-offer`)."""
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "rematch-answer"
@@ -395,8 +395,8 @@ class Rated:
 
 @dataclass(frozen=True, slots=True)
 class RematchOffer:
-    """A rematch of `match` is offered by seat `seat` (`name`), to both its players: the other answers
-    with `rematch-answer` within `expires` seconds."""
+    """A rematch of `match` is offered by seat `seat` (`name`), to all its players: every other one
+    answers with `rematch-answer` within `expires` seconds."""
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "rematch-offer"
@@ -408,7 +408,7 @@ class RematchOffer:
 
 @dataclass(frozen=True, slots=True)
 class RematchRefused:
-    """No rematch of `match` from that offer, to both players: `reason` is "declined", "expired" or
+    """No rematch of `match` from that offer, to all its players: `reason` is "declined", "expired" or
     "refused" (the server refused to make it: `code` is the typed error, e.g. `too-many-matches`)."""
 
     __pydantic_config__ = STRICT
@@ -421,8 +421,8 @@ class RematchRefused:
 
 @dataclass(frozen=True, slots=True)
 class RematchReady:
-    """The rematch of `match` is made, to both players: `join` match `rematch` (your seat `seat`). It is
-    a private room between the same two, never rated (`ranked` is false; a rated game comes from the
+    """The rematch of `match` is made, to all its players: `join` match `rematch` (your seat `seat`).
+    It is a private room between the same players, never rated (`ranked` is false; a rated game comes from the
     queue)."""
 
     __pydantic_config__ = STRICT

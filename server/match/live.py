@@ -195,6 +195,11 @@ class LiveMatch:
         """The distinct client addresses of the guests holding seats (each counts this match once)."""
         return tuple(dict.fromkeys(seat.address for seat in self.seats if seat.address is not None))
 
+    def invited_guests(self) -> int:
+        """How many of a room's invited seats a guest holds (0 for a match made with every seat)."""
+        seats = enumerate(self.seats)
+        return sum(1 for index, seat in seats if self._invited(index) and seat.guest is not None)
+
     def has_free_seat(self) -> bool:
         """Is this a waiting room with a seat nobody holds?"""
         return self.state == MatchState.WAITING and any(not seat.taken for seat in self.seats)

@@ -7,9 +7,10 @@ No one client may degrade what others get, so every way to make a match is bound
   its address's; making a guest takes one from its address's bucket. Refused: 429 `rate-limited`
   with the seconds to wait;
 - **one live match per guest**: a guest holds a seat in at most `live_matches_per_guest` matches
-  whose seats are all taken and that have not ended (a bot match from its creation, a room once it
-  is joined). Creating a bot match or joining a room past it is refused with `already-playing`
-  (joining a room whose creator is playing elsewhere too);
+  that have not ended: a bot match from its creation, a room from its first join (for its creator,
+  while an invited guest holds a seat in it; a room of 3 or 4 counts from then, before it is full).
+  Creating a bot match or joining a room past it is refused with `already-playing` (joining a room
+  whose creator is playing elsewhere too);
 - **live matches per address**: the client address (behind a trusted proxy, the one it forwarded)
   of every guest who makes a room or a bot match, joins a room, waits in the ranked queue or is
   paired by it has a seat in at most `live_matches_per_address` live matches (rooms waiting and
@@ -17,13 +18,15 @@ No one client may degrade what others get, so every way to make a match is bound
   there). Past it: 429 `too-many-matches`;
 - **the node's budget**: every way to make a match first asks the hub (`Hub.admit`: 503 `busy`
   with Retry-After past `capacity_board_frames` or `max_matches`), before anything is counted;
-- **open rooms per guest**: at most `open_rooms_per_guest` rooms waiting for their second player
-  (a refused room gives its place back at once);
+- **open rooms per guest**: at most `open_rooms_per_guest` rooms with a seat still free (a room
+  counts from its creation until its last seat is taken, it ends or it expires, and again when an
+  invited guest gives a seat back; a refused room gives its place back at once);
 - **invitations**: a room is joined by its invitation, a secret in the share link, never by its
   public id; a room expires `room_timeout` seconds after it was made, whatever happens in it. Only
   the creator cancels it; the invited guest who leaves before the start, or does not connect within
   `invite_connect_timeout`, gives the seat back (`vacated`) and the room waits for its invitation
-  again. A room, and the match played from it, is never listed (it is watched by its id).
+  again (a rematch, to whose seats no invitation leads, is called off instead). A room, and the
+  match played from it, is never listed (it is watched by its id).
 
 The counters live behind the store interface (`take_token`, `add_member`, `remove_member`), so they
 hold across nodes sharing a store. A match that ends (or is cancelled) gives its seats back.
@@ -88,6 +91,8 @@ class Lobby:
         self.hold = settings.live_hold
         #: Invitation secret -> room id, for the rooms still waiting.
         self._invites: dict[str, str] = {}
+        #: The rematch rooms (no invitation leads to them: every seat is taken when they are made).
+        self._rematches: set[str] = set()
 
     # ---- rates -----------------------------------------------------------------------------------------
 
@@ -178,15 +183,21 @@ class Lobby:
 
     async def vacated(self, live: LiveMatch, guest: str, address: str | None) -> None:
         """An invited guest gave a room's seat back: its live match and its address's count (None when
-        another seat came from there) are given back, and so is the creator's live match (the room is
-        not full any more); the room counts as one of its creator's open rooms again (past the limit
-        if the creator made others meanwhile: it still expires with its room_timeout)."""
+        another seat came from there) are given back, and so is the creator's live match when no other
+        invited guest holds a seat (a room of 3 or 4 still joined by another is still played by its
+        creator); the room counts as one of its creator's open rooms again (past the limit if the
+        creator made others meanwhile: it still expires with its room_timeout)."""
         await self.store.remove_member(_live_key(guest), live.id)
         if address is not None:
             await self.store.remove_member(_address_key(address), live.id)
+        if live.id in self._rematches and live.state == MatchState.WAITING:
+            # no invitation leads to a rematch's seat: the rematch is off, and its end frees the counts
+            live.cancel(self.hub.now(), "a player left the rematch before it started")
+            return
         creator = live.seats[0].guest
         if creator is not None and live.state == MatchState.WAITING:
-            await self.store.remove_member(_live_key(creator), live.id)
+            if live.invited_guests() == 0:  # another invited guest still there: the creator plays it still
+                await self.store.remove_member(_live_key(creator), live.id)
             remaining = max(1.0, self.room_timeout - (self.hub.now() - live.created))
             await self.store.add_member(_rooms_key(creator), live.id, self.limits.open_rooms_per_guest + 1,
                                         remaining, self.clock.wall())
@@ -195,6 +206,7 @@ class Lobby:
         """The hub forgot a match: its invitation (if still open) leads nowhere now."""
         if live.invite is not None:
             self._invites.pop(live.invite, None)
+        self._rematches.discard(live.id)
 
     # ---- making matches ---------------------------------------------------------------------------------
 
@@ -260,15 +272,25 @@ class Lobby:
             if not shared:
                 await self._count_address(address, live.id, "your")
         except ServerError:
-            await self._uncount(live.id, seated, ())
+            await self._uncount(live.id, self._refused_join(live, seated), ())
             raise
         seat = live.take_seat(guest.id, guest.name, address, self.hub.now())
         if seat is None:  # taken while the store answered
-            await self._uncount(live.id, seated, () if shared else (address,))
+            await self._uncount(live.id, self._refused_join(live, seated), () if shared else (address,))
             raise ServerError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
-        await self.store.remove_member(_rooms_key(creator), live.id)
+        if not live.has_free_seat():  # full: no longer one of its creator's open rooms
+            await self.store.remove_member(_rooms_key(creator), live.id)
         log_event(log, logging.INFO, "room.join", match=live.id, guest=guest.id, seat=seat)
         return live, seat
+
+    @staticmethod
+    def _refused_join(live: LiveMatch, seated: tuple[str, ...]) -> tuple[str, ...]:
+        """Whose live match a refused join gives back: the joiner's, and the creator's (`seated[1]`, when
+        counted) unless another invited guest holds a seat of the room, waiting or started, with whom the
+        creator still plays it."""
+        if live.state in (MatchState.WAITING, MatchState.RUNNING) and live.invited_guests() > 0:
+            return seated[:1]
+        return seated
 
     async def create_bot_match(self, guest: Guest, bot: str, address: str) -> LiveMatch:
         """A match against a server-side bot; it starts when the guest connects."""
@@ -297,8 +319,9 @@ class Lobby:
         from its client address now (server/match/rematch.py). A room's bounds hold: the node's budget
         (503 `busy`), the offerer's creation rate and its address's (429 `rate-limited`), one live
         match per guest (409 `already-playing`), each address's live matches (429 `too-many-matches`);
-        refused, nothing stays counted. No seat waits for an invitation: the room starts when both
-        have connected, or is cancelled at `room_timeout`."""
+        refused, nothing stays counted. No seat waits for an invitation: the room starts when all
+        have connected, or is cancelled at `room_timeout`, or when one of its players leaves it (or
+        does not connect within `invite_connect_timeout`) before the start."""
         self.hub.admit(len(guests))
         limits = self.limits
         await self._take(f"make:{guests[offerer]}", limits.match_rate_per_guest, limits.match_burst_per_guest,
@@ -321,5 +344,6 @@ class Lobby:
         except ServerError:
             await self._uncount(match_id, seated, counted)
             raise
+        self._rematches.add(live.id)
         log_event(log, logging.INFO, "room.rematch", match=live.id, guests=list(guests))
         return live

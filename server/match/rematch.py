@@ -1,23 +1,25 @@
-"""Rematch offers: after a room or a ranked match ends, either player offers the other a rematch.
+"""Rematch offers: after a room or a ranked match ends, any of its players offers the others a rematch.
 
-    rematch (seat A) ──► rematch-offer to both ──► rematch-answer (seat B, accept)
-                                                    └─► rematch-ready to both: join the new match
-                                              (decline) rematch-refused "declined" to both
-                      (no answer in rematch_offer_seconds) rematch-refused "expired" to both
+    rematch (seat A) ──► rematch-offer to all ──► rematch-answer (every other seat, accept)
+                                                   └─► rematch-ready to all: join the new match
+                                             (one declines) rematch-refused "declined" to all
+                     (not all answered in rematch_offer_seconds) rematch-refused "expired" to all
 
-The rematch is a private room between the same two players, both seated at once in their seats of the
-ended match, made by the lobby under a room's bounds (the node's budget `busy`, the offerer's creation
-rate `rate-limited`, one live match per guest `already-playing`, the addresses' live matches
-`too-many-matches`): a refusal reaches both as `rematch-refused` "refused" with that code, and nothing
-is counted. A rematch is never rated, a ranked match's included: a rated game comes only from the
-queue, whose rating window, avoid list and abort rule (issue 18) a rematch would step around (two
-accounts could rematch each other at will to farm a rating).
+A match of 2 seats has one other player to answer; a room of 3 or 4 needs every other player's accept
+(each answers once; the first decline ends the offer). The rematch is a private room between the same
+players, each seated at once in their seat of the ended match, made by the lobby under a room's bounds
+(the node's budget `busy`, the offerer's creation rate `rate-limited`, one live match per guest
+`already-playing`, the addresses' live matches `too-many-matches`): a refusal reaches all as
+`rematch-refused` "refused" with that code, and nothing is counted. A rematch is never rated, a
+ranked match's included: a rated game comes only from the queue, whose rating window, avoid list and
+abort rule (issue 18) a rematch would step around (two accounts could rematch each other at will to
+farm a rating).
 
-Bounds: one offer waits at a time per match (an offer of the other seat while one waits accepts it:
-crossing offers start the rematch); each seat makes at most `rematch_offers_per_seat` offers of one
-match; an offer waits `rematch_offer_seconds`; offers are made while the ended match is kept
-(`linger`), and only to a player still connected. Offers live here, apart from the match: the hub
-forgets a match's entry with the match once no offer of it waits.
+Bounds: one offer waits at a time per match (an offer of another seat while one waits is that seat's
+accept: crossing offers start the rematch); each seat makes at most `rematch_offers_per_seat` offers of
+one match; an offer waits `rematch_offer_seconds`; offers are made while the ended match is kept
+(`linger`), and only when every other player is still connected. Offers live here, apart from the
+match: the hub forgets a match's entry with the match once no offer of it waits.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class Offer:
 
     seat: int
     expires_at: float
+    #: The other seats that accepted so far (the rematch is made when every other seat has).
+    accepted: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -115,16 +119,19 @@ class Rematches:
         if pending is not None:
             if pending.seat == seat:
                 self._refuse(session, "your rematch offer waits for its answer", "rematch")
+            elif seat in pending.accepted:
+                self._refuse(session, "you accepted the rematch: it waits for the others", "rematch")
             else:
-                self._accept(entry, seat)
+                self._accepted(entry, pending, seat)
             return
         most = self.config.rematch_offers_per_seat
         if entry.offers[seat] >= most:
             self._refuse(session, f"a player offers a rematch of one match {most} times at most", "rematch")
             return
-        other = 1 - seat
-        if not self._reachable(entry, other, match_id):
-            self._refuse(session, "the other player is not connected any more", "rematch")
+        others = [other for other in range(len(entry.guests)) if other != seat]
+        if not all(self._reachable(entry, other, match_id) for other in others):
+            gone = "the other player is" if len(others) == 1 else "another player is"
+            self._refuse(session, f"{gone} not connected any more", "rematch")
             return
         entry.offers[seat] += 1
         seconds = self.config.rematch_offer_seconds
@@ -133,17 +140,19 @@ class Rematches:
         self._tell(entry, RematchOffer(match=entry.match, seat=seat, name=entry.names[seat], expires=seconds))
 
     def answer(self, session: Session, message: RematchAnswer, now: float) -> None:
-        """The other player accepts or declines the waiting offer."""
+        """Another player accepts or declines the waiting offer (each answers once)."""
         entry = self._entries.get(message.match)
         guest = session.guest
         pending = entry.pending if entry is not None else None
-        if entry is None or pending is None or guest is None or entry.guests[1 - pending.seat] != guest.id:
+        seat = entry.guests.index(guest.id) if entry is not None and guest is not None and (
+            guest.id in entry.guests) else None
+        if entry is None or pending is None or seat is None or seat == pending.seat or (
+                seat in pending.accepted):
             self._refuse(session, "no rematch offer waits for your answer on that match", "rematch-answer")
             return
-        seat = 1 - pending.seat
         entry.sessions[seat] = session
         if message.accept:
-            self._accept(entry, seat)
+            self._accepted(entry, pending, seat)
             return
         entry.pending = None
         log_event(log, logging.INFO, "rematch.declined", match=entry.match, seat=seat)
@@ -171,7 +180,7 @@ class Rematches:
     # ---- inside ----------------------------------------------------------------------------------------
 
     def _entry_of(self, session: Session, match_id: str, ref: str) -> tuple[Rematchable | None, int | None]:
-        """The entry of a match the session's guest played, ended, of two guests; else refused (None)."""
+        """The entry of a match the session's guest played, ended, every seat a guest; else refused (None)."""
         guest = session.guest
         if guest is None:
             session.send(error_message(ErrorCode.AUTH, "a rematch needs a guest token in hello", ref))
@@ -194,9 +203,9 @@ class Rematches:
         if live.state != MatchState.OVER:
             self._refuse(session, "a rematch is offered once the match is over (not cancelled)", ref)
             return None, None
-        two_guests = len(live.seats) == 2 and all(s.guest is not None for s in live.seats)
-        if not (live.private or live.ranked) or not two_guests:
-            self._refuse(session, "only a room or a ranked match of two players is rematched", ref)
+        if not (live.private or live.ranked) or not all(s.guest is not None for s in live.seats):
+            self._refuse(session, "only a room or a ranked match whose seats are all players is rematched",
+                         ref)
             return None, None
         guests = tuple(s.guest for s in live.seats if s.guest is not None)
         entry = Rematchable(match_id, guests, tuple(s.name for s in live.seats),
@@ -214,14 +223,17 @@ class Rematches:
         return session is not None and session.out.open and (
             session.match is None or session.match.id == match_id)
 
-    def _accept(self, entry: Rematchable, seat: int) -> None:
-        """Make the rematch (in the background: the lobby asks the store)."""
+    def _accepted(self, entry: Rematchable, pending: Offer, seat: int) -> None:
+        """A seat accepted the waiting offer; once every other seat has, make the rematch (in the
+        background: the lobby asks the store)."""
+        pending.accepted.add(seat)
+        log_event(log, logging.INFO, "rematch.accepted", match=entry.match, seat=seat)
+        if len(pending.accepted) < len(entry.guests) - 1:
+            return
         entry.pending = None
         entry.making = True
-        offerer = 1 - seat
         addresses = tuple(session.peer if session is not None else "unknown" for session in entry.sessions)
-        log_event(log, logging.INFO, "rematch.accepted", match=entry.match, seat=seat)
-        self.background.spawn(self._make(entry, addresses, offerer))
+        self.background.spawn(self._make(entry, addresses, pending.seat))
 
     async def _make(self, entry: Rematchable, addresses: tuple[str, ...], offerer: int) -> None:
         try:

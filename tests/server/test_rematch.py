@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from protocol.messages import Error, Joined, Over, RematchOffer, RematchReady, RematchRefused
+from protocol.messages import Error, Joined, MatchState, Over, RematchOffer, RematchReady, RematchRefused
 from server import botclient
 from server.embed import RunningServer
 from server.node import Node
@@ -172,5 +172,94 @@ async def test_a_rematch_past_a_bound_is_refused_with_its_code(start_server: Sta
         key = f"live:{welcome.guest}"
         assert await node.stores.limits.add_member(key, "probe", 1, 60.0, node.clock.wall())
         await node.stores.limits.remove_member(key, "probe")
+    for peer in (first, second):
+        await peer.close()
+
+
+async def test_a_room_of_three_is_rematched_when_both_others_accept(start_server: StartServer) -> None:
+    """A room of 3 played to its end (two seats forfeit): an offer reaches all three; one accept is not
+    enough and a second answer of the same seat is refused; the other's decline ends it for all. A second
+    offer accepted by one answer and one crossing offer makes the rematch: all three are told the same new
+    private room holding each in their seat, and it starts when all three have joined it."""
+    server = await start_server()
+    node: Node = server.app.state.node
+    hub = node.hub
+    tokens = [(await new_guest(server, name))[1] for name in ("ann", "bob", "cy")]
+    room = await botclient.http_json(f"{server.http_url}/api/rooms", "POST", {"seats": 3}, tokens[0])
+    for token in tokens[1:]:
+        await botclient.http_json(f"{server.http_url}/api/rooms/join", "POST", {"invite": room["invite"]},
+                                  token)
+    match_id = room["match"]
+    peers = [await Peer.open(server.ws_url, token) for token in tokens]
+    for peer in peers:
+        await peer.send(peer.session.join(match_id))
+    live = hub.matches[match_id]
+    await until(lambda: live.runner is not None and live.runner.match.frame > 10, 20 * UNIT,
+                "the match running")
+    for peer in peers[:0:-1]:  # cy then bob forfeit: ann wins
+        peer.play = False
+        await peer.send(peer.session.leave())
+    await until(lambda: all(peer.of(Over) for peer in peers), 20 * UNIT, "all three told the end")
+    assert live.result is not None and live.result["winner"] == 0
+    ann, bob, cy = peers
+
+    await ann.send(ann.session.rematch(match_id))
+    await until(lambda: all(peer.of(RematchOffer) for peer in peers), 10 * UNIT, "the offer told to all")
+    assert {(o.seat, o.name) for peer in peers for o in peer.of(RematchOffer)} == {(0, "ann")}
+    await bob.send(bob.session.answer_rematch(match_id, accept=True))
+    await bob.send(bob.session.answer_rematch(match_id, accept=True))  # bob answered already
+    await until(lambda: bool(bob.of(Error)), 10 * UNIT, "bob's second answer refused")
+    assert bob.of(Error)[0].code == "rematch" and bob.of(Error)[0].ref == "rematch-answer"
+    assert not any(peer.of(RematchReady) or peer.of(RematchRefused) for peer in peers)  # cy has not answered
+    await cy.send(cy.session.answer_rematch(match_id, accept=False))
+    await until(lambda: all(peer.of(RematchRefused) for peer in peers), 10 * UNIT, "the decline told to all")
+    assert {r.reason for peer in peers for r in peer.of(RematchRefused)} == {"declined"}
+
+    matches = len(hub.matches)
+    await bob.send(bob.session.rematch(match_id))
+    await until(lambda: all(len(peer.of(RematchOffer)) == 2 for peer in peers), 10 * UNIT, "the second offer")
+    await cy.send(cy.session.answer_rematch(match_id, accept=True))
+    entry = node.rematches._entries[match_id]
+    await until(lambda: entry.pending is not None and entry.pending.accepted == {2}, 10 * UNIT, "cy's accept")
+    assert len(hub.matches) == matches and not any(peer.of(RematchReady) for peer in peers)  # ann has not
+    await ann.send(ann.session.rematch(match_id))  # crossing offers: ann's is her accept
+    await until(lambda: all(peer.of(RematchReady) for peer in peers), 10 * UNIT, "the rematch told to all")
+    ready = [peer.of(RematchReady)[0] for peer in peers]
+    rematch = ready[0].rematch
+    assert {r.rematch for r in ready} == {rematch} != {match_id} and [r.seat for r in ready] == [0, 1, 2]
+    new = hub.matches[rematch]
+    assert [s.guest for s in new.seats] == [s.guest for s in live.seats] and new.private and not new.ranked
+    for peer in peers:
+        peer.play = True
+        await peer.send(peer.session.join(rematch))
+    await until(lambda: new.runner is not None and all(len(peer.of(Joined)) == 2 for peer in peers),
+                10 * UNIT, "the rematch started, all three told")
+    assert all([j.match for j in peer.of(Joined)] == [match_id, rematch] for peer in peers)
+    for peer in peers:
+        await peer.close()
+
+
+async def test_a_player_leaving_the_rematch_before_it_starts_calls_it_off(start_server: StartServer) -> None:
+    """No invitation leads to a rematch's seats: a player who joins the rematch and leaves before it
+    starts cancels it (it does not wait out room_timeout with a seat nobody can take), and both players'
+    seats are given back (each may make a bot match)."""
+    server = await start_server()
+    node: Node = server.app.state.node
+    hub = node.hub
+    match_id, first_token, second_token = await open_room(server)
+    first, second = await played_to_the_end(server, match_id, (first_token, second_token))
+    await first.send(first.session.rematch(match_id))
+    await until(lambda: bool(second.of(RematchOffer)), 10 * UNIT, "the offer")
+    await second.send(second.session.answer_rematch(match_id, accept=True))
+    await until(lambda: both_told(first, second), 10 * UNIT, "the rematch")
+    rematch = hub.matches[first.of(RematchReady)[0].rematch]
+    await second.send(second.session.join(rematch.id))
+    await until(lambda: len(second.of(Joined)) == 2, 10 * UNIT, "the second player in the rematch")
+    await second.send(second.session.leave())
+    await until(lambda: rematch.state == MatchState.CANCELLED and not node.background, 10 * UNIT,
+                "the rematch called off and its seats given back")
+    for token in (first_token, second_token):
+        made = await botclient.http_json(f"{server.http_url}/api/bot-matches", "POST", {"bot": "lazy"}, token)
+        assert made["match"]
     for peer in (first, second):
         await peer.close()

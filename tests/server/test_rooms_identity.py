@@ -3,13 +3,15 @@ device by a recovery code (revocable), over a real server."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 import pytest
 
 from protocol.messages import Joined, MatchState
 from server.node import Node
 from tests.server.bystander import bystander_match
-from tests.server.conftest import StartServer, fast_config
+from tests.server.conftest import TEST_LIMITS, StartServer, fast_config
 from tests.server.helpers import UNIT, until
 from tests.server.peers import Peer
 from tests.server.test_abuse import attacker
@@ -62,6 +64,86 @@ async def test_a_three_seat_room_starts_when_its_three_players_are_in(start_serv
         assert joined.config["rules"]["time_limit_frames"] == 2 * 60 * 60
         for peer in peers:
             await peer.close()
+
+
+async def test_a_room_of_three_is_its_creators_open_room_until_full(start_server: StartServer) -> None:
+    """With one open room per guest, a room of 3 joined by one friend still has a seat free: it is still
+    its creator's open room (another room is refused too-many-rooms) until the second friend takes the
+    last seat; then the creator may open another."""
+    server = await start_server(fast_config(limits=replace(TEST_LIMITS, open_rooms_per_guest=1)))
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        ann, bob, cy = [await new_guest(http, name) for name in ("ann", "bob", "cy")]
+        room = (await http.post("/api/rooms", json={"seats": 3}, headers=bearer(ann["token"]))).json()
+        invite = {"invite": room["invite"]}
+        joined = await http.post("/api/rooms/join", json=invite, headers=bearer(bob["token"]))
+        assert joined.status_code == 200
+        another = await http.post("/api/rooms", json={"seats": 2}, headers=bearer(ann["token"]))
+        assert another.status_code == 409 and another.json()["code"] == "too-many-rooms"
+        joined = await http.post("/api/rooms/join", json=invite, headers=bearer(cy["token"]))
+        assert joined.status_code == 200
+        another = await http.post("/api/rooms", json={"seats": 2}, headers=bearer(ann["token"]))
+        assert another.status_code == 200, another.json()
+
+
+async def test_a_friend_leaving_a_room_of_three_leaves_its_creator_playing(start_server: StartServer) -> None:
+    """In a room of 3 joined by two friends, one friend who leaves before the start gives only their own
+    seat back: the creator (and the other friend) still play it, so a bot match of theirs is refused
+    already-playing, and a newcomer takes the freed seat by the invitation; once no friend holds a seat
+    the creator plays nothing and may make a bot match."""
+    server = await start_server()
+    node: Node = server.app.state.node
+    hub = node.hub
+    async with httpx.AsyncClient(base_url=server.http_url) as http:
+        ann, bob, cy, dee = [await new_guest(http, name) for name in ("ann", "bob", "cy", "dee")]
+        room = (await http.post("/api/rooms", json={"seats": 3}, headers=bearer(ann["token"]))).json()
+        invite = {"invite": room["invite"]}
+        for friend in (bob, cy):
+            joined = await http.post("/api/rooms/join", json=invite, headers=bearer(friend["token"]))
+            assert joined.status_code == 200
+        live = hub.matches[room["match"]]
+
+        async def leaves(token: str, seat: int) -> None:
+            peer = await Peer.open(server.ws_url, token, play=False)
+            await peer.send(peer.session.join(room["match"]))
+            await until(lambda: bool(peer.of(Joined)), 10 * UNIT, "the friend joined")
+            await peer.send(peer.session.leave())
+            await until(lambda: live.seats[seat].guest is None and not node.background, 10 * UNIT,
+                        "the seat given back and counted so")
+            await peer.close()
+
+        async def bot_match(guest: dict[str, str]) -> httpx.Response:
+            return await http.post("/api/bot-matches", json={"bot": "lazy"}, headers=bearer(guest["token"]))
+
+        await leaves(bob["token"], 1)
+        assert live.state == MatchState.WAITING
+        for player in (ann, cy):
+            refused = await bot_match(player)
+            assert refused.status_code == 409 and refused.json()["code"] == "already-playing", player["name"]
+        taken = await http.post("/api/rooms/join", json=invite, headers=bearer(dee["token"]))
+        assert taken.json() == {"match": room["match"], "seat": 1}
+        await leaves(dee["token"], 1)
+        await leaves(cy["token"], 2)
+        assert (await bot_match(ann)).status_code == 200
+
+
+async def test_a_refused_join_to_a_room_of_3_leaves_its_creator_playing(start_server: StartServer) -> None:
+    """A friend whose address is at its live matches (127.0.0.2, one match an address here) is refused
+    too-many-matches joining a room of 3 another friend holds a seat in: the creator still plays the room
+    (a bot match of hers is refused already-playing)."""
+    server = await start_server(fast_config(limits=replace(TEST_LIMITS, live_matches_per_address=1)))
+    async with httpx.AsyncClient(base_url=server.http_url) as http, attacker(server) as other:
+        ann, bob = [await new_guest(http, name) for name in ("ann", "bob")]
+        cy, dee = [await new_guest(other, name) for name in ("cy", "dee")]
+        room = (await http.post("/api/rooms", json={"seats": 3}, headers=bearer(ann["token"]))).json()
+        invite = {"invite": room["invite"]}
+        joined = await http.post("/api/rooms/join", json=invite, headers=bearer(bob["token"]))
+        assert joined.status_code == 200
+        busy = await other.post("/api/bot-matches", json={"bot": "lazy"}, headers=bearer(dee["token"]))
+        assert busy.status_code == 200  # 127.0.0.2's one live match
+        refused = await other.post("/api/rooms/join", json=invite, headers=bearer(cy["token"]))
+        assert refused.status_code == 429 and refused.json()["code"] == "too-many-matches"
+        playing = await http.post("/api/bot-matches", json={"bot": "lazy"}, headers=bearer(ann["token"]))
+        assert playing.status_code == 409 and playing.json()["code"] == "already-playing"
 
 
 async def test_room_seats_and_minutes_are_bounded(start_server: StartServer) -> None:

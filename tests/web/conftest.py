@@ -1,17 +1,18 @@
 """Browser tests: a real floe server on port 0 and Debian's Chromium driven by Playwright (PyPI).
 
 Chromium is launched as the issue says: `/usr/bin/chromium`, headless, no sandbox, no GPU, no
-background networking or component updates, a fresh user-data dir per test; browsers are never
-downloaded (`make test` installs Debian's chromium when it is missing). Every page's console errors
-and uncaught exceptions fail the test that opened it; screenshots go to `.artifacts/browser/`.
+background networking or component updates, once per test server, each browser of a test a fresh
+context of it (an empty profile of its own); browsers are never downloaded (`make test` installs
+Debian's chromium when it is missing). Every page's console errors and uncaught exceptions fail the
+test that opened it; screenshots go to `.artifacts/browser/`.
 Each wait is a condition with a bounded timeout (`UNIT` seconds times a factor), never a sleep.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from playwright.async_api import Browser as PlaywrightBrowser
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, async_playwright
 
 from server.app import DEFAULT_WEB_ROOT, create_app
@@ -128,28 +130,37 @@ DESKTOP = {"width": 1280, "height": 800}
 
 
 @asynccontextmanager
+async def chromium() -> AsyncIterator[PlaywrightBrowser]:
+    """Debian's Chromium launched as the module docstring says, closed on leaving."""
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                    args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@asynccontextmanager
 async def serving(web_root: Path, seconds: int = MATCH_SECONDS, viewport: dict[str, int] | None = None,
                   **overrides: Any) -> AsyncIterator[BrowserFactory]:
-    """A test server whose matches last `seconds` (and other settings), and fresh browsers on it (each a
-    fresh profile: its own guest; `viewport` their window, a desktop's by default); fails on any console
-    error."""
+    """A test server whose matches last `seconds` (and other settings), and fresh browsers on it: one
+    Chromium, launched at the first, and a new context (an empty profile: its own storage, so its own
+    guest) for each; `viewport` their window, a desktop's by default. Fails on any console error."""
     config = ServerConfig().override(allowed_origins=("*",), web_root=str(web_root), limits=TEST_LIMITS,
                      verify_pool="thread", secret=b"browser-test-secret-0123456789", tune_gc=False,
                      **overrides).with_time_limit(seconds)
     opened: list[Browser] = []
-    profiles: list[str] = []
     app = create_app(config)
     app.state.node.ids = FixedSeed(app.state.node.ids, BOARD_SEED)
-    async with running_server(app) as server, async_playwright() as playwright:
+    async with running_server(app) as server, contextlib.AsyncExitStack() as stack:
+        launched: list[PlaywrightBrowser] = []
 
         async def make(**options: Any) -> Browser:
             """A fresh profile; `options`: the context's (a phone's viewport, touch), over the window's."""
-            profile = tempfile.mkdtemp(prefix="floe-chromium-")
-            profiles.append(profile)
-            context = await playwright.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                **{"viewport": viewport or DESKTOP, **options},
-            )
+            if not launched:
+                launched.append(await stack.enter_async_context(chromium()))
+            context = await launched[0].new_context(**{"viewport": viewport or DESKTOP, **options})
             made = Browser(server, context)
             opened.append(made)
             return made
@@ -159,8 +170,6 @@ async def serving(web_root: Path, seconds: int = MATCH_SECONDS, viewport: dict[s
         finally:
             for made in opened:
                 await made.context.close()
-            for profile in profiles:
-                shutil.rmtree(profile, ignore_errors=True)
     errors = [error for made in opened for error in made.errors]
     assert errors == [], f"console errors: {errors}"
 

@@ -124,8 +124,9 @@ async def prevented(page: Page, code: str) -> bool:
 
 async def test_rebinding_by_physical_key_works_on_azerty(browser: BrowserFactory) -> None:
     """On the settings screen "left" is rebound with the key at KeyQ, which types "a" (AZERTY): the key is
-    kept by its code, every setting is kept, and in a match that key walks Pengo left and has its browser
-    default cancelled, while a key no longer bound (KeyA) does not."""
+    kept by its code, every setting is kept, the rules page's how to play and the match's help line name
+    Q for left (not A), and in a match that key walks Pengo left and has its browser default cancelled,
+    while a key no longer bound (KeyA) does not."""
     page = await (await browser()).page("/#/settings")
     cdp = await page.context.new_cdp_session(page)
     await page.click("#rebind-left")
@@ -146,11 +147,17 @@ async def test_rebinding_by_physical_key_works_on_azerty(browser: BrowserFactory
     wanted = {"floe.volume": "30", "floe.palette": "deuteranopia", "floe.reduced-motion": "on",
               "floe.wall-shake": "off", "floe.hide-ratings": "on"}
     assert {key: stored.get(key) for key in wanted} == wanted
+    await page.goto(page.url.split("#")[0] + "#/rules")  # how to play names the player's keys
+    await until(page, "() => document.querySelector('#how-controls') !== null", 10, "the rules page")
+    how = await page.inner_text("#how-controls")
+    assert ", Q left," in how and "A left" not in how, how
     await page.goto(page.url.split("#")[0] + "#/")
     await page.fill("#name", "zoe")
     await page.click("#play-lazy")
     await until(page, PLAYING, 20, "play to begin")
     assert await prevented(page, "KeyQ") and not await prevented(page, "KeyA")
+    help_line = await page.inner_text("#controls-help")  # and so does the help line under the board
+    assert ", Q left," in help_line and "A left" not in help_line and "Space kicks" in help_line, help_line
     for _ in range(4):  # walled in on the left, Pengo kicks the block away and tries again
         await until(page, PLAYING, 10, "the board in play")
         start = await page.evaluate(PLAYER)

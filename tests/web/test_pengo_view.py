@@ -199,7 +199,7 @@ async def test_the_rules_page_starts_with_how_to_play_drawn_by_the_renderer(brow
     first = await page.evaluate("() => document.querySelector('#app h2').textContent")
     assert first == "How to play"
     text = await page.inner_text("#how-to-play")
-    for words in ("Arrows", "kick", "telegraph", "garbage", "nuisance", "counter gem"):
+    for words in ("↑ or W up", "Space kicks", "telegraph", "garbage", "nuisance", "counter gem"):
         assert words.lower() in text.lower(), words
     painted = await page.evaluate("""() => [...document.querySelectorAll('#how-to-play canvas')].map((c) => {
         const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;

@@ -7,22 +7,28 @@ from __future__ import annotations
 import asyncio
 import io
 import time
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+import pytest_asyncio
 from playwright.async_api import Page
 
 from server import botclient
 from tests.server import helpers
 
-from .conftest import Browser, BrowserFactory, shot, until
+from .conftest import Browser, BrowserFactory, serving, shot, until
 
 pytestmark = pytest.mark.asyncio
 
 #: Frames the markers test's bot plays before it leaves (a forfeit ends the match early: no full match;
 #: on the tests' board the lazy bot has lost a life by then, at frame 586 in every run seen).
 LEAVE_AFTER_FRAMES = 12 * 60
+#: Frames a second of the server in the tests that only watch a replay: its match is played by Python
+#: bots (no page follows it live), so it need not run in real time (the server tests' rate).
+REPLAY_FRAME_RATE = 150
 #: JS: the replay page has its stream and its controls.
 REPLAY_READY = ("() => window.__floe && window.__floe.page === 'replay' && window.__floe.stream()"
                 " && document.querySelector('#speed')")
@@ -51,16 +57,23 @@ async def play_and_leave(opened: Browser, token: str, match_id: str, frames: int
     return match_id
 
 
+@pytest_asyncio.fixture
+async def replay_browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
+    """Browsers on a test server whose clock runs at REPLAY_FRAME_RATE (for replays made by bots)."""
+    async with serving(web_root, frame_rate=REPLAY_FRAME_RATE) as make:
+        yield make
+
+
 async def open_replay(page: Page, match_id: str) -> None:
     await page.evaluate("(id) => { location.hash = `#/replay/${id}`; }", match_id)
     await until(page, REPLAY_READY, 30, "the replay viewer")
 
 
-async def test_replay_keys_speeds_and_exact_frame_steps(browser: BrowserFactory) -> None:
+async def test_replay_keys_speeds_and_exact_frame_steps(replay_browser: BrowserFactory) -> None:
     """In the replay viewer, space pauses and plays, → and ← step one frame and a step back shows exactly
     the model the step forward came from, ↑/↓ and +/- walk the speeds ×0.25 … ×16 (shown on the page),
     and Home/End go to the first and last frame."""
-    opened = await browser()
+    opened = await replay_browser()
     match_id = await forfeited_bot_match(opened, "keys", 3 * 60)
     page = await opened.page("/")
     await open_replay(page, match_id)
@@ -112,10 +125,10 @@ async def test_replay_keys_speeds_and_exact_frame_steps(browser: BrowserFactory)
     print(f"paused at {paused_at:.1f}, final frame {final}, speeds {seen}")
 
 
-async def test_replay_timeline_markers_seek_to_their_event(browser: BrowserFactory) -> None:
+async def test_replay_timeline_markers_seek_to_their_event(replay_browser: BrowserFactory) -> None:
     """The scrub bar carries a marker per death, landing, big attack and round clear of the replay's
     events; clicking one (and the ] and [ keys) shows the frame just after its event."""
-    opened = await browser()
+    opened = await replay_browser()
     match_id = await forfeited_bot_match(opened, "marks", LEAVE_AFTER_FRAMES)
     page = await opened.page("/")
     await open_replay(page, match_id)
@@ -258,11 +271,13 @@ async def test_the_spectator_count_and_a_ranked_matchs_delay_are_shown(browser: 
         await asyncio.gather(*bots, return_exceptions=True)
 
 
-async def test_the_replay_controls_are_labelled_buttons_reached_by_keyboard(browser: BrowserFactory) -> None:
+async def test_the_replay_controls_are_labelled_buttons_reached_by_keyboard(
+    replay_browser: BrowserFactory,
+) -> None:
     """Every replay control is a button with an aria-label (the scrub bar is labelled too), the tab key
     reaches each in order, Enter on a focused one acts, and the text summary beside the canvas is an
     aria-live region that says the score, lives, time and last event."""
-    opened = await browser()
+    opened = await replay_browser()
     match_id = await forfeited_bot_match(opened, "access", 2 * 60)
     page = await opened.page("/")
     await open_replay(page, match_id)

@@ -7,6 +7,7 @@ import {
   actionOf, DEFAULT_BINDINGS, keyLabel, type KeyValueStorage, numberIn, onOff, oneOf, rebind, SETTINGS, SettingError,
   SettingsStore,
 } from "../src/app/settings";
+import { controlsHelp, keysText } from "../src/games/pengo/input";
 
 /** Local storage's behaviour over a Map (what a test can look into). */
 class MapStorage implements KeyValueStorage {
@@ -110,6 +111,15 @@ describe("the key bindings", () => {
     expect(moved.left).toEqual(["ArrowLeft"]);
     expect(actionOf(moved, "KeyA")).toBe("up");
     expect(actionOf(moved, "KeyW")).toBeUndefined();
+  });
+
+  it("name the player's keys in the controls help, a rebinding included", () => {
+    expect(keysText(DEFAULT_BINDINGS)).toBe("↑ or W up, ↓ or S down, ← or A left, → or D right; Space kicks");
+    const azerty = rebind(rebind(DEFAULT_BINDINGS, "left", "KeyQ"), "kick", "KeyK");
+    expect(controlsHelp(azerty)).toContain(", Q left,");
+    expect(controlsHelp(azerty)).toContain("K kicks");
+    expect(controlsHelp(azerty)).not.toContain("Space");
+    expect(keysText({ ...DEFAULT_BINDINGS, up: [] })).toContain("no key up");
   });
 
   it("are kept as JSON and read back; a bad stored form reads as the default; a bad value is refused", () => {

@@ -56,7 +56,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
   const result = el("div", { id: "result", class: "result hidden" });
   const rating = el("div", { id: "rating-slot" });
   // A player's controls are the game's: named once `joined` says which game it is.
-  const help = el("p", { class: "help" }, role === "player" ? "" : "Spectating.");
+  const help = el("p", { class: "help", id: "controls-help" }, role === "player" ? "" : "Spectating.");
   show(hud.banner, hud.element, before, el("div", { class: "stage fill" }, canvas), status, help, result,
     el("p", {}, el("a", { href: "#/" }, "Lobby"), " · ",
       el("a", { href: "#/settings", target: "_blank", rel: "noopener", id: "match-settings" }, "Settings (a new tab)")));
@@ -94,7 +94,7 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
       if (role === "player" && joined.seat !== null) rememberPlayed(joined.match, joined.seat);
       hud.welcome(view.connection.welcome);
       hud.joined(joined);
-      if (role === "player") help.textContent = game.controlsHelp;
+      if (role === "player") help.textContent = game.controlsHelp();
       describe();
       const grace = view.connection.welcome?.reconnect_grace ?? 30;
       if (matched !== null) {

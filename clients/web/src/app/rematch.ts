@@ -1,8 +1,9 @@
 /**
  * Rematch offers after a room or ranked match (protocol/README.md `rematch`, `rematch-answer`,
  * `rematch-offer`, `rematch-refused`, `rematch-ready`), on the ended match's own connection: "Rematch"
- * offers; the other player sees the offer with its countdown and accepts or declines; a declined,
- * expired or refused offer is said; on `rematch-ready` the page goes to the new match.
+ * offers; every other player sees the offer with its countdown and accepts or declines (in a room of 3
+ * or 4 the rematch is made once all the others accept); a declined, expired or refused offer is said;
+ * on `rematch-ready` the page goes to the new match.
  */
 
 import type { RematchMessage } from "../net/wire";
@@ -36,6 +37,7 @@ export class RematchPanel {
   private readonly answers: HTMLElement;
   private offer: { seat: number; expires: number; at: number } | null = null;
   private iDeclined = false;
+  private iAccepted = false;
   private timer: number | undefined;
 
   constructor(
@@ -52,8 +54,16 @@ export class RematchPanel {
     this.element.append(this.offerButton, " ", this.answers, this.say);
   }
 
-  private get other(): string {
-    return this.names().find((_, index) => index !== this.seat) ?? "your opponent";
+  /** The other players' names ("bob", "bob and cy", "bob, cy and dee"). */
+  private get others(): string {
+    const names = this.names().filter((_, index) => index !== this.seat);
+    if (names.length === 0) return "your opponent";
+    return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]!}`;
+  }
+
+  /** Who declined, as far as this page knows: the one other player, else one of them. */
+  private get decliner(): string {
+    return this.names().length > 2 ? "Another player" : this.others;
   }
 
   private send(): void {
@@ -64,6 +74,7 @@ export class RematchPanel {
 
   private answer(accept: boolean): void {
     this.iDeclined = !accept;
+    this.iAccepted = accept;
     if (!this.link.rematchAnswer(accept)) this.say.textContent = "The match's connection is closed.";
     this.answers.classList.add("hidden");
   }
@@ -78,6 +89,7 @@ export class RematchPanel {
     switch (message.kind) {
       case "rematch-offer":
         this.offer = { seat: message.seat, expires: message.expires, at: this.now() };
+        this.iAccepted = false;
         this.offerButton.disabled = true;
         this.answers.classList.toggle("hidden", message.seat === this.seat);
         window.clearInterval(this.timer);
@@ -85,7 +97,7 @@ export class RematchPanel {
         break;
       case "rematch-refused":
         this.stopOffer();
-        this.say.textContent = refusalText(message, this.iDeclined, this.other);
+        this.say.textContent = refusalText(message, this.iDeclined, this.decliner);
         return;
       case "rematch-ready":
         this.stopOffer();
@@ -107,9 +119,11 @@ export class RematchPanel {
     const offer = this.offer;
     if (offer === null) return;
     const left = secondsLeft(offer.expires, offer.at, this.now());
-    this.say.textContent = offer.seat === this.seat
-      ? `Rematch offered: waiting for ${this.other} to answer (${left} s).`
-      : `${this.names()[offer.seat] ?? this.other} offers a rematch: accept or decline (${left} s).`;
+    if (offer.seat === this.seat) this.say.textContent = `Rematch offered: waiting for ${this.others} to answer (${left} s).`;
+    else if (this.iAccepted && this.names().length > 2) {
+      this.say.textContent = `You accepted the rematch: waiting for the others to answer (${left} s).`;
+    } else if (this.iAccepted) this.say.textContent = "You accepted the rematch: it is being made…";
+    else this.say.textContent = `${this.names()[offer.seat] ?? "A player"} offers a rematch: accept or decline (${left} s).`;
   }
 
   stop(): void {

@@ -93,8 +93,9 @@ export interface InputDevice {
 export interface GameView<M extends StreamModel<M>> {
   /** The ruleset's name as `joined.ruleset` carries it. */
   readonly ruleset: string;
-  /** The controls, in a line under the board. */
-  readonly controlsHelp: string;
+  /** The controls, in a line under the board: the player's own keys (read when called, so a rebinding
+   * shows). */
+  controlsHelp(): string;
   /** A maker of empty models for this match's stream. */
   models(joined: Joined): () => M;
   board(canvas: HTMLCanvasElement, joined: Joined): Board<M>;

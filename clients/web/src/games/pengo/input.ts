@@ -7,7 +7,7 @@
  * on a touch screen, a swipe or the on-screen pad and the KICK button (touch.ts).
  */
 
-import { actionOf, type Bindings, browserSettings, DEFAULT_BINDINGS } from "../../app/settings";
+import { type Action, actionOf, type Bindings, browserSettings, DEFAULT_BINDINGS, keyLabel } from "../../app/settings";
 import { DIRECTION_BITS, KICK_BIT } from "../../generated/protocol";
 import { TouchControls, touchScreen } from "./touch";
 type Direction = keyof typeof DIRECTION_BITS;
@@ -17,6 +17,24 @@ const STICK_DEAD_ZONE = 0.5;
 /** The byte's bits that hold from frame to frame: all but the kick, which is an edge (rules/versus/inputs.py
  * `held`). */
 const HELD_MASK = 0xff & ~KICK_BIT;
+
+/** An action's keys as a player reads them ("← or A"; "no key" when it has none). */
+function keysOf(bindings: Bindings, action: Action): string {
+  const keys = bindings[action].map(keyLabel);
+  return keys.length === 0 ? "no key" : keys.join(" or ");
+}
+
+/** The keys of the bindings in a sentence: "↑ or W up, ↓ or S down, ← or A left, → or D right;
+ * Space kicks" (the player's own keys: the help line and the rules page follow a rebinding). */
+export function keysText(bindings: Bindings): string {
+  const walks = (["up", "down", "left", "right"] as const).map((action) => `${keysOf(bindings, action)} ${action}`);
+  return `${walks.join(", ")}; ${keysOf(bindings, "kick")} kicks`;
+}
+
+/** The controls help line: the player's keys, then the other devices. */
+export function controlsHelp(bindings: Bindings = browserSettings().get("bindings")): string {
+  return `Keys: ${keysText(bindings)} (a gamepad works too; on a touch screen: swipe or the pad, and KICK).`;
+}
 
 export class Controls {
   readonly heldMask = HELD_MASK;

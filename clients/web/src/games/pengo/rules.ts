@@ -7,8 +7,10 @@
 
 import { api } from "../../app/api";
 import { el } from "../../app/dom";
+import { browserSettings } from "../../app/settings";
 import { CELL } from "./geometry";
 import { FRAMES_PER_SECOND, telegraph } from "./hud";
+import { keysText } from "./input";
 import { settingsLook } from "./look";
 import { PLAIN_BLOCK, Sprites } from "./sprites";
 import { playerText } from "./wording";
@@ -72,8 +74,9 @@ function howToPlay(book: Book): HTMLElement {
       "every good move you make sends an attack to their board. The best score when the time runs out wins, or ",
       "the last player with lives left."),
     el("h3", {}, "Controls"),
-    el("p", { id: "how-controls" }, "Arrows (or WASD) walk; space kicks. A gamepad works too: the stick or the pad walks, ",
-      "the first button kicks."),
+    el("p", { id: "how-controls" }, `Your keys (change them in the settings): ${keysText(browserSettings().get("bindings"))}. `,
+      "A gamepad works too: the stick or the pad walks, the first button kicks. On a touch screen, swipe or use the pad, ",
+      "and KICK."),
     el("div", { class: "rules-figures" },
       figure(cells("Pengo facing a Sno-Bee", 3, 1, (s) => {
         s.pengo("right", "walk", 0, 0, 0);

@@ -6,7 +6,7 @@
 import type { MatchStream } from "../../net/stream";
 import type { Joined } from "../../net/wire";
 import type { Board, BoardLayout, BoardPanels, GameView, Scene } from "../view";
-import { Controls } from "./input";
+import { Controls, controlsHelp } from "./input";
 import { MatchModel } from "./model";
 import { BORDER } from "./geometry";
 import type { Ending } from "./hud";
@@ -159,7 +159,7 @@ export class PengoBoard implements Board<MatchModel> {
 
 export const pengoView: GameView<MatchModel> = {
   ruleset: "pengo-versus",
-  controlsHelp: "Arrows or WASD move, space kicks (a gamepad works too; on a touch screen: swipe or the pad, and KICK).",
+  controlsHelp: () => controlsHelp(),
   models(joined: Joined) {
     const vocabulary = pengoVocabulary(joined.tables);
     return () => new MatchModel(vocabulary);
