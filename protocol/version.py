@@ -35,5 +35,9 @@ from __future__ import annotations
 #: `rematch_offer_seconds`; the websocket URL may name its match (`/ws?match=<id>`: a malformed one is HTTP
 #: 400, a `join`/`watch` of another match the new error code `wrong-match`); a forfeited match's replay
 #: stream ends with its result; `matched` carries `opponent_provisional` and the abort rule's numbers
-#: (`min_play`, `abort_cooldown`) for the page's card before a ranked match.
+#: (`min_play`, `abort_cooldown`) for the page's card before a ranked match. Completed in the next stop,
+#: still issue 19's one version (its client and server ship together): rematch offers cover rooms of 2-4
+#: players (`rematch-offer` reaches every player, the rematch is made once every other player accepts, by
+#: `rematch-answer` or a crossing `rematch`; the first decline ends it), and a rematch is cancelled when one
+#: of its players leaves it before the start.
 PROTOCOL_VERSION = 6
