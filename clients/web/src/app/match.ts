@@ -9,8 +9,10 @@
  * smooth 60 Hz motion.
  */
 
+import { browserEngine } from "../engine/engine";
 import { type AnyGameView, viewFor } from "../games/registry";
 import type { Board, InputDevice } from "../games/view";
+import { Prediction } from "../net/predict";
 import { MatchStream } from "../net/stream";
 import { Connection } from "../net/transport";
 import type { GameEvent } from "../net/vocabulary";
@@ -55,6 +57,25 @@ export interface TestHooks {
   board?: () => AnyBoard | null;
   /** Leave the match for good (a player forfeits it): a test reaches the result without playing it out. */
   leave?: () => void;
+  /** The browser engine's prediction (net/predict.ts), null when the page draws from the stream alone. */
+  prediction?: () => PredictionState | null;
+  /** The predicted model drawn (null when none is). */
+  predicted?: () => unknown;
+}
+
+/** What the page and the tests read of the prediction. */
+export interface PredictionState {
+  /** The drawn board is the predicted one. */
+  active: boolean;
+  /** Why prediction stopped (null while it runs or loads). */
+  stopped: string | null;
+  /** Corrections of the drawn board per seat (the authority disagreed with a drawn prediction). */
+  corrections: number[];
+  /** Keyframes the replica disagreed with. */
+  desyncs: number[];
+  /** Predictions made; the frame drawn. */
+  made: number;
+  frame: number;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -77,6 +98,9 @@ export class LiveView {
   log: EventLog | null = null;
   /** The seat names drawn (the page updates them as players take their seats). */
   names: string[] = [];
+  /** The browser engine's prediction of this seat's match (null: drawn from the stream alone). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  prediction: Prediction<any> | null = null;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -103,6 +127,16 @@ export class LiveView {
         this.log = new EventLog((values) => stream.vocabulary.event(values));
         this.names = [...joined.seats];
         this.board = game.board(canvas, joined);
+        if (this.role === "player" && joined.seat !== null && this.settings.get("prediction")) {
+          const engine = browserEngine();
+          if (engine !== null) {
+            const prediction = new Prediction(engine, joined, joined.seat, stream, this.connection.session);
+            prediction.onCorrection = () => this.board?.correct?.();
+            prediction.onDesync = (frame) => console.warn(`floe: the browser engine disagreed with keyframe ${frame}`);
+            prediction.start();
+            this.prediction = prediction;
+          }
+        }
         if (this.role === "player") {
           this.controls = game.controls();
           this.controls.attach(canvas.parentElement ?? undefined);
@@ -136,6 +170,7 @@ export class LiveView {
     window.clearInterval(this.inputTimer);
     this.unfit?.();
     this.controls?.detach();
+    this.prediction?.stop("the page was left");
     this.connection.close();
   }
 
@@ -143,7 +178,10 @@ export class LiveView {
     const controls = this.controls;
     if (controls === null) return;
     const value = controls.byte();
-    if (this.connection.input(value, controls.heldMask)) controls.sent(value);
+    if (this.connection.input(value, controls.heldMask)) {
+      controls.sent(value);
+      this.prediction?.pump();
+    }
   }
 
   private onStream(message: StreamMessage): void {
@@ -151,6 +189,7 @@ export class LiveView {
     if (stream === null || this.board === null || this.game === null) return;
     const started = performance.now();
     stream.apply(message);
+    this.prediction?.onStream(message);
     this.log?.apply(message);
     if (message.kind === "frame") {
       this.board.applied(stream, message.frame);
@@ -168,6 +207,16 @@ export class LiveView {
     }
   }
 
+  /** The prediction as the page and the tests read it (null: none for this page). */
+  predictionState(): PredictionState | null {
+    const prediction = this.prediction;
+    if (prediction === null) return null;
+    return {
+      active: prediction.active, stopped: prediction.stopped, corrections: [...prediction.corrections],
+      desyncs: [...prediction.desyncs], made: prediction.made, frame: prediction.state?.frame ?? -1,
+    };
+  }
+
   get drawnFrames(): number {
     return this.board?.frames ?? 0;
   }
@@ -180,6 +229,15 @@ export class LiveView {
     const stream = this.stream;
     const board = this.board;
     if (stream === null || board === null || !stream.started) return;
+    const predicted = this.prediction?.active && this.over === null ? this.prediction.state : null;
+    if (predicted) {
+      this.display = predicted.frame;
+      board.draw({
+        before: predicted, after: predicted, alpha: 0, frame: predicted.frame, timeLeft: predicted.timeLeft,
+        names: this.names, seat: stream.joined.seat,
+      });
+      return;
+    }
     const newest = stream.model.frame;
     const welcome = this.connection.welcome;
     const delay = this.role === "player" ? PLAYER_DELAY : (welcome?.rollback_window ?? 8) + PLAYER_DELAY;

@@ -28,6 +28,8 @@ export const RECONNECT_WAITS_MS = [500, 1000, 2000, 4000];
 export const RECONNECT_FOR_MS = 30_000;
 /** The `client` field of hello. */
 export const CLIENT_NAME = "web-0.3";
+/** Frames of the seat's own stamped bytes kept for the prediction. */
+export const OWN_KEPT = 600;
 
 export type Role = "player" | "spectator";
 
@@ -64,6 +66,9 @@ export class Session {
   bytesReceived = 0;
   readonly clock = new ServerClock();
   private nextStamp = 0;
+  /** The seat's own bytes by the frame they were stamped for (the newest `OWN_KEPT` frames): the
+   * browser engine's prediction plays them (net/predict.ts). */
+  readonly own = new Map<number, number>();
   private runStart = 0;
   private run: number[] = [];
   private lastByte: number | null = null;
@@ -191,6 +196,11 @@ export class Session {
     return events;
   }
 
+  /** The next frame an input will be stamped for (every frame before it has the seat's byte). */
+  get stampedUntil(): number {
+    return this.nextStamp;
+  }
+
   /** The estimated frame the server is on at `now` (null until a pong or a frame arrived). */
   serverFrame(now: number): number | null {
     return this.welcome === null ? null : this.clock.serverFrame(now);
@@ -213,7 +223,12 @@ export class Session {
     const changed = this.lastByte === null || value !== kept || kept !== (this.lastByte & heldMask);
     if (this.run.length === 0) this.runStart = first;
     this.run.push(value);
-    for (let frame = first; frame < target; frame += 1) this.run.push(kept);
+    this.own.set(first, value);
+    for (let frame = first; frame < target; frame += 1) {
+      this.run.push(kept);
+      this.own.set(frame + 1, kept);
+    }
+    if (this.own.size > OWN_KEPT) for (const frame of [...this.own.keys()]) if (frame < target - OWN_KEPT) this.own.delete(frame);
     this.lastByte = this.run[this.run.length - 1]!;
     this.nextStamp = target + 1;
     if (changed || this.run.length >= welcome.input_batch) send.push(...this.flush());

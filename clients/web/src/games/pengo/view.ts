@@ -130,6 +130,10 @@ export class PengoBoard implements Board<MatchModel> {
     }
   }
 
+  correct(): void {
+    this.corrected = true;
+  }
+
   restarted(): void {
     this.landings = new Map();
     this.deaths = new Map();
