@@ -132,7 +132,7 @@ export class LiveView {
           if (engine !== null) {
             const prediction = new Prediction(engine, joined, joined.seat, stream, this.connection.session);
             prediction.onCorrection = () => this.board?.correct?.();
-            prediction.onDesync = (frame) => console.warn(`floe: the browser engine disagreed with keyframe ${frame}`);
+            prediction.onDesync = (frame) => this.connection.desync(frame);
             prediction.start();
             this.prediction = prediction;
           }

@@ -100,6 +100,11 @@ export class Session {
     return encode({ kind: "leave" });
   }
 
+  /** The browser engine's replica disagreed with the keyframe of `frame` (protocol/README.md `desync`). */
+  desync(frame: number): Uint8Array {
+    return encode({ kind: "desync", frame });
+  }
+
   /** Offer a rematch of this (ended) match. */
   rematch(): Uint8Array {
     return encode({ kind: "rematch", match: this.match });
