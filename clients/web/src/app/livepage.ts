@@ -191,5 +191,6 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
     board: () => view.board,
     prediction: () => view.predictionState(),
     predicted: () => (view.prediction?.active ? view.prediction.state : null),
+    presses: () => [...view.presses],
   });
 }

@@ -42,6 +42,19 @@ export interface MatchEvents {
   onFrame?(events: GameEvent[], frame: number): void;
 }
 
+/** A key press measured: from the key event to the first drawing that moved your avatar. */
+export interface Press {
+  /** Milliseconds from the event's timestamp to that drawing. */
+  ms: number;
+  /** Animation frames drawn from the key event to that one (1: the first drawing after the key). */
+  draws: number;
+  /** The board drawn was the predicted one. */
+  predicted: boolean;
+}
+
+/** Presses waiting for their drawing are dropped after this many drawings (the avatar did not move). */
+export const PRESS_DRAWS_KEPT = 120;
+
 /** What a test reads from the page (window.__floe). */
 export interface TestHooks {
   stream: () => AnyStream | null;
@@ -61,6 +74,8 @@ export interface TestHooks {
   prediction?: () => PredictionState | null;
   /** The predicted model drawn (null when none is). */
   predicted?: () => unknown;
+  /** Key presses measured so far (bench/own_board_latency.py). */
+  presses?: () => Press[];
 }
 
 /** What the page and the tests read of the prediction. */
@@ -73,9 +88,10 @@ export interface PredictionState {
   corrections: number[];
   /** Keyframes the replica disagreed with. */
   desyncs: number[];
-  /** Predictions made; the frame drawn. */
+  /** Predictions made; the frame drawn; the milliseconds the last prediction took (asked to answered). */
   made: number;
   frame: number;
+  lastMs: number;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -101,6 +117,16 @@ export class LiveView {
   /** The browser engine's prediction of this seat's match (null: drawn from the stream alone). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   prediction: Prediction<any> | null = null;
+  /** Key presses measured (`Press`), and those still waiting for a drawing that moved the avatar. */
+  readonly presses: Press[] = [];
+  private pending: { t: number; avatar: string | null; draws: number }[] = [];
+  private readonly onKey = (event: KeyboardEvent): void => {
+    if (event.repeat) return;
+    const seat = this.stream?.joined.seat;
+    if (seat === null || seat === undefined || this.board?.avatar === undefined) return;
+    this.pending.push({ t: event.timeStamp, avatar: this.board.avatar(seat), draws: 0 });
+  };
+
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -157,9 +183,13 @@ export class LiveView {
 
   start(): void {
     this.connection.open();
-    if (this.role === "player") this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
+    if (this.role === "player") {
+      this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
+      window.addEventListener("keydown", this.onKey, true);
+    }
     const loop = (): void => {
       this.draw();
+      this.measure();
       this.raf = requestAnimationFrame(loop);
     };
     this.raf = requestAnimationFrame(loop);
@@ -168,6 +198,7 @@ export class LiveView {
   stop(): void {
     cancelAnimationFrame(this.raf);
     window.clearInterval(this.inputTimer);
+    window.removeEventListener("keydown", this.onKey, true);
     this.unfit?.();
     this.controls?.detach();
     this.prediction?.stop("the page was left");
@@ -214,6 +245,7 @@ export class LiveView {
     return {
       active: prediction.active, stopped: prediction.stopped, corrections: [...prediction.corrections],
       desyncs: [...prediction.desyncs], made: prediction.made, frame: prediction.state?.frame ?? -1,
+      lastMs: prediction.lastMs,
     };
   }
 
@@ -223,6 +255,24 @@ export class LiveView {
 
   get drawMs(): number {
     return this.board?.busyMs ?? 0;
+  }
+
+  /** After a drawing: each key press whose avatar this drawing moved is measured. */
+  private measure(): void {
+    const seat = this.stream?.joined.seat;
+    if (this.pending.length === 0 || seat === null || seat === undefined) return;
+    const now = performance.now();
+    const avatar = this.board?.avatar?.(seat) ?? null;
+    const predicted = this.prediction?.active ?? false;
+    this.pending = this.pending.filter((press) => {
+      press.draws += 1;
+      if (press.avatar !== null && avatar !== null && avatar !== press.avatar) {
+        this.presses.push({ ms: now - press.t, draws: press.draws, predicted });
+        return false;
+      }
+      if (press.avatar === null) press.avatar = avatar;
+      return press.draws < PRESS_DRAWS_KEPT;
+    });
   }
 
   private draw(): void {

@@ -13,8 +13,9 @@ server's rules unchanged, never its network code. Two uses:
   state is kept as a snapshot; every prediction restores it and re-simulates forward, so a confirmed
   frame that disagrees with an earlier prediction simply re-simulates (the rollback). What was drawn
   of each predicted frame is fingerprinted per seat and compared with the authority's frame when it is
-  confirmed: a difference is a correction, counted per seat. A keyframe's checksum is compared with
-  the replica's own state at that frame: a difference is a desync.
+  confirmed: a difference in what moves on a board (its records) is a correction, counted per seat.
+  A keyframe's checksum is compared with the replica's own state at that frame: a difference is a
+  desync.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ from rules.synctest import canonical_encoding
 
 #: Drawn frames remembered for the correction check (older ones are forgotten unchecked).
 DRAWN_KEPT = 240
+#: The part of a seat's actors (`[summary, records, notes]`, rules/ruleset.py) a correction is counted
+#: on: its records, what moves on the board (Pengo, the Sno-Bees, sliding blocks). The summary's
+#: incoming-attack telegraph follows the other seats' guessed inputs, and is not your board moving.
+SPRITES = 1
 
 
 def verify_replay(text: str) -> str:
@@ -101,7 +106,7 @@ class Replica:
             if drawn is not None:
                 actors = match.actors()
                 for seat in range(self.seats):
-                    differs = _fingerprint(actors[seat]) != drawn[seat]
+                    differs = _fingerprint(actors[seat][SPRITES]) != drawn[seat]
                     if differs and not self.wrong[seat]:
                         self.corrections[seat] += 1
                     self.wrong[seat] = differs
@@ -140,7 +145,7 @@ class Replica:
                 row[other] = held(row[other])
             self._dirty = True
         if bodies:
-            self.drawn[match.frame] = [_fingerprint(actors) for actors in match.actors()]
+            self.drawn[match.frame] = [_fingerprint(actors[SPRITES]) for actors in match.actors()]
         return json.dumps(bodies)
 
     def counters(self) -> str:

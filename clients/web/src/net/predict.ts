@@ -31,6 +31,8 @@ import type { FrameBody, Joined, StreamMessage } from "./wire";
 
 /** Frames of the stream's inputs kept past the replica's confirmed frame (a bound on a stuck worker). */
 export const INPUTS_KEPT = 1200;
+/** Frames of inputs kept while the engine loads (ten minutes of play); past them prediction gives up. */
+export const LOADING_KEPT = 36_000;
 
 /** What the prediction needs of the session: the seat's own stamped bytes and the next frame to stamp. */
 export interface OwnInputs {
@@ -101,6 +103,7 @@ export class Prediction<M extends StreamModel<M>> {
       case "frame":
         this.inputs.set(message.frame, message.inputs);
         this.confirmed = Math.max(this.confirmed, message.confirmed);
+        if (!this.replica && this.inputs.size > LOADING_KEPT) this.stop("the engine took too long to load");
         break;
       case "rewind":
         for (const frame of [...this.inputs.keys()]) if (frame >= message.frame) this.inputs.delete(frame);

@@ -6,7 +6,8 @@
  * On each connection: `opened(now)` gives hello, join or watch (with `since` = the last stream number
  * on a reconnect, so the stream resumes) and the first ping; `ping(now)` every `PING_EVERY_MS`. The
  * clock (net/clock.ts) turns pongs and frame records into an estimate of the server's frame; inputs
- * are stamped `input_delay` frames ahead of it and sent in runs of `input_batch` frames, a change at
+ * are stamped ahead of it by the clock's lead (the measured one-way delay, its jitter and a frame of
+ * margin; at least `input_delay` frames) and sent in runs of `input_batch` frames, a change at
  * once (the game says which bits of its input byte hold; the others, a kick, count on one frame); an `input-late` moves the next stamp past the frame the server applied. A connection that
  * closes before the match is over is reopened after 0.5, 1, 2, 4 s, then every 4 s, for as long as
  * the server's grace period (30 s); `closed(now)` says which.
@@ -218,7 +219,7 @@ export class Session {
     const estimate = this.serverFrame(now);
     const none: InputOutcome = { stamped: false, send: [] };
     if (welcome === null || estimate === null || this.role !== "player" || this.over) return none;
-    const target = Math.floor(estimate) + welcome.input_delay;
+    const target = Math.floor(estimate) + Math.max(welcome.input_delay, this.clock.lead() ?? 0);
     if (target < this.nextStamp) return none;
     const first = this.lastByte === null ? target : Math.max(this.nextStamp, Math.floor(estimate) + 1);
     if (first > target) return none;
