@@ -45,10 +45,16 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dela
             loop.call_at(due, write, data)
             if not data:
                 break
-        loop.call_at(last + 1e-6, lambda: done.done() or done.set_result(None))
+        loop.call_at(last + 1e-6, finish, done)
         await done
     finally:
         loop.call_at(max(last + 2e-6, loop.time()), writer.close)
+
+
+def finish(done: asyncio.Future[None]) -> None:
+    """Mark a pipe's last chunk written (unless the pipe was cancelled meanwhile)."""
+    if not done.done():
+        done.set_result(None)
 
 
 @asynccontextmanager
