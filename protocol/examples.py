@@ -6,6 +6,7 @@ A kind added to messages.py without an example here fails tests/protocol/test_ex
 from __future__ import annotations
 
 from .messages import (
+    Desync,
     Error,
     Frame,
     Hello,
@@ -73,6 +74,7 @@ EXAMPLES: dict[str, Message] = {
         Input(frame=1234, inputs=[0x0B, 0x03]),
         Ping(id=7, t=51230),
         Leave(),
+        Desync(frame=240),
         Welcome(
             version=PROTOCOL_VERSION,
             guest="g_abc",

@@ -114,6 +114,18 @@ class Leave:
 
 
 @dataclass(frozen=True, slots=True)
+class Desync:
+    """A player's browser engine (its replica of the match, clients/web/src/net/predict.ts) disagreed
+    with the keyframe of `frame`: the server logs it (WARNING `match.client-desync`, at most
+    `limits.desync_reports_per_connection` per connection) and changes nothing: the stream is the
+    authority, and the client draws from it."""
+
+    __pydantic_config__ = STRICT
+    KIND: ClassVar[str] = "desync"
+    frame: FrameNumber
+
+
+@dataclass(frozen=True, slots=True)
 class Queue:
     """Join the ranked queue (1 v 1): wait to be paired with the nearest rating (needs a token)."""
 
@@ -149,7 +161,9 @@ class RematchAnswer:
     accept: StrictBool
 
 
-ClientMessage = Hello | Join | Watch | Input | Ping | Leave | Queue | Unqueue | Rematch | RematchAnswer
+ClientMessage = (
+    Hello | Join | Watch | Input | Ping | Leave | Desync | Queue | Unqueue | Rematch | RematchAnswer
+)
 
 
 # ---- server → client -------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import mimetypes
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,7 +32,7 @@ from .errors import ServerError
 from .http.api import build_router
 from .http.bodylimit import BodyLimit
 from .http.context import ApiContext
-from .http.headers import PAGE_POLICY, SecurityHeaders, docs_policy
+from .http.headers import ENGINE_POLICY, PAGE_POLICY, SecurityHeaders, docs_policy
 from .http.refusals import list_common_refusals
 from .http.replaystream import ReplayStreams
 from .http.verify import Verifier
@@ -162,7 +163,8 @@ def create_app(
 
     docs_page = serve_web(app, Path(http.web_root) if http.web_root else DEFAULT_WEB_ROOT)
     # Outermost: the answers the body bound gives get the headers too.
-    app.add_middleware(SecurityHeaders, policies={"/": PAGE_POLICY, "/docs": docs_policy(docs_page)})
+    app.add_middleware(SecurityHeaders, policies={"/": PAGE_POLICY, "/docs": docs_policy(docs_page)},
+                       prefixes={"/engine/": ENGINE_POLICY})
     return app
 
 
@@ -193,9 +195,12 @@ def serve_web(app: FastAPI, root: Path) -> str:
 
     index = root / "index.html"
     if index.is_file():
-        # The page at `/` and its two asset folders, each mounted on its own prefix: a mount at "/" would
-        # answer every unmatched path (a wrong method's 405 included) as a missing file.
-        for folder in ("assets", "docs-assets"):
+        # The page at `/` and its asset folders (the engine's too), each on its own prefix: a mount at "/"
+        # would answer every unmatched path (a wrong method's 405 included) as a missing file.
+        # The engine's modules and wasm need their types whatever the system's MIME table says.
+        mimetypes.add_type("text/javascript", ".mjs")
+        mimetypes.add_type("application/wasm", ".wasm")
+        for folder in ("assets", "docs-assets", "engine"):
             if (root / folder).is_dir():
                 app.mount(f"/{folder}", StaticFiles(directory=root / folder), name=folder)
 

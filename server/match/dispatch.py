@@ -16,6 +16,7 @@ from protocol.codec import error_message
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ClientMessage,
+    Desync,
     Hello,
     Input,
     InputLate,
@@ -102,6 +103,8 @@ class Dispatcher:
                 session.send(Pong(id=message.id, t=message.t, frame=frame))
             case Leave():
                 self._leave(session, now)
+            case Desync():
+                self._desync(session, message)
             case Queue():
                 self.ranked.request(session, now)
             case Unqueue():
@@ -112,6 +115,17 @@ class Dispatcher:
                 self.rematches.answer(session, message, now)
             case _:
                 assert_never(message)
+
+    def _desync(self, session: Session, message: Desync) -> None:
+        """A player's browser engine disagreed with a keyframe: logged (the first few per connection)."""
+        if session.match is None or session.seat is None:
+            session.send(error_message(ErrorCode.NOT_JOINED, "join a match as a player first", "desync"))
+            return
+        if session.desyncs >= self.lobby_settings.limits.desync_reports_per_connection:
+            return
+        session.desyncs += 1
+        log_event(log, logging.WARNING, "match.client-desync", match=session.match.id, seat=session.seat,
+                  frame=message.frame, guest=session.guest.id if session.guest else None)
 
     def closed(self, session: Session, now: float) -> None:
         """The session's connection is gone: out of the queue, out of its match (a grace period starts)."""

@@ -93,6 +93,8 @@ class Session:
         self.spectator = False
         #: The match the websocket's URL names (`/ws?match=<id>`): the only one it may join or watch.
         self.pinned: str | None = None
+        #: `desync` reports logged from this connection.
+        self.desyncs = 0
         #: The round trip to the client (milliseconds, smoothed) the transport measured, or None.
         self.lag_ms: int | None = None
         #: Messages that came while `hello`'s token was checked (None: not checking), with their times.

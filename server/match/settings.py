@@ -92,6 +92,9 @@ class LimitSettings:
 
     #: Matches with every seat taken that one guest may hold a seat in at once.
     live_matches_per_guest: int = 1
+    #: `desync` reports (a browser engine disagreed with a keyframe) logged per connection; later ones
+    #: are ignored.
+    desync_reports_per_connection: int = 1
     #: Rooms one guest may have waiting for a second player.
     open_rooms_per_guest: int = 3
     #: Rooms and bot matches one guest may make: a burst, then this many a second.

@@ -120,6 +120,25 @@ async def test_every_answer_carries_the_security_headers(served: RunningServer) 
     assert re.search(r"script-src 'self' 'sha256-[A-Za-z0-9+/=]+';", docs), docs
     assert "https:" not in docs and "unsafe-eval" not in docs
     assert answers["api"].headers["content-security-policy"].startswith("default-src 'none'")
+    assert "worker-src 'self'" in page and "wasm-unsafe-eval" not in page
+
+
+async def test_the_engine_files_policy_allows_the_worker_wasm_and_nothing_more() -> None:
+    """The engine's worker (served from /engine/, whose script's policy is the worker's) may compile
+    WebAssembly and load this server's files only; no JavaScript eval, no other host; a path that
+    merely starts alike gets the API's policy."""
+    from server.http.headers import API_POLICY, ENGINE_POLICY, PAGE_POLICY, SecurityHeaders
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:  # pragma: no cover - never called
+        raise AssertionError
+
+    headers = SecurityHeaders(app, {"/": PAGE_POLICY}, prefixes={"/engine/": ENGINE_POLICY})
+    engine = headers.policy("/engine/worker-abc.js").decode()
+    assert engine == ENGINE_POLICY
+    assert "script-src 'self' 'wasm-unsafe-eval';" in engine and "connect-src 'self'" in engine
+    assert "'unsafe-eval'" not in engine and "http" not in engine and engine.startswith("default-src 'none'")
+    assert headers.policy("/engine").decode() == API_POLICY
+    assert headers.policy("/").decode() == PAGE_POLICY
 
 
 async def test_a_405_says_which_methods_the_route_allows(served: RunningServer) -> None:

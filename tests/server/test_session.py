@@ -200,3 +200,36 @@ def test_refused_frames_are_answered_and_counted(data: bytes | str) -> None:
     pong_next = encode(Ping(id=9, t=0))
     session.receive(pong_next, clock.now)
     assert out.messages[-1] == Pong(id=9, t=0, frame=-1)
+
+
+@pytest.mark.asyncio
+async def test_a_desync_report_is_logged_once_per_connection_and_changes_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A player's `desync` (its browser engine disagreed with a keyframe) is logged as a WARNING naming
+    the match, seat and frame, at most `limits.desync_reports_per_connection` times; a spectator's is
+    refused as `not-joined`; the match goes on as before."""
+    from protocol.messages import Desync
+    from server.logs import FIELDS
+
+    node, session, out, clock = make()
+    guest = Guest("g_ann", "ann")
+    live = node.hub.new_match([Seat("ann", guest=guest.id), Seat("bot", bot="lazy")])
+    session.receive(hello(node.signer.issue(guest, clock.wall())), clock.now)
+    session.receive(encode(Join(match=live.id)), clock.now)
+    await until(lambda: session.held is None, 10 * UNIT, "the token checked")
+    live.tick(0, clock.now)
+    with caplog.at_level("WARNING", logger="floe.session"):
+        for frame in (240, 360):
+            session.receive(encode(Desync(frame=frame)), clock.now)
+    logged = [record for record in caplog.records if "match.client-desync" in record.getMessage()]
+    assert len(logged) == node.config.lobby.limits.desync_reports_per_connection == 1
+    assert getattr(logged[0], FIELDS) == {"match": live.id, "seat": 0, "frame": 240, "guest": "g_ann"}
+    assert not any(isinstance(message, Error) for message in out.messages)
+    assert live.state == "running"
+
+    _, watcher, watched, _ = make()
+    watcher.receive(hello(), clock.now)
+    watcher.receive(encode(Desync(frame=240)), clock.now)
+    refused = [message for message in watched.messages if isinstance(message, Error)]
+    assert [error.code for error in refused] == ["not-joined"]

@@ -1,10 +1,10 @@
 /**
- * The server clock as the session has estimated it since protocol 3 (net/clock.ts): these pin
- * today's behaviour, which the own-board issue replaces.
+ * The server clock as the session has estimated it since protocol 3 (net/clock.ts), and the input
+ * lead (issue 21).
  */
 
 import { describe, expect, it } from "vitest";
-import { CLOCK_SAMPLES, PINGS_KEPT, ServerClock } from "../src/net/clock";
+import { CLOCK_SAMPLES, LEAD_MARGIN_FRAMES, LEAD_MAX_FRAMES, PINGS_KEPT, ServerClock } from "../src/net/clock";
 import type { Pong } from "../src/net/wire";
 
 const RATE = 60;
@@ -105,5 +105,41 @@ describe("the server clock", () => {
     expect(made.serverFrame(10)).toBeNull();
     made.pong(pong(2, 50), 10);
     expect(made.serverFrame(10)).not.toBeNull();
+  });
+});
+
+describe("the input lead", () => {
+  function sampled(rtts: number[]): ServerClock {
+    const made = clock();
+    let at = 0;
+    for (const rtt of rtts) {
+      const { id } = made.ping(at);
+      made.pong(pong(id, 100), at + rtt);
+      at += 250;
+    }
+    return made;
+  }
+
+  it("is unknown before a pong", () => {
+    expect(clock().lead()).toBeNull();
+  });
+
+  it("covers the one-way delay and a frame of margin on a steady network", () => {
+    // 200 ms round trips: 100 ms one way, 6 frames, and the margin.
+    expect(sampled([200, 200, 200]).lead()).toBe(Math.ceil(100 / FRAME_MS + LEAD_MARGIN_FRAMES));
+    expect(sampled([0]).lead()).toBe(LEAD_MARGIN_FRAMES);
+  });
+
+  it("adds half the spread of the round trips kept (jitter), and follows the network as samples age", () => {
+    // 100 ± 10 ms one way: round trips 180 … 220; 90 ms plus 20 ms of jitter.
+    const jittered = sampled([180, 220, 200, 190, 210]);
+    expect(jittered.lead()).toBe(Math.ceil(110 / FRAME_MS + LEAD_MARGIN_FRAMES));
+    // a stall's slow pong is forgotten after CLOCK_SAMPLES newer ones
+    const stalled = sampled([20, 2000, ...Array.from({ length: CLOCK_SAMPLES }, () => 20)]);
+    expect(stalled.lead()).toBe(Math.ceil(10 / FRAME_MS + LEAD_MARGIN_FRAMES));
+  });
+
+  it(`is at most ${LEAD_MAX_FRAMES} frames`, () => {
+    expect(sampled([20, 5000]).lead()).toBe(LEAD_MAX_FRAMES);
   });
 });

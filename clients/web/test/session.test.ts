@@ -249,4 +249,16 @@ describe("the session's inputs", () => {
   it("leaves the match on request", () => {
     expect(decode(playing().leave())).toEqual({ kind: "leave" });
   });
+
+  it("keeps each stamped frame's own byte for the prediction, and the next frame to stamp", () => {
+    const session = playing(100);
+    session.input(3, 0, HELD);
+    session.input(3 | 0x08, 2 * FRAME_MS, HELD);
+    expect([...session.own]).toEqual([[103, 3], [104, 11], [105, 3]]);
+    expect(session.stampedUntil).toBe(106);
+  });
+
+  it("reports a desync of the browser engine with a keyframe", () => {
+    expect(decode(playing().desync(240))).toEqual({ kind: "desync", frame: 240 });
+  });
 });

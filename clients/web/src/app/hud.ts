@@ -21,6 +21,7 @@ export class MatchHud {
   private readonly away = el("p", { id: "opponent-away", class: "notice hidden", role: "status" });
   private readonly frameTime = el("span", { id: "frame-time" });
   private readonly watchers = el("span", { id: "spectators" });
+  private readonly predicted = el("span", { id: "prediction" });
   private names: string[] = [];
   private bots: (string | null)[] = [];
   private seat: number | null = null;
@@ -33,7 +34,8 @@ export class MatchHud {
   constructor() {
     this.banner = el("p", { id: "reconnect", class: "notice alarm hidden", role: "alert" });
     this.element = el("div", { id: "hud", class: "hud" },
-      el("p", { class: "hud-line" }, this.seatsLine, " ", this.watchers, " ", this.frameTime), this.away);
+      el("p", { class: "hud-line" }, this.seatsLine, " ", this.watchers, " ", this.frameTime, " ", this.predicted),
+      this.away);
   }
 
   welcome(welcome: Welcome | null): void {
@@ -72,6 +74,20 @@ export class MatchHud {
   onConnection(dropped: boolean, now: number): void {
     this.droppedAt = dropped ? now : null;
     this.render(now);
+  }
+
+  /** The prediction's line: whether the board is predicted, and its corrections (yours, then all). */
+  prediction(state: { active: boolean; stopped: string | null; corrections: number[] } | null, seat: number | null): void {
+    if (state === null) {
+      this.predicted.textContent = "";
+      return;
+    }
+    const own = seat === null ? 0 : (state.corrections[seat] ?? 0);
+    const all = state.corrections.reduce((a, b) => a + b, 0);
+    this.predicted.textContent = state.active
+      ? `· predicted (corrections: yours ${own}, all ${all})`
+      : state.stopped === null ? "· engine loading" : "· from the stream";
+    this.predicted.title = state.stopped ?? "";
   }
 
   /** Once in a while: the countdowns and the frame time (busy ms and draws so far). */

@@ -170,7 +170,10 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
 
   info.attach(canvas, status, () => view.stream);
   view.start();
-  const ticker = window.setInterval(() => hud.tick(performance.now(), view.drawMs, view.drawnFrames), TICK_MS);
+  const ticker = window.setInterval(() => {
+    hud.tick(performance.now(), view.drawMs, view.drawnFrames);
+    hud.prediction(view.predictionState(), view.stream?.joined.seat ?? null);
+  }, TICK_MS);
   onLeave(() => {
     window.clearInterval(ticker);
     rematch?.stop();
@@ -186,5 +189,8 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
     displayFrame: () => view.display,
     result: () => view.result,
     board: () => view.board,
+    prediction: () => view.predictionState(),
+    predicted: () => (view.prediction?.active ? view.prediction.state : null),
+    presses: () => [...view.presses],
   });
 }

@@ -4,6 +4,7 @@
  * `window.__floe` exposes the page's decoded model to the browser tests (tests/web/; app/page.ts).
  */
 
+import { exposeEngine } from "../engine/engine";
 import { match } from "./livepage";
 import { joinPage, lobby } from "./lobby";
 import { withAllowedOrigin } from "./origin";
@@ -39,5 +40,6 @@ function route(): void {
   }
 }
 
+exposeEngine();
 window.addEventListener("hashchange", route);
 route();

@@ -9,8 +9,10 @@
  * smooth 60 Hz motion.
  */
 
+import { browserEngine } from "../engine/engine";
 import { type AnyGameView, viewFor } from "../games/registry";
 import type { Board, InputDevice } from "../games/view";
+import { Prediction } from "../net/predict";
 import { MatchStream } from "../net/stream";
 import { Connection } from "../net/transport";
 import type { GameEvent } from "../net/vocabulary";
@@ -40,6 +42,19 @@ export interface MatchEvents {
   onFrame?(events: GameEvent[], frame: number): void;
 }
 
+/** A key press measured: from the key event to the first drawing that moved your avatar. */
+export interface Press {
+  /** Milliseconds from the event's timestamp to that drawing. */
+  ms: number;
+  /** Animation frames drawn from the key event to that one (1: the first drawing after the key). */
+  draws: number;
+  /** The board drawn was the predicted one. */
+  predicted: boolean;
+}
+
+/** Presses waiting for their drawing are dropped after this many drawings (the avatar did not move). */
+export const PRESS_DRAWS_KEPT = 120;
+
 /** What a test reads from the page (window.__floe). */
 export interface TestHooks {
   stream: () => AnyStream | null;
@@ -55,6 +70,28 @@ export interface TestHooks {
   board?: () => AnyBoard | null;
   /** Leave the match for good (a player forfeits it): a test reaches the result without playing it out. */
   leave?: () => void;
+  /** The browser engine's prediction (net/predict.ts), null when the page draws from the stream alone. */
+  prediction?: () => PredictionState | null;
+  /** The predicted model drawn (null when none is). */
+  predicted?: () => unknown;
+  /** Key presses measured so far (bench/own_board_latency.py). */
+  presses?: () => Press[];
+}
+
+/** What the page and the tests read of the prediction. */
+export interface PredictionState {
+  /** The drawn board is the predicted one. */
+  active: boolean;
+  /** Why prediction stopped (null while it runs or loads). */
+  stopped: string | null;
+  /** Corrections of the drawn board per seat (the authority disagreed with a drawn prediction). */
+  corrections: number[];
+  /** Keyframes the replica disagreed with. */
+  desyncs: number[];
+  /** Predictions made; the frame drawn; the milliseconds the last prediction took (asked to answered). */
+  made: number;
+  frame: number;
+  lastMs: number;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -77,6 +114,19 @@ export class LiveView {
   log: EventLog | null = null;
   /** The seat names drawn (the page updates them as players take their seats). */
   names: string[] = [];
+  /** The browser engine's prediction of this seat's match (null: drawn from the stream alone). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  prediction: Prediction<any> | null = null;
+  /** Key presses measured (`Press`), and those still waiting for a drawing that moved the avatar. */
+  readonly presses: Press[] = [];
+  private pending: { t: number; avatar: string | null; draws: number }[] = [];
+  private readonly onKey = (event: KeyboardEvent): void => {
+    if (event.repeat) return;
+    const seat = this.stream?.joined.seat;
+    if (seat === null || seat === undefined || this.board?.avatar === undefined) return;
+    this.pending.push({ t: event.timeStamp, avatar: this.board.avatar(seat), draws: 0 });
+  };
+
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -103,6 +153,16 @@ export class LiveView {
         this.log = new EventLog((values) => stream.vocabulary.event(values));
         this.names = [...joined.seats];
         this.board = game.board(canvas, joined);
+        if (this.role === "player" && joined.seat !== null && this.settings.get("prediction")) {
+          const engine = browserEngine();
+          if (engine !== null) {
+            const prediction = new Prediction(engine, joined, joined.seat, stream, this.connection.session);
+            prediction.onCorrection = () => this.board?.correct?.();
+            prediction.onDesync = (frame) => this.connection.desync(frame);
+            prediction.start();
+            this.prediction = prediction;
+          }
+        }
         if (this.role === "player") {
           this.controls = game.controls();
           this.controls.attach(canvas.parentElement ?? undefined);
@@ -123,9 +183,13 @@ export class LiveView {
 
   start(): void {
     this.connection.open();
-    if (this.role === "player") this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
+    if (this.role === "player") {
+      this.inputTimer = window.setInterval(() => this.sendInput(), 1000 / 120);
+      window.addEventListener("keydown", this.onKey, true);
+    }
     const loop = (): void => {
       this.draw();
+      this.measure();
       this.raf = requestAnimationFrame(loop);
     };
     this.raf = requestAnimationFrame(loop);
@@ -134,8 +198,10 @@ export class LiveView {
   stop(): void {
     cancelAnimationFrame(this.raf);
     window.clearInterval(this.inputTimer);
+    window.removeEventListener("keydown", this.onKey, true);
     this.unfit?.();
     this.controls?.detach();
+    this.prediction?.stop("the page was left");
     this.connection.close();
   }
 
@@ -143,7 +209,10 @@ export class LiveView {
     const controls = this.controls;
     if (controls === null) return;
     const value = controls.byte();
-    if (this.connection.input(value, controls.heldMask)) controls.sent(value);
+    if (this.connection.input(value, controls.heldMask)) {
+      controls.sent(value);
+      this.prediction?.pump();
+    }
   }
 
   private onStream(message: StreamMessage): void {
@@ -151,6 +220,7 @@ export class LiveView {
     if (stream === null || this.board === null || this.game === null) return;
     const started = performance.now();
     stream.apply(message);
+    this.prediction?.onStream(message);
     this.log?.apply(message);
     if (message.kind === "frame") {
       this.board.applied(stream, message.frame);
@@ -168,6 +238,17 @@ export class LiveView {
     }
   }
 
+  /** The prediction as the page and the tests read it (null: none for this page). */
+  predictionState(): PredictionState | null {
+    const prediction = this.prediction;
+    if (prediction === null) return null;
+    return {
+      active: prediction.active, stopped: prediction.stopped, corrections: [...prediction.corrections],
+      desyncs: [...prediction.desyncs], made: prediction.made, frame: prediction.state?.frame ?? -1,
+      lastMs: prediction.lastMs,
+    };
+  }
+
   get drawnFrames(): number {
     return this.board?.frames ?? 0;
   }
@@ -176,10 +257,37 @@ export class LiveView {
     return this.board?.busyMs ?? 0;
   }
 
+  /** After a drawing: each key press whose avatar this drawing moved is measured. */
+  private measure(): void {
+    const seat = this.stream?.joined.seat;
+    if (this.pending.length === 0 || seat === null || seat === undefined) return;
+    const now = performance.now();
+    const avatar = this.board?.avatar?.(seat) ?? null;
+    const predicted = this.prediction?.active ?? false;
+    this.pending = this.pending.filter((press) => {
+      press.draws += 1;
+      if (press.avatar !== null && avatar !== null && avatar !== press.avatar) {
+        this.presses.push({ ms: now - press.t, draws: press.draws, predicted });
+        return false;
+      }
+      if (press.avatar === null) press.avatar = avatar;
+      return press.draws < PRESS_DRAWS_KEPT;
+    });
+  }
+
   private draw(): void {
     const stream = this.stream;
     const board = this.board;
     if (stream === null || board === null || !stream.started) return;
+    const predicted = this.prediction?.active && this.over === null ? this.prediction.state : null;
+    if (predicted) {
+      this.display = predicted.frame;
+      board.draw({
+        before: predicted, after: predicted, alpha: 0, frame: predicted.frame, timeLeft: predicted.timeLeft,
+        names: this.names, seat: stream.joined.seat,
+      });
+      return;
+    }
     const newest = stream.model.frame;
     const welcome = this.connection.welcome;
     const delay = this.role === "player" ? PLAYER_DELAY : (welcome?.rollback_window ?? 8) + PLAYER_DELAY;

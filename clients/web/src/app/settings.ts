@@ -151,6 +151,9 @@ export const SETTINGS = {
   bindings: keyBindings("floe.bindings", DEFAULT_BINDINGS),
   /** Hide every rating while a match is played (the lobby still shows them). */
   hideRatings: onOff("floe.hide-ratings", false),
+  /** Predict your own board in the browser engine (src/engine: the server's rules in WebAssembly), so
+   * it answers your keys at once; off, or without WebAssembly, the board is drawn from the stream alone. */
+  prediction: onOff("floe.prediction", true),
   // ---- the board's look (games/pengo/look.ts reads them) ----
   /** The board's colours: the standard one, or one for a colour vision deficiency, or high contrast
    * (every palette but the standard one also marks each block kind with its own glyph). */

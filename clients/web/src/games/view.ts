@@ -72,6 +72,11 @@ export interface Board<M extends StreamModel<M>> {
   layout?(layout: BoardLayout): void;
   /** A frame record was applied: the stream's model after it (effects that outlast a frame). */
   applied(stream: MatchStream<M>, frame: number): void;
+  /** Where the last drawing put seat `seat`'s avatar, as text (a key press's latency is measured to the
+   * first drawing that changed it: app/match.ts), or null when none was drawn. */
+  avatar?(seat: number): string | null;
+  /** The predicted board was corrected by the authority (net/predict.ts): ease what moved. */
+  correct?(): void;
   /** The stream starts again from a keyframe (a replay's seek): effects in flight are forgotten. */
   restarted(): void;
   draw(scene: Scene<M>): void;

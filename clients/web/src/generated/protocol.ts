@@ -44,7 +44,7 @@ export const CLOSE_CODES = {
 } as const;
 
 /** The kinds of the messages a client sends. */
-export const CLIENT_KINDS = ["hello", "input", "join", "leave", "ping", "queue", "rematch", "rematch-answer", "unqueue", "watch"] as const;
+export const CLIENT_KINDS = ["desync", "hello", "input", "join", "leave", "ping", "queue", "rematch", "rematch-answer", "unqueue", "watch"] as const;
 
 /** The kinds of the messages the server sends. */
 export const SERVER_KINDS = ["error", "frame", "input-late", "joined", "keyframe", "matched", "over", "pong", "queued", "rated", "rematch-offer", "rematch-ready", "rematch-refused", "resync", "rewind", "status", "unqueued", "welcome"] as const;

@@ -1,6 +1,6 @@
 /**
- * The estimate of the server's current match frame, as the session has made it since protocol 3
- * (moved out of the session unchanged; the own-board issue replaces it).
+ * The estimate of the server's current match frame, as the session has made it since protocol 3, and
+ * the lead an input is stamped with (issue 21: inputs that arrive before their frame).
  *
  * Pings carry an id; each pong gives a sample, the offset between the server's frame and the local
  * time, corrected by half its round trip; of the last `CLOCK_SAMPLES` the one with the smallest round
@@ -10,6 +10,12 @@
  */
 
 import type { Pong } from "./wire";
+
+/** Frames of margin an input is stamped beyond its measured one-way delay and jitter. */
+export const LEAD_MARGIN_FRAMES = 1;
+/** The most frames ahead of the server's present an input is stamped (a bound on a wild sample;
+ * the server's `max_ahead` is 120). */
+export const LEAD_MAX_FRAMES = 40;
 
 /** Clock samples kept. */
 export const CLOCK_SAMPLES = 8;
@@ -57,6 +63,26 @@ export class ServerClock {
   /** A resync's last frame arrived: it is the newest, even if older than one seen before. */
   resynced(frame: number, now: number): void {
     this.latest = [frame, now];
+  }
+
+  /**
+   * How many frames ahead of the server's present (`serverFrame`) an input should be stamped so that it
+   * normally reaches the server before its frame: the one-way delay (half the smallest round trip of the
+   * samples kept), its jitter (half the spread between the smallest and the largest round trip kept)
+   * and `LEAD_MARGIN_FRAMES`, rounded up, at most `LEAD_MAX_FRAMES`; null before a pong. The samples are
+   * the last `CLOCK_SAMPLES` pongs (two seconds), so the lead follows a changed network, and a stall
+   * (a hidden tab, a slow pong) leaves it within two seconds.
+   */
+  lead(): number | null {
+    const rate = this.rate;
+    if (rate === null || this.samples.length === 0) return null;
+    let low = Infinity;
+    let high = 0;
+    for (const [rtt] of this.samples) {
+      low = Math.min(low, rtt);
+      high = Math.max(high, rtt);
+    }
+    return Math.min(LEAD_MAX_FRAMES, Math.ceil((low / 2 + (high - low) / 2) * rate + LEAD_MARGIN_FRAMES));
   }
 
   /** The estimated frame the server is on at `now` (null until a pong or a frame arrived). */

@@ -6,7 +6,8 @@
  * On each connection: `opened(now)` gives hello, join or watch (with `since` = the last stream number
  * on a reconnect, so the stream resumes) and the first ping; `ping(now)` every `PING_EVERY_MS`. The
  * clock (net/clock.ts) turns pongs and frame records into an estimate of the server's frame; inputs
- * are stamped `input_delay` frames ahead of it and sent in runs of `input_batch` frames, a change at
+ * are stamped ahead of it by the clock's lead (the measured one-way delay, its jitter and a frame of
+ * margin; at least `input_delay` frames) and sent in runs of `input_batch` frames, a change at
  * once (the game says which bits of its input byte hold; the others, a kick, count on one frame); an `input-late` moves the next stamp past the frame the server applied. A connection that
  * closes before the match is over is reopened after 0.5, 1, 2, 4 s, then every 4 s, for as long as
  * the server's grace period (30 s); `closed(now)` says which.
@@ -28,6 +29,8 @@ export const RECONNECT_WAITS_MS = [500, 1000, 2000, 4000];
 export const RECONNECT_FOR_MS = 30_000;
 /** The `client` field of hello. */
 export const CLIENT_NAME = "web-0.3";
+/** Frames of the seat's own stamped bytes kept for the prediction. */
+export const OWN_KEPT = 600;
 
 export type Role = "player" | "spectator";
 
@@ -64,6 +67,9 @@ export class Session {
   bytesReceived = 0;
   readonly clock = new ServerClock();
   private nextStamp = 0;
+  /** The seat's own bytes by the frame they were stamped for (the newest `OWN_KEPT` frames): the
+   * browser engine's prediction plays them (net/predict.ts). */
+  readonly own = new Map<number, number>();
   private runStart = 0;
   private run: number[] = [];
   private lastByte: number | null = null;
@@ -93,6 +99,11 @@ export class Session {
 
   leave(): Uint8Array {
     return encode({ kind: "leave" });
+  }
+
+  /** The browser engine's replica disagreed with the keyframe of `frame` (protocol/README.md `desync`). */
+  desync(frame: number): Uint8Array {
+    return encode({ kind: "desync", frame });
   }
 
   /** Offer a rematch of this (ended) match. */
@@ -191,6 +202,11 @@ export class Session {
     return events;
   }
 
+  /** The next frame an input will be stamped for (every frame before it has the seat's byte). */
+  get stampedUntil(): number {
+    return this.nextStamp;
+  }
+
   /** The estimated frame the server is on at `now` (null until a pong or a frame arrived). */
   serverFrame(now: number): number | null {
     return this.welcome === null ? null : this.clock.serverFrame(now);
@@ -203,7 +219,7 @@ export class Session {
     const estimate = this.serverFrame(now);
     const none: InputOutcome = { stamped: false, send: [] };
     if (welcome === null || estimate === null || this.role !== "player" || this.over) return none;
-    const target = Math.floor(estimate) + welcome.input_delay;
+    const target = Math.floor(estimate) + Math.max(welcome.input_delay, this.clock.lead() ?? 0);
     if (target < this.nextStamp) return none;
     const first = this.lastByte === null ? target : Math.max(this.nextStamp, Math.floor(estimate) + 1);
     if (first > target) return none;
@@ -213,7 +229,12 @@ export class Session {
     const changed = this.lastByte === null || value !== kept || kept !== (this.lastByte & heldMask);
     if (this.run.length === 0) this.runStart = first;
     this.run.push(value);
-    for (let frame = first; frame < target; frame += 1) this.run.push(kept);
+    this.own.set(first, value);
+    for (let frame = first; frame < target; frame += 1) {
+      this.run.push(kept);
+      this.own.set(frame + 1, kept);
+    }
+    if (this.own.size > OWN_KEPT) for (const frame of [...this.own.keys()]) if (frame < target - OWN_KEPT) this.own.delete(frame);
     this.lastByte = this.run[this.run.length - 1]!;
     this.nextStamp = target + 1;
     if (changed || this.run.length >= welcome.input_batch) send.push(...this.flush());

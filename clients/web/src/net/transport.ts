@@ -75,6 +75,11 @@ export class Connection {
     this.send([this.session.leave()]);
   }
 
+  /** Report that the browser engine disagreed with the keyframe of `frame` (the server logs it). */
+  desync(frame: number): boolean {
+    return this.send([this.session.desync(frame)]);
+  }
+
   /** Offer a rematch of this ended match; false when the socket is not open. */
   rematch(): boolean {
     return this.send([this.session.rematch()]);

@@ -263,6 +263,12 @@ export class Renderer {
     }
   }
 
+  /** Where the last drawing put seat `seat`'s Pengo ("x,y"), or null when it drew none. */
+  avatar(seat: number): string | null {
+    const at = this.lastDrawn.sprites[`${seat}:${this.vocabulary.tables.keys.player}`];
+    return at === undefined ? null : `${at[0]},${at[1]}`;
+  }
+
   /** The drawn pixel position of a record: its true one, a correction gliding (motion.ts). */
   private position(id: string, before: number[], after: number[], input: DrawInput): [number, number] {
     const [tx, ty] = between(before, after, input.alpha, MAX_STEP);

@@ -130,6 +130,16 @@ export class PengoBoard implements Board<MatchModel> {
     }
   }
 
+  avatar(seat: number): string | null {
+    const layout = this.arranged;
+    const drew = layout === null || layout.kind === "row" || this.offPage === null ? this.renderer : this.offPage;
+    return drew.avatar(seat);
+  }
+
+  correct(): void {
+    this.corrected = true;
+  }
+
   restarted(): void {
     this.landings = new Map();
     this.deaths = new Map();

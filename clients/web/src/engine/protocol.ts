@@ -1,0 +1,45 @@
+/**
+ * The messages between the page and the engine's worker (src/engine/worker.ts): a request names an
+ * operation and carries an id; its answer carries the same id and a value or an error.
+ */
+
+import type { FrameBody } from "../net/wire";
+
+/** Where the build puts Pyodide's files and floe's rules (vite.config.ts; the server serves /engine). */
+export const ENGINE_PATH = "/engine/";
+
+export type EngineRequest =
+  | { op: "load" }
+  | { op: "verify"; replay: unknown }
+  | { op: "create"; ruleset: string; version: number; config: unknown; seed: number; seats: string[] }
+  | { op: "confirm"; rows: [number, number[]][] }
+  | { op: "keyframe"; frame: number; checksum: string }
+  | { op: "predict"; seat: number; own: Record<number, number>; target: number }
+  | { op: "counters" };
+
+export interface Verdict {
+  ok: boolean;
+  reason: string;
+  log_hash: string | null;
+  frames: number;
+}
+
+export interface Counters {
+  corrections: number[];
+  desyncs: number[];
+  confirmed: number;
+}
+
+/** What each operation answers. */
+export interface EngineAnswers {
+  load: { ms: number; importMs: number; python: string };
+  verify: Verdict & { ms: number };
+  create: null;
+  confirm: number;
+  keyframe: null;
+  predict: FrameBody[];
+  counters: Counters;
+}
+
+export type Envelope = { id: number } & EngineRequest;
+export type Reply = { id: number; value: unknown } | { id: number; error: string };

@@ -1,0 +1,211 @@
+/**
+ * Prediction, for any game (GGPO's shape; the server stays the authority): the browser engine's
+ * replica (src/engine) rebuilt from what the players' stream carries — the ruleset, config, seed and
+ * seats of `joined`, and each frame record's inputs — and the frames past the confirmed one predicted.
+ *
+ * - Every frame record's inputs are kept (a `rewind` forgets the frames it takes back; a re-sent
+ *   record replaces them). Frames below the stream's `confirmed` are final: they go to the replica
+ *   in order, which steps its confirmed state through them.
+ * - The seat's own bytes, as the session stamped them (`Session.own`), are played on their frames at
+ *   once; the other seats hold their last confirmed input (the server's own prediction). The replica
+ *   restores its confirmed state and re-simulates up to the frame the session stamps next, every time
+ *   a new input is stamped or a frame is confirmed: a confirmed frame that disagrees with an earlier
+ *   prediction is simply simulated again (the rollback).
+ * - The predicted frames come back as the stream's own frame bodies; they are applied to the game's
+ *   model of the confirmed frame (the stream's state there, which is final), and the newest state is
+ *   what the page draws.
+ * - What was drawn of each predicted frame is compared with the authority's state once that frame is
+ *   confirmed (in the worker, by fingerprint per seat): a difference is a correction, counted per seat
+ *   (`corrections`; the board eases it). A keyframe whose checksum differs from the replica's state at
+ *   its frame is a desync: counted, and the page draws from the stream alone from then on (repaired:
+ *   the stream is the authority).
+ *
+ * The replica needs every frame's inputs from frame 0: a `resync` that starts past the frames the
+ * replica has (a reconnect after the history's end) ends the prediction for this match, and the page
+ * draws from the stream, as a thin client does.
+ */
+
+import type { Engine } from "../engine/engine";
+import type { MatchStream, StreamModel } from "./stream";
+import type { FrameBody, Joined, StreamMessage } from "./wire";
+
+/** Frames of the stream's inputs kept past the replica's confirmed frame (a bound on a stuck worker). */
+export const INPUTS_KEPT = 1200;
+/** Frames of inputs kept while the engine loads (ten minutes of play); past them prediction gives up. */
+export const LOADING_KEPT = 36_000;
+
+/** What the prediction needs of the session: the seat's own stamped bytes and the next frame to stamp. */
+export interface OwnInputs {
+  readonly own: ReadonlyMap<number, number>;
+  readonly stampedUntil: number;
+}
+
+export class Prediction<M extends StreamModel<M>> {
+  /** Each frame's inputs as the stream last said them. */
+  private readonly inputs = new Map<number, number[]>();
+  private confirmed = 0;
+  /** Frames below this are in the replica's confirmed state. */
+  private base = 0;
+  private replica = false;
+  private busy = false;
+  private again = false;
+  /** Why the prediction stopped for this match (null while it runs). */
+  stopped: string | null = null;
+  /** The newest predicted state (the start of frame `state.frame`), and the one before it. */
+  state: M | null = null;
+  previous: M | null = null;
+  /** Corrections of what was drawn, per seat, and the keyframes the replica disagreed with. */
+  corrections: number[];
+  desyncs: number[] = [];
+  /** Predictions made, and the milliseconds the last one took (request to answer). */
+  made = 0;
+  lastMs = 0;
+  /** Called when a correction was counted (the board eases it). */
+  onCorrection: (() => void) | null = null;
+  /** Called on a desync (the page reports it). */
+  onDesync: ((frame: number) => void) | null = null;
+
+  constructor(private readonly engine: Engine, private readonly joined: Joined, private readonly seat: number,
+    private readonly stream: MatchStream<M>, private readonly session: OwnInputs) {
+    this.corrections = joined.seats.map(() => 0);
+  }
+
+  /** Create the replica once the engine is loaded (the page draws from the stream until then). */
+  start(): void {
+    const joined = this.joined;
+    this.engine.ready
+      .then(() => this.engine.request({
+        op: "create", ruleset: joined.ruleset, version: joined.ruleset_version, config: joined.config, seed: joined.seed,
+        seats: joined.seats,
+      }))
+      .then(() => {
+        this.replica = true;
+        this.pump();
+      })
+      .catch((error: unknown) => this.stop(`the engine failed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /** Prediction is drawn (the engine runs, nothing stopped it, a state is predicted). */
+  get active(): boolean {
+    return this.stopped === null && this.state !== null;
+  }
+
+  stop(why: string): void {
+    if (this.stopped === null) this.stopped = why;
+    this.state = null;
+    this.previous = null;
+  }
+
+  /** A stream message, after the stream applied it. */
+  onStream(message: StreamMessage): void {
+    if (this.stopped !== null) return;
+    switch (message.kind) {
+      case "frame":
+        this.inputs.set(message.frame, message.inputs);
+        this.confirmed = Math.max(this.confirmed, message.confirmed);
+        if (!this.replica && this.inputs.size > LOADING_KEPT) this.stop("the engine took too long to load");
+        break;
+      case "rewind":
+        for (const frame of [...this.inputs.keys()]) if (frame >= message.frame) this.inputs.delete(frame);
+        break;
+      case "resync": {
+        const first = message.frames[0]?.frame ?? message.frame;
+        if (first > this.nextNeeded()) {
+          this.stop("a resync past the replica's frames");
+          return;
+        }
+        for (const body of message.frames) this.inputs.set(body.frame, body.inputs);
+        this.confirmed = Math.max(this.confirmed, message.confirmed);
+        break;
+      }
+      case "keyframe":
+        if (this.replica) void this.engine.request({ op: "keyframe", frame: message.frame, checksum: message.checksum });
+        else this.keyframes.push([message.frame, message.checksum]);
+        break;
+      case "over":
+        break;
+    }
+    this.pump();
+  }
+
+  private readonly keyframes: [number, string][] = [];
+
+  /** The first frame whose inputs the replica still needs. */
+  private nextNeeded(): number {
+    let frame = this.base;
+    while (this.inputs.has(frame)) frame += 1;
+    return frame;
+  }
+
+  /** A new input was stamped (or the clock moved): predict again. */
+  pump(): void {
+    if (!this.replica || this.stopped !== null) return;
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    this.busy = true;
+    this.again = false;
+    this.cycle()
+      .catch((error: unknown) => this.stop(`the engine failed: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        this.busy = false;
+        if (this.again) this.pump();
+      });
+  }
+
+  private async cycle(): Promise<void> {
+    const engine = this.engine;
+    for (const [frame, checksum] of this.keyframes.splice(0)) await engine.request({ op: "keyframe", frame, checksum });
+    const rows: [number, number[]][] = [];
+    for (let frame = this.base; frame < this.confirmed; frame += 1) {
+      const inputs = this.inputs.get(frame);
+      if (inputs === undefined) break;
+      rows.push([frame, inputs]);
+    }
+    if (rows.length > 0) {
+      this.base = await engine.request({ op: "confirm", rows });
+      for (const frame of [...this.inputs.keys()]) if (frame < this.base) this.inputs.delete(frame);
+    }
+    if (this.inputs.size > INPUTS_KEPT) {
+      this.stop("the replica fell behind the stream");
+      return;
+    }
+    const target = this.session.stampedUntil;
+    const base = this.base;
+    const start = this.stream.stateAt(base);
+    if (target <= base || start === undefined) return;
+    const own: Record<number, number> = {};
+    for (const [frame, value] of this.session.own) if (frame >= base && frame < target) own[frame] = value;
+    const asked = performance.now();
+    const [bodies, counters] = await Promise.all([
+      engine.request({ op: "predict", seat: this.seat, own, target }),
+      engine.request({ op: "counters" }),
+    ]);
+    this.lastMs = performance.now() - asked;
+    this.made += 1;
+    this.count(counters.corrections, counters.desyncs);
+    if (this.stopped !== null) return;
+    this.apply(start, bodies);
+  }
+
+  private count(corrections: number[], desyncs: number[]): void {
+    if (corrections.some((count, seat) => count > (this.corrections[seat] ?? 0))) this.onCorrection?.();
+    this.corrections = corrections;
+    for (const frame of desyncs.slice(this.desyncs.length)) {
+      this.desyncs.push(frame);
+      this.onDesync?.(frame);
+    }
+    if (this.desyncs.length > 0) this.stop(`the replica disagreed with the keyframe of frame ${this.desyncs[0]}`);
+  }
+
+  /** The confirmed state with the predicted frames applied. */
+  private apply(start: M, bodies: FrameBody[]): void {
+    const model = start.clone();
+    const last = bodies[bodies.length - 1];
+    for (const body of bodies.slice(0, -1)) model.applyFrame(body);
+    this.previous = last === undefined ? model : model.clone();
+    if (last !== undefined) model.applyFrame(last);
+    this.state = model;
+  }
+}
