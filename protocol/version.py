@@ -40,4 +40,7 @@ from __future__ import annotations
 #: players (`rematch-offer` reaches every player, the rematch is made once every other player accepts, by
 #: `rematch-answer` or a crossing `rematch`; the first decline ends it), and a rematch is cancelled when one
 #: of its players leaves it before the start.
-PROTOCOL_VERSION = 6
+#: 7 (issue 21, your own board in the browser): clients may send `desync` (the browser engine's replica
+#: disagreed with a keyframe; logged, at most `limits.desync_reports_per_connection` per connection, nothing
+#: else changes); the stream is unchanged (the replica is built from `joined` and the frame records' inputs).
+PROTOCOL_VERSION = 7
