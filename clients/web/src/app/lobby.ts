@@ -15,6 +15,7 @@ import { errorText, onLeave, show, withToken, wsUrl } from "./page";
 import { rememberMatched } from "./precard";
 import { RankedQueue, type LeaderRow, ranked } from "./ranked";
 import { browserSettings } from "./settings";
+import { PRACTICE } from "../games/registry";
 
 /** How often the live list is asked again while the lobby is shown (ms); its ages tick every second. */
 const LIVE_POLL_MS = 4000;
@@ -73,7 +74,10 @@ export function lobby(): void {
       el("label", { for: "name" }, "Name "), name, " ", el("label", {}, sound, " Sound"),
       el("div", { class: "buttons" },
         button("Play the competent bot", "play-competent", play("competent")),
-        button("Play the lazy bot", "play-lazy", play("lazy"))),
+        button("Play the lazy bot", "play-lazy", play("lazy")),
+        ...[...PRACTICE.values()].map((game) => button(game.label, `practice-${game.route}`, () => {
+          location.hash = `#/${game.route}`;
+        }))),
       el("div", { class: "buttons", role: "group", "aria-label": "A private room" },
         el("label", { for: "room-seats" }, "Room for "), seatsChoice, " ",
         el("label", { for: "room-minutes" }, "lasting "), minutesChoice, " ",

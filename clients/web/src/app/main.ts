@@ -12,6 +12,7 @@ import { parseRoute } from "./routes";
 import { replayPage } from "./replay";
 import { rules } from "./screens";
 import { settingsPage } from "./settings-screen";
+import { PRACTICE } from "../games/registry";
 
 function route(): void {
   const shown = parseRoute(location.hash);
@@ -33,6 +34,9 @@ function route(): void {
       break;
     case "rules":
       void rules();
+      break;
+    case "payload":
+      PRACTICE.get("payload")!.page(shown.daily);
       break;
     case "lobby":
       lobby();

@@ -7,6 +7,7 @@
  *   #/watch/{match}    spectate
  *   #/replay/{id}      the replay viewer        #/rules           the rule compendium
  *   #/settings         the player's settings (keys, sound, ratings, display), kept in the browser
+ *   #/payload          Payload (practice), played in the browser engine (?daily: the day's run)
  */
 
 export type Route =
@@ -16,7 +17,8 @@ export type Route =
   | { page: "watch"; match: string }
   | { page: "replay"; id: string }
   | { page: "rules" }
-  | { page: "settings" };
+  | { page: "settings" }
+  | { page: "payload"; daily: boolean };
 
 /** The route of a location hash (anything unknown is the lobby). */
 export function parseRoute(hash: string): Route {
@@ -29,5 +31,6 @@ export function parseRoute(hash: string): Route {
   if (page === "join" && id) return { page: "join", invite: id };
   if (page === "rules") return { page: "rules" };
   if (page === "settings") return { page: "settings" };
+  if (page === "payload") return { page: "payload", daily: params.has("daily") };
   return { page: "lobby" };
 }

@@ -15,7 +15,13 @@ export type EngineRequest =
   | { op: "confirm"; rows: [number, number[]][] }
   | { op: "keyframe"; frame: number; checksum: string }
   | { op: "predict"; seat: number; own: Record<number, number>; target: number }
-  | { op: "counters" };
+  | { op: "counters" }
+  | PayloadRequest;
+
+/** Payload's run in the engine (src/engine/payload_engine.py): one call of that module, its argument
+ * and answer as JSON (games/payload/engine.ts gives them their types). */
+export type PayloadCall = "content" | "start" | "move" | "view" | "preview" | "share";
+export type PayloadRequest = { op: "payload"; call: PayloadCall; arg?: unknown };
 
 export interface Verdict {
   ok: boolean;
@@ -39,6 +45,7 @@ export interface EngineAnswers {
   keyframe: null;
   predict: FrameBody[];
   counters: Counters;
+  payload: unknown;
 }
 
 export type Envelope = { id: number } & EngineRequest;

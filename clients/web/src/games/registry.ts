@@ -2,6 +2,7 @@
  * The games this client draws, by ruleset name (`joined.ruleset`): the only place that lists them.
  */
 
+import { payloadPractice } from "./payload/practice";
 import { pengoView } from "./pengo/view";
 import type { GameView } from "./view";
 
@@ -19,3 +20,16 @@ export function viewFor(ruleset: string): AnyGameView {
   if (view === undefined) throw new Error(`this client cannot show ${ruleset} (it knows ${[...VIEWS.keys()].join(", ")})`);
   return view;
 }
+
+/** A game played in the browser engine alone (no server match yet): its page and the lobby's button. */
+export interface PracticeGame {
+  /** The ruleset it plays (rules/registry.py's name). */
+  readonly ruleset: string;
+  /** The route's page (`#/{route}`) and the lobby's button. */
+  readonly route: string;
+  readonly label: string;
+  page(daily: boolean): void;
+}
+
+/** The practice games, by route. */
+export const PRACTICE: ReadonlyMap<string, PracticeGame> = new Map([[payloadPractice.route, payloadPractice]]);

@@ -1,0 +1,414 @@
+/**
+ * Payload (practice): a solo run played entirely in the browser engine (`#/payload`). The page owns no
+ * rules: the run, its offers, quota and drops, the previews, each drop's event log and the share text
+ * come from rules/payload in the engine's worker (./engine.ts); the page decides only how to show them.
+ *
+ * A drop is played back from its log (./playback.ts): each frame every marble in flight advances one
+ * step; a part that fires flashes its cell and floats its label; the breakdown lists each marble's path
+ * in order. Skip collapses the timing: the remaining frames are applied at once, the numbers unchanged.
+ */
+
+import { browserEngine } from "../../engine/engine";
+import { button, el } from "../../app/dom";
+import { onLeave, show } from "../../app/page";
+import { PayloadRun } from "./engine";
+import { bestColumn, frames, paths, type Frame } from "./playback";
+import type { DropEvent, PartRow, PayloadContent, PayloadMove, PayloadView, RunEvent, Shared, Streak } from "./types";
+
+/** How long one playback frame shows (ms). */
+export const STEP_MS = 200;
+/** Where the daily streaks are kept (per difficulty). */
+const STREAK_KEY = "floe.payload.streak";
+
+/** What the browser tests read (`window.__floePayload`). */
+export interface PayloadHooks {
+  view: PayloadView | null;
+  /** A request to the engine or a drop's playback is under way. */
+  busy: boolean;
+  playing: boolean;
+  /** Drops played back to the end, and the last one's frames and total. */
+  drops: number;
+  lastDrop: { column: number; total: number; frames: number; skipped: boolean } | null;
+  /** The placement preview shown: the cell and each column's total. */
+  preview: { cell: number; totals: number[] } | null;
+  shared: Shared | null;
+  parts: number;
+}
+
+declare global {
+  interface Window {
+    __floePayload?: PayloadHooks;
+  }
+}
+
+function todayKey(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+function storedStreak(difficulty: string): Streak | null {
+  try {
+    const all = JSON.parse(localStorage.getItem(STREAK_KEY) ?? "{}") as Record<string, Streak>;
+    return all[difficulty] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function keepStreak(difficulty: string, streak: Streak): void {
+  const all = JSON.parse(localStorage.getItem(STREAK_KEY) ?? "{}") as Record<string, Streak>;
+  all[difficulty] = streak;
+  localStorage.setItem(STREAK_KEY, JSON.stringify(all));
+}
+
+/** The page. `daily`: start on the day's run. */
+export function payloadPage(daily = false): void {
+  const hooks: PayloadHooks = { view: null, busy: true, playing: false, drops: 0, lastDrop: null, preview: null,
+    shared: null, parts: 0 };
+  window.__floePayload = hooks;
+  const message = el("p", { id: "payload-message", class: "message", role: "status" }, "Loading the engine…");
+  const difficulty = el("select", { id: "payload-difficulty" });
+  const seed = el("input", { id: "payload-seed", type: "number", min: "0", max: "4294967295", value: "7" });
+  const dailyBox = el("input", { id: "payload-daily", type: "checkbox", ...(daily ? { checked: "" } : {}) });
+  const start = button("Start the run", "payload-start", () => void begin());
+  const hud = el("div", { id: "payload-hud", class: "pl-hud" });
+  const draft = el("div", { id: "payload-draft", class: "pl-draft" });
+  const columns = el("div", { id: "payload-columns", class: "pl-columns" });
+  const grid = el("div", { id: "payload-board", class: "pl-board" });
+  const breakdown = el("ol", { id: "payload-breakdown", class: "pl-breakdown" });
+  const over = el("section", { id: "payload-over", class: "card hidden" });
+  const compendium = el("details", { id: "payload-compendium" }, el("summary", {}, "Compendium"));
+  const skip = button("Skip ▸▸", "payload-skip", () => skipNow?.());
+  skip.disabled = true;
+  show(
+    el("h1", {}, "Payload (practice)"),
+    el("p", { class: "lead" }, "Draft parts onto the machine, drop marbles down its columns; each round's total must "
+      + "reach its quota. Played in your browser by floe's own rules."),
+    el("nav", {}, el("a", { href: "#/" }, "Back to the lobby")),
+    el("div", { class: "buttons" }, el("label", { for: "payload-difficulty" }, "Difficulty "), difficulty, " ",
+      el("label", { for: "payload-seed" }, "seed "), seed, " ", el("label", {}, dailyBox, " the day's run"), " ", start),
+    message, hud, draft,
+    el("div", { class: "pl-stage" },
+      el("div", { class: "pl-machine" }, columns, grid, el("div", { class: "pl-skip" }, skip)),
+      el("div", { class: "pl-side" }, el("h2", {}, "Last drop"), breakdown)),
+    over, compendium,
+  );
+
+  const engine = browserEngine();
+  if (engine === null) {
+    message.textContent = "This browser cannot run the engine (no WebAssembly or workers).";
+    return;
+  }
+  const run = new PayloadRun(engine);
+  let content: PayloadContent | null = null;
+  let parts = new Map<string, PartRow>();
+  let view: PayloadView | null = null;
+  let skipNow: (() => void) | null = null;
+  let left = false;
+  onLeave(() => {
+    left = true;
+    skipNow?.();
+    window.__floePayload = undefined;
+  });
+  const cells: HTMLButtonElement[] = [];
+
+  const partOf = (key: string | null): PartRow | undefined => (key === null ? undefined : parts.get(key));
+  const nameOf = (key: string): string => parts.get(key)?.name ?? key;
+
+  let pending = 0;
+  const busy = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
+    pending += 1;
+    hooks.busy = true;
+    try {
+      return await work();
+    } catch (error) {
+      message.textContent = String(error instanceof Error ? error.message : error);
+      return undefined;
+    } finally {
+      pending -= 1;
+      hooks.busy = pending > 0;
+    }
+  };
+
+  // ---- drawing the run --------------------------------------------------------------------------
+
+  function drawHud(v: PayloadView): void {
+    const phase = v.phase;
+    const dropsLeft = phase.phase === "dropping" ? phase.drops_left : phase.phase === "over" ? 0 : v.drops;
+    hud.replaceChildren(
+      el("span", { id: "payload-round" }, `Round ${Math.min(v.round + 1, v.rounds)}/${v.rounds}`), " · ",
+      el("span", { id: "payload-quota" }, `${v.round_score} / ${v.quota}`), " this round · ",
+      el("span", { id: "payload-drops" }, `${dropsLeft} drop${dropsLeft === 1 ? "" : "s"} left`), " · total ",
+      el("strong", { id: "payload-total" }, String(v.total_score)),
+      el("div", { class: "help" },
+        `${v.daily ? `daily ${v.daily} · ` : ""}${v.difficulty} · ${v.variant} · seed ${v.seed}`,
+        v.jams.length ? ` · jam: ${v.jams.map((j) => `${j.name} (${j.rule})`).join("; ")}` : "",
+        v.blueprints.length ? ` · blueprints: ${v.blueprints.join(", ")}` : ""),
+    );
+  }
+
+  function drawBoard(v: PayloadView): void {
+    v.board.forEach((key, index) => {
+      const cell = cells[index]!;
+      const part = partOf(key);
+      cell.replaceChildren(el("span", { class: "pl-glyph" }, part?.glyph ?? ""),
+        el("span", { class: "pl-badge" }, part?.badge ?? ""));
+      cell.title = part ? `${part.name}: ${part.rule}` : `empty cell ${index}`;
+      cell.classList.toggle("filled", key !== null);
+      cell.classList.remove("ghost");
+      cell.dataset.part = key ?? "";
+    });
+  }
+
+  function drawColumns(v: PayloadView, preview: number[] | null, label: string): void {
+    const totals = preview ?? v.columns;
+    const dropping = v.phase.phase === "dropping";
+    const best = totals ? bestColumn(totals) : -1;
+    columns.replaceChildren(...Array.from({ length: content!.cols }, (_, column) => {
+      const node = button(totals ? `▼ ${totals[column]}` : "▼", `drop-${column}`, () => void play({ kind: "drop", column }));
+      node.disabled = !dropping || hooks.playing;
+      node.classList.toggle("best", column === best);
+      node.title = totals ? `${label}: column ${column + 1} pays ${totals[column]}` : `column ${column + 1}`;
+      return node;
+    }));
+    columns.dataset.preview = label;
+  }
+
+  function drawDraft(v: PayloadView): void {
+    const phase = v.phase;
+    if (phase.phase === "draft") {
+      const offers = phase.offers.map((key, index) => {
+        const part = partOf(key)!;
+        const node = button("", `offer-${index}`, () => void play({ kind: "select", index }));
+        node.className = `pl-offer${phase.selected === index ? " selected" : ""}`;
+        node.append(el("span", { class: "pl-glyph" }, part.glyph), el("strong", {}, ` ${part.name} `),
+          el("span", { class: "pl-badge" }, part.badge), el("div", { class: "pl-rule" }, part.rule));
+        return node;
+      });
+      const extra = [button("Skip the draft", "payload-skip-draft", () => void play({ kind: "skip" }))];
+      if (v.can_reroll) extra.push(button("Shake (Loose Screws)", "payload-reroll", () => void play({ kind: "reroll" })));
+      draft.replaceChildren(el("h2", {}, phase.selected === null ? "Draft: pick a part" : "Place it on a cell"),
+        el("div", { class: "pl-offers" }, ...offers), el("div", { class: "buttons" }, ...extra));
+    } else if (phase.phase === "blueprints") {
+      const specs = new Map(content!.blueprints.map((b) => [b.key, b]));
+      draft.replaceChildren(el("h2", {}, "A blueprint"), el("div", { class: "pl-offers" },
+        ...phase.choices.map((key, index) => {
+          const spec = specs.get(key)!;
+          const node = button("", `blueprint-${index}`, () => void play({ kind: "blueprint", index }));
+          node.className = "pl-offer";
+          node.dataset.blueprint = key;
+          node.append(el("strong", {}, spec.name), el("div", { class: "pl-rule" }, spec.rule));
+          return node;
+        })), el("div", { class: "buttons" }, button("Decline", "payload-decline", () => void play({ kind: "skip" }))));
+    } else if (phase.phase === "dropping") {
+      draft.replaceChildren(el("h2", {}, "Drop: pick a column"),
+        el("p", { class: "help" }, "Each column's button shows what a marble dropped there pays now."));
+    } else {
+      draft.replaceChildren();
+    }
+  }
+
+  function draw(v: PayloadView): void {
+    view = v;
+    hooks.view = v;
+    hooks.preview = null;
+    drawHud(v);
+    drawBoard(v);
+    drawDraft(v);
+    drawColumns(v, null, "now");
+    const placing = v.phase.phase === "draft" && v.phase.selected !== null;
+    grid.classList.toggle("placing", placing);
+    for (const cell of cells) cell.disabled = !placing || hooks.playing;
+  }
+
+  // ---- the placement preview ----------------------------------------------------------------------
+
+  let previewAsked = 0;
+  async function previewAt(cell: number): Promise<void> {
+    const v = view;
+    if (v === null || v.phase.phase !== "draft" || v.phase.selected === null) return;
+    const asked = ++previewAsked;
+    const totals = await busy(() => run.placement(cell));
+    if (totals === undefined || asked !== previewAsked || view !== v) return;
+    const part = partOf(v.phase.offers[v.phase.selected]!)!;
+    drawColumns(v, totals, `with ${part.name} on this cell`);
+    for (const node of cells) node.classList.toggle("ghost", node.dataset.cell === String(cell));
+    hooks.preview = { cell, totals };
+  }
+
+  // ---- moves and the drop's playback ----------------------------------------------------------------
+
+  async function play(move: PayloadMove): Promise<void> {
+    if (hooks.playing || view === null) return;
+    const answer = await busy(() => run.move(move));
+    if (answer === undefined) return;
+    message.textContent = "";
+    const drop = answer.events.find((event): event is Extract<RunEvent, { kind: "drop" }> => event.kind === "drop"
+      && Array.isArray((event as { log?: unknown }).log));
+    if (drop !== undefined) await playBack(drop.column, drop.total, drop.log);
+    for (const event of answer.events) {
+      if (event.kind === "round-cleared") message.textContent = `Round ${Number(event.round) + 1} cleared: ${event.score} of ${event.quota}.`;
+      if (event.kind === "round-missed") message.textContent = `Round ${Number(event.round) + 1} missed: ${event.score} of ${event.quota}.`;
+    }
+    if (left) return;
+    draw(answer.view);
+    if (answer.view.phase.phase === "over") await finish(answer.view);
+  }
+
+  function flash(cell: number, text: string, kind: string): void {
+    const node = cells[cell];
+    if (node === undefined) return;
+    node.classList.remove("flash");
+    void node.offsetWidth; // restart the animation
+    node.classList.add("flash");
+    const label = el("span", { class: `pl-float ${kind}` }, text);
+    label.addEventListener("animationend", () => label.remove());
+    node.append(label);
+  }
+
+  function placeMarble(dots: Map<number, HTMLElement>, marble: number, cell: number, value: number): void {
+    let dot = dots.get(marble);
+    if (dot === undefined) {
+      dot = el("span", { class: "pl-marble" });
+      dots.set(marble, dot);
+      grid.append(dot);
+    }
+    const cols = content!.cols;
+    dot.style.setProperty("--col", String(cell % cols));
+    dot.style.setProperty("--row", String(Math.floor(cell / cols)));
+    dot.textContent = String(value);
+  }
+
+  function applyFrame(frame: Frame, dots: Map<number, HTMLElement>, running: { total: number }, animate: boolean): void {
+    for (const event of frame) {
+      switch (event.kind) {
+        case "enter":
+        case "spawn":
+          placeMarble(dots, event.marble, event.cell, event.value);
+          if (animate && event.kind === "spawn") flash(event.cell, `copy ${event.value}`, "split");
+          break;
+        case "trigger":
+          placeMarble(dots, event.marble, event.cell, event.after);
+          if (animate) flash(event.cell, event.label, event.after > event.before ? "up" : event.after < event.before ? "down" : "move");
+          break;
+        case "capped":
+          if (animate) flash(event.cell, event.label, "down");
+          break;
+        case "bank":
+          running.total += event.value;
+          dots.get(event.marble)?.remove();
+          dots.delete(event.marble);
+          if (animate) flash(event.cell, `bank ${event.value}`, "bank");
+          break;
+      }
+    }
+  }
+
+  async function playBack(column: number, total: number, log: DropEvent[]): Promise<void> {
+    const grouped = frames(log);
+    hooks.playing = true;
+    skip.disabled = false;
+    for (const node of columns.querySelectorAll("button")) node.disabled = true;
+    breakdown.replaceChildren(...paths(log, nameOf).map((path) =>
+      el("li", { "data-marble": String(path.marble) }, `#${path.marble}: ${path.from}`,
+        ...path.steps.map((step) => ` → ${step}`), path.banked === null ? "" : ` ⇒ banked ${path.banked}`)),
+    el("li", { id: "payload-drop-total" }, `column ${column + 1}: ${total}`));
+    const dots = new Map<number, HTMLElement>();
+    const running = { total: 0 };
+    let skipped = false;
+    let wake: (() => void) | null = null;
+    skipNow = () => {
+      skipped = true;
+      wake?.();
+    };
+    for (const frame of grouped) {
+      applyFrame(frame, dots, running, !skipped);
+      message.textContent = `Dropping down column ${column + 1}: ${running.total}`;
+      if (!skipped) await new Promise<void>((resolve) => {
+        wake = resolve;
+        window.setTimeout(resolve, STEP_MS);
+      });
+    }
+    for (const dot of dots.values()) dot.remove();
+    skipNow = null;
+    skip.disabled = true;
+    message.textContent = `Column ${column + 1} paid ${running.total}.`;
+    hooks.playing = false;
+    hooks.drops += 1;
+    hooks.lastDrop = { column, total: running.total, frames: grouped.length, skipped };
+  }
+
+  async function finish(v: PayloadView): Promise<void> {
+    const streak = v.daily ? storedStreak(v.difficulty) : null;
+    const shared = await busy(() => run.share(todayKey(), streak));
+    if (shared === undefined) return;
+    if (v.daily) keepStreak(v.difficulty, shared.streak);
+    hooks.shared = shared;
+    const text = el("pre", { id: "payload-share" }, shared.text);
+    over.replaceChildren(
+      el("h2", {}, v.phase.phase === "over" && v.phase.won ? "Every quota met: the run is won" : "The run is over"),
+      el("p", {}, `Total ${v.total_score} · ${v.rounds_cleared} of ${v.rounds} rounds cleared · ${shared.moves.length} moves`),
+      text,
+      el("div", { class: "buttons" },
+        button("Copy the share text", "payload-copy", () => void navigator.clipboard?.writeText(shared.text)),
+        button("Another run", "payload-again", () => void begin())),
+    );
+    over.classList.remove("hidden");
+  }
+
+  // ---- the compendium (from the tables the rules hold) ---------------------------------------------
+
+  function drawCompendium(c: PayloadContent): void {
+    const table = (id: string, head: string[], rows: string[][]): HTMLElement =>
+      el("table", { id, class: "rules" }, el("tr", {}, ...head.map((h) => el("th", {}, h))),
+        ...rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", {}, cell)))));
+    compendium.append(
+      el("h3", {}, "Parts"),
+      table("payload-parts", ["", "Part", "Badge", "Role", "Rule"], c.parts.map((p) => [p.glyph, p.name, p.badge, p.role, p.rule])),
+      el("h3", {}, "Blueprints"),
+      table("payload-blueprints", ["Blueprint", "Rule"], c.blueprints.map((b) => [b.name, b.rule])),
+      el("h3", {}, "Jams"),
+      table("payload-jams", ["Jam", "Rule"], c.jams.map((j) => [j.name, j.rule])),
+      el("h3", {}, "Variants (the daily's)"),
+      table("payload-variants", ["Variant", "Rule"], c.variants.map((v) => [v.name, v.rule])),
+      el("h3", {}, "Difficulties"),
+      table("payload-difficulties", ["Difficulty", "Rounds (quota, drops, jam)"], c.difficulties.map((d) =>
+        [d.name, d.rounds.map((r) => `${r.quota}/${r.drops}${r.jam ? ` ${r.jam}` : ""}`).join(" · ")])),
+    );
+  }
+
+  // ---- starting -------------------------------------------------------------------------------------
+
+  async function begin(): Promise<void> {
+    if (hooks.playing || content === null) return;
+    over.classList.add("hidden");
+    hooks.shared = null;
+    breakdown.replaceChildren();
+    const options = dailyBox.checked
+      ? { difficulty: difficulty.value, daily: todayKey() }
+      : { difficulty: difficulty.value, seed: Math.max(0, Math.min(0xffffffff, Math.floor(Number(seed.value) || 0))) };
+    const started = await busy(() => run.start(options));
+    if (started === undefined) return;
+    message.textContent = "";
+    draw(started);
+  }
+
+  void busy(async () => {
+    await engine.ready;
+    content = await run.content();
+    parts = new Map(content.parts.map((p) => [p.key, p]));
+    hooks.parts = content.parts.length;
+    difficulty.replaceChildren(...content.difficulties.map((d) => el("option", { value: d.key }, d.name)));
+    grid.style.setProperty("--cols", String(content.cols));
+    for (let index = 0; index < content.cols * content.rows; index += 1) {
+      const cell = el("button", { type: "button", class: "pl-cell", "data-cell": String(index), id: `cell-${index}` });
+      cell.disabled = true;
+      cell.addEventListener("mouseenter", () => void previewAt(index));
+      cell.addEventListener("focus", () => void previewAt(index));
+      cell.addEventListener("click", () => void play({ kind: "place", cell: index }));
+      cells.push(cell);
+      grid.append(cell);
+    }
+    drawCompendium(content);
+    message.textContent = "Pick a difficulty and a seed, then start.";
+  });
+}
