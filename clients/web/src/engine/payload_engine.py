@@ -34,7 +34,7 @@ from rules.payload.run import (
     rounds_in,
     start_run,
 )
-from rules.payload.types import COLS, ROWS, CellIndex, Column, DifficultyKey, Draft, Dropping, VariantKey
+from rules.payload.types import COLS, ROWS, CellIndex, Column, DifficultyKey, Draft, VariantKey
 
 _state: RunState | None = None
 _daily: str | None = None
@@ -80,7 +80,7 @@ def _view() -> dict[str, Any]:
         "jams": [{"key": s.key, "name": s.name, "rule": s.rule} for s in jam_specs(state)],
         "can_reroll": isinstance(phase, Draft) and "loose_screws" in state.blueprints
         and phase.rerolls < LOOSE_SCREWS_REROLLS,
-        "columns": list(column_projection(state).totals) if isinstance(phase, Dropping) else None,
+        "columns": None if state.over else list(column_projection(state).totals),
         "moves": len(_moves),
     }
 
@@ -150,7 +150,8 @@ def preview(text: str) -> str:
     phase = state.phase
     if not isinstance(phase, Draft) or phase.selected is None:
         raise ValueError("preview: no offer is selected")
-    return json.dumps(list(placement_projection(state, phase.offers[phase.selected], CellIndex(int(cell))).totals))
+    part = phase.offers[phase.selected]
+    return json.dumps(list(placement_projection(state, part, CellIndex(int(cell))).totals))
 
 
 def log_hash() -> str:

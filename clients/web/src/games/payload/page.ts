@@ -12,7 +12,7 @@ import { browserEngine } from "../../engine/engine";
 import { button, el } from "../../app/dom";
 import { onLeave, show } from "../../app/page";
 import { PayloadRun } from "./engine";
-import { bestColumn, frames, paths, type Frame } from "./playback";
+import { bestColumn, frames, stepText, type Frame } from "./playback";
 import type { DropEvent, PartRow, PayloadContent, PayloadMove, PayloadView, RunEvent, Shared, Streak } from "./types";
 
 /** How long one playback frame shows (ms). */
@@ -86,11 +86,11 @@ export function payloadPage(daily = false): void {
     el("nav", {}, el("a", { href: "#/" }, "Back to the lobby")),
     el("div", { class: "buttons" }, el("label", { for: "payload-difficulty" }, "Difficulty "), difficulty, " ",
       el("label", { for: "payload-seed" }, "seed "), seed, " ", el("label", {}, dailyBox, " the day's run"), " ", start),
-    message, hud, draft,
+    message, over, hud,
     el("div", { class: "pl-stage" },
       el("div", { class: "pl-machine" }, columns, grid, el("div", { class: "pl-skip" }, skip)),
-      el("div", { class: "pl-side" }, el("h2", {}, "Last drop"), breakdown)),
-    over, compendium,
+      el("div", { class: "pl-side" }, draft, el("h2", {}, "Last drop"), breakdown)),
+    compendium,
   );
 
   const engine = browserEngine();
@@ -113,6 +113,7 @@ export function payloadPage(daily = false): void {
 
   const partOf = (key: string | null): PartRow | undefined => (key === null ? undefined : parts.get(key));
   const nameOf = (key: string): string => parts.get(key)?.name ?? key;
+  const blueprintName = (key: string): string => content?.blueprints.find((b) => b.key === key)?.name ?? key;
 
   let pending = 0;
   const busy = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
@@ -142,7 +143,7 @@ export function payloadPage(daily = false): void {
       el("div", { class: "help" },
         `${v.daily ? `daily ${v.daily} · ` : ""}${v.difficulty} · ${v.variant} · seed ${v.seed}`,
         v.jams.length ? ` · jam: ${v.jams.map((j) => `${j.name} (${j.rule})`).join("; ")}` : "",
-        v.blueprints.length ? ` · blueprints: ${v.blueprints.join(", ")}` : ""),
+        v.blueprints.length ? ` · blueprints: ${v.blueprints.map(blueprintName).join(", ")}` : ""),
     );
   }
 
@@ -278,8 +279,22 @@ export function payloadPage(daily = false): void {
     dot.textContent = String(value);
   }
 
-  function applyFrame(frame: Frame, dots: Map<number, HTMLElement>, running: { total: number }, animate: boolean): void {
+  /** The breakdown's line of each marble, written as its path is played. */
+  function line(lines: Map<number, HTMLElement>, event: DropEvent): void {
+    let node = lines.get(event.marble);
+    if (node === undefined) {
+      node = el("li", { "data-marble": String(event.marble) }, `#${event.marble}: ${stepText(event, nameOf)}`);
+      lines.set(event.marble, node);
+      breakdown.append(node);
+      return;
+    }
+    node.append(event.kind === "bank" ? ` ⇒ ${stepText(event, nameOf)}` : ` → ${stepText(event, nameOf)}`);
+  }
+
+  function applyFrame(frame: Frame, dots: Map<number, HTMLElement>, lines: Map<number, HTMLElement>,
+    running: { total: number }, animate: boolean): void {
     for (const event of frame) {
+      line(lines, event);
       switch (event.kind) {
         case "enter":
         case "spawn":
@@ -308,10 +323,8 @@ export function payloadPage(daily = false): void {
     hooks.playing = true;
     skip.disabled = false;
     for (const node of columns.querySelectorAll("button")) node.disabled = true;
-    breakdown.replaceChildren(...paths(log, nameOf).map((path) =>
-      el("li", { "data-marble": String(path.marble) }, `#${path.marble}: ${path.from}`,
-        ...path.steps.map((step) => ` → ${step}`), path.banked === null ? "" : ` ⇒ banked ${path.banked}`)),
-    el("li", { id: "payload-drop-total" }, `column ${column + 1}: ${total}`));
+    breakdown.replaceChildren();
+    const lines = new Map<number, HTMLElement>();
     const dots = new Map<number, HTMLElement>();
     const running = { total: 0 };
     let skipped = false;
@@ -321,7 +334,7 @@ export function payloadPage(daily = false): void {
       wake?.();
     };
     for (const frame of grouped) {
-      applyFrame(frame, dots, running, !skipped);
+      applyFrame(frame, dots, lines, running, !skipped);
       message.textContent = `Dropping down column ${column + 1}: ${running.total}`;
       if (!skipped) await new Promise<void>((resolve) => {
         wake = resolve;
@@ -329,6 +342,7 @@ export function payloadPage(daily = false): void {
       });
     }
     for (const dot of dots.values()) dot.remove();
+    breakdown.append(el("li", { id: "payload-drop-total" }, `column ${column + 1} paid ${total}`));
     skipNow = null;
     skip.disabled = true;
     message.textContent = `Column ${column + 1} paid ${running.total}.`;

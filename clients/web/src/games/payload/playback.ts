@@ -48,6 +48,22 @@ export interface Path {
   banked: number | null;
 }
 
+/** How the breakdown writes one event of a marble's path (names from the compendium). */
+export function stepText(event: DropEvent, nameOf: (part: string) => string): string {
+  switch (event.kind) {
+    case "enter":
+      return `${event.label}, ${event.value}`;
+    case "spawn":
+      return `copy of #${event.parent} at the prism, ${event.value}`;
+    case "trigger":
+      return `${nameOf(event.part)} ${event.label} → ${event.after}`;
+    case "capped":
+      return event.label;
+    case "bank":
+      return `banked ${event.value}`;
+  }
+}
+
 /** The drop's breakdown: each marble's value after every part, in path order (names from the compendium). */
 export function paths(log: readonly DropEvent[], nameOf: (part: string) => string): Path[] {
   const byMarble = new Map<number, Path>();
@@ -62,16 +78,12 @@ export function paths(log: readonly DropEvent[], nameOf: (part: string) => strin
   for (const event of log) {
     switch (event.kind) {
       case "enter":
-        path(event.marble).from = `${event.label}, ${event.value}`;
-        break;
       case "spawn":
-        path(event.marble).from = `copy of #${event.parent} at the prism, ${event.value}`;
+        path(event.marble).from = stepText(event, nameOf);
         break;
       case "trigger":
-        path(event.marble).steps.push(`${nameOf(event.part)} ${event.label} → ${event.after}`);
-        break;
       case "capped":
-        path(event.marble).steps.push(event.label);
+        path(event.marble).steps.push(stepText(event, nameOf));
         break;
       case "bank":
         path(event.marble).banked = event.value;

@@ -61,7 +61,7 @@ export interface PayloadView {
   drops: number;
   jams: Named[];
   can_reroll: boolean;
-  /** Each column's total now (the column preview), while dropping. */
+  /** Each column's total now (the column preview; null once the run is over). */
   columns: number[] | null;
   moves: number;
 }
