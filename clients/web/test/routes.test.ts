@@ -14,6 +14,8 @@ describe("the routes", () => {
     expect(parseRoute("#/join/abc")).toEqual({ page: "join", invite: "abc" });
     expect(parseRoute("#/rules")).toEqual({ page: "rules" });
     expect(parseRoute("#/settings")).toEqual({ page: "settings" });
+    expect(parseRoute("#/payload")).toEqual({ page: "payload", daily: false });
+    expect(parseRoute("#/payload?daily")).toEqual({ page: "payload", daily: true });
   });
 
   it("shows the lobby for no hash, a page without its id, and an unknown page", () => {
