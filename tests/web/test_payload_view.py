@@ -62,7 +62,8 @@ async def idle(page: Page, moves: int) -> dict[str, Any]:
     return view
 
 
-async def play_move(page: Page, view: dict[str, Any], skip: bool) -> tuple[Move, list[int] | None]:
+async def play_move(page: Page, view: dict[str, Any], skip: bool, shoot: str | None = None,
+                    ) -> tuple[Move, list[int] | None]:
     """Make the policy's move through the page's buttons (read off what the page shows); the move, and
     the placement preview shown before a part was placed."""
     phase = view["phase"]
@@ -82,6 +83,8 @@ async def play_move(page: Page, view: dict[str, Any], skip: bool) -> tuple[Move,
         preview = await until(page, "(cell) => { const h = window.__floePayload; return h.preview "
                               "&& h.preview.cell === cell && !h.busy && h.preview.totals; }", 10,
                               "the placement preview", cell)
+        if shoot is not None:
+            await shot(page, shoot)
         await page.click(f"#cell-{cell}")
         return Place(CellIndex(cell)), preview
     if phase["phase"] == "blueprints":
@@ -125,7 +128,8 @@ async def test_a_payload_run_played_in_the_browser_matches_cpython(browser: Brow
     while not state.over:
         expected = policy(state)
         drops = sum(isinstance(move, Drop) for move in moves)
-        move, shown = await play_move(page, view, skip=drops > 0)
+        shoot = "payload-placing" if len(moves) == 1 else None
+        move, shown = await play_move(page, view, skip=drops > 0, shoot=shoot)
         assert move == expected, (len(moves), move, expected)
         if isinstance(move, Place):
             assert shown == list(placement_projection(state, _offer(state), move.cell).totals)
@@ -148,8 +152,6 @@ async def test_a_payload_run_played_in_the_browser_matches_cpython(browser: Brow
             if drops == 0:
                 assert not last["skipped"], last
             skipped += last["skipped"]
-        if len(moves) == 1:
-            await shot(page, "payload-placing")
     assert any(isinstance(move, Reroll) for move in moves), "Loose Screws was never reached"
     assert skipped > 0, "no drop's playback was skipped"
     shared = await until(page, "() => window.__floePayload.shared", 10, "the run-over screen")

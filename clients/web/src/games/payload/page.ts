@@ -73,6 +73,7 @@ export function payloadPage(daily = false): void {
   const hud = el("div", { id: "payload-hud", class: "pl-hud" });
   const draft = el("div", { id: "payload-draft", class: "pl-draft" });
   const columns = el("div", { id: "payload-columns", class: "pl-columns" });
+  const note = el("p", { id: "payload-preview-note", class: "help pl-note" });
   const grid = el("div", { id: "payload-board", class: "pl-board" });
   const breakdown = el("ol", { id: "payload-breakdown", class: "pl-breakdown" });
   const over = el("section", { id: "payload-over", class: "card hidden" });
@@ -88,7 +89,7 @@ export function payloadPage(daily = false): void {
       el("label", { for: "payload-seed" }, "seed "), seed, " ", el("label", {}, dailyBox, " the day's run"), " ", start),
     message, over, hud,
     el("div", { class: "pl-stage" },
-      el("div", { class: "pl-machine" }, columns, grid, el("div", { class: "pl-skip" }, skip)),
+      el("div", { class: "pl-machine" }, note, columns, grid, el("div", { class: "pl-skip" }, skip)),
       el("div", { class: "pl-side" }, draft, el("h2", {}, "Last drop"), breakdown)),
     compendium,
   );
@@ -156,6 +157,7 @@ export function payloadPage(daily = false): void {
       cell.title = part ? `${part.name}: ${part.rule}` : `empty cell ${index}`;
       cell.classList.toggle("filled", key !== null);
       cell.classList.remove("ghost");
+      delete cell.dataset.ghost;
       cell.dataset.part = key ?? "";
     });
   }
@@ -172,6 +174,8 @@ export function payloadPage(daily = false): void {
       return node;
     }));
     columns.dataset.preview = label;
+    note.textContent = totals === null ? "" : preview === null ? "What a marble pays down each column now:"
+      : `What each column would pay ${label}:`;
   }
 
   function drawDraft(v: PayloadView): void {
@@ -232,7 +236,12 @@ export function payloadPage(daily = false): void {
     if (totals === undefined || asked !== previewAsked || view !== v) return;
     const part = partOf(v.phase.offers[v.phase.selected]!)!;
     drawColumns(v, totals, `with ${part.name} on this cell`);
-    for (const node of cells) node.classList.toggle("ghost", node.dataset.cell === String(cell));
+    for (const node of cells) {
+      const here = node.dataset.cell === String(cell);
+      node.classList.toggle("ghost", here);
+      if (here) node.dataset.ghost = part.glyph;
+      else delete node.dataset.ghost;
+    }
     hooks.preview = { cell, totals };
   }
 
