@@ -4,7 +4,7 @@
  * engine into dist/engine/ (the server serves it at /engine/): Pyodide's runtime from the pyodide
  * package in the lock (its loader, the wasm, the asm module, the standard library's zip, the lock
  * file), `rules.json` (floe's own pure `rules/` package, every .py file by path, and the engine's
- * Python side: src/engine/floe_engine.py and payload_engine.py), and the worker itself.
+ * Python side src/engine/floe_engine.py), and the worker itself.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -12,9 +12,6 @@ import { defineConfig, type Plugin } from "vite";
 
 /** Pyodide's files the engine loads (nothing else of the package is served). */
 export const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
-
-/** The engine's Python side beside `rules/`: Pengo's replica and verifier, Payload's run (src/engine/). */
-export const ENGINE_MODULES = ["floe_engine.py", "payload_engine.py"];
 
 function docsAssets(): Plugin {
   return {
@@ -53,7 +50,9 @@ function engineFiles(): Plugin {
       const repo = join(__dirname, "..", "..");
       const files: Record<string, string> = {};
       pythonFiles(join(repo, "rules"), repo, files);
-      for (const side of ENGINE_MODULES) files[side] = readFileSync(join(__dirname, "src", "engine", side), "utf8");
+      files["floe_engine.py"] = readFileSync(join(__dirname, "src", "engine", "floe_engine.py"), "utf8");
+      // Payload's run in the engine (games/payload): beside floe_engine.py, imported on its first call
+      files["payload_engine.py"] = readFileSync(join(__dirname, "src", "engine", "payload_engine.py"), "utf8");
       writeFileSync(join(to, "rules.json"), JSON.stringify(files));
     },
   };

@@ -1,7 +1,7 @@
 /**
  * The engine's Web Worker: Pyodide (CPython on WebAssembly, the npm package's files served by floe at
  * /engine/, never a CDN) with floe's own pure `rules/` package and src/engine/floe_engine.py, loaded
- * on the first request (payload_engine.py, Payload's run, imported on its first call). Each request is answered in order (see protocol.ts); only pure rules run here.
+ * on the first request. Each request is answered in order (see protocol.ts); only pure rules run here.
  */
 
 import type { PyodideAPI } from "pyodide";
@@ -75,6 +75,7 @@ async function answer(request: Envelope): Promise<unknown> {
     case "counters":
       return JSON.parse(needReplica().counters());
     case "payload": {
+      // Payload's run (payload_engine.py, imported on its first call): one call of that module
       const payload = pyodide.pyimport("payload_engine");
       const call = payload[request.call] as (text?: string) => string;
       return JSON.parse(request.arg === undefined ? call() : call(JSON.stringify(request.arg)));
