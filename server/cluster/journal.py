@@ -274,6 +274,11 @@ class Ownership(Protocol):
         journal holds `journal_max_batches` since its snapshot, or the batch is too large)."""
         ...
 
+    async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+        """`append` for many matches at once (one round trip: what a node's tick awaits before it
+        publishes): per item, its FencedError or JournalError, or None where it was logged."""
+        ...
+
     async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:
         """Keep a snapshot including the batches up to `snapshot.seq` (the last logged one at most),
         and drop those batches."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .bus import Handler, Subscription, check_channel, check_message
@@ -111,6 +111,16 @@ class MemoryOwnership:
                       self.settings.journal_max_batches)
         entry.batches.append(data)
         entry.seq = batch.seq
+
+    async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+        out: list[Exception | None] = []
+        for lease, batch in items:
+            try:
+                await self.append(lease, batch)
+                out.append(None)
+            except (FencedError, JournalError) as error:
+                out.append(error)
+        return out
 
     async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:
         data = encode_snapshot(snapshot)

@@ -31,11 +31,13 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
 
 from .bus import Handler, Subscription, check_channel, check_message, match_tag
 from .journal import (
@@ -166,8 +168,10 @@ class RedisOwnership:
         self._snapshot = client.register_script(_SNAPSHOT)
         self._finish = client.register_script(_FINISH)
         self._load = client.register_script(_LOAD)
-        #: Requests sent (a script is one), for the benchmark.
+        #: Requests sent (a script or a pipeline is one), for the benchmark.
         self.round_trips = 0
+        #: Has `append_all` loaded its script (it sends EVALSHA in a pipeline)?
+        self._loaded = False
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", cluster: bool = False,
@@ -194,7 +198,10 @@ class RedisOwnership:
     async def _write(self, script: Any, lease: Lease, keys: list[str], *args: Any) -> list[Any]:
         """Run a fenced script; FencedError when the lease is not the writer's."""
         self.round_trips += 1
-        answer = await script(keys=keys, args=[lease.token, *args])
+        return self._fence_refusal(lease, await script(keys=keys, args=[lease.token, *args]))
+
+    def _fence_refusal(self, lease: Lease, answer: Any) -> list[Any]:
+        """A fenced script's answer; FencedError when it refused the writer's token."""
         if int(answer[0]) == 1:
             return list(answer)
         why = _text(answer[1])
@@ -278,6 +285,45 @@ class RedisOwnership:
         answer = await self._write(self._append, lease, self._keys(lease.match_id), batch.seq, data,
                                    self.settings.journal_max_batches, self._ms(self.settings.journal_ttl))
         self._journal_refusal(lease, answer)
+
+    async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+        """`append` for many matches in one round trip (a pipeline; on a cluster, one per master):
+        each item's error (FencedError, JournalError), or None where it was logged."""
+        if not items:
+            return []
+        out: list[Exception | None] = [None] * len(items)
+        if not self._loaded:
+            self.round_trips += 1
+            await self.redis.script_load(_APPEND)  # every master of a cluster
+            self._loaded = True
+        pipe = self.redis.pipeline(transaction=False)
+        sent = []
+        for index, (lease, batch) in enumerate(items):
+            data = encode_batch(batch)
+            if len(data) > self.settings.journal_max_batch_bytes:
+                out[index] = JournalError(f"match {lease.match_id}: a batch of {len(data)} bytes is over "
+                                          f"{self.settings.journal_max_batch_bytes}")
+                continue
+            # EVALSHA by name: redis-py's cluster pipeline refuses its `evalsha` method, not the command
+            # (routed by its keys, which share one slot).
+            pipe.execute_command("EVALSHA", self._append.sha, 3, *self._keys(lease.match_id), lease.token,
+                                 batch.seq, data, self.settings.journal_max_batches,
+                                 self._ms(self.settings.journal_ttl))
+            sent.append(index)
+        self.round_trips += 1
+        answers = await pipe.execute(raise_on_error=False)
+        for index, answer in zip(sent, answers, strict=True):
+            lease, batch = items[index]
+            try:
+                if isinstance(answer, NoScriptError):  # a master restarted: one by one, loading it
+                    await self.append(lease, batch)
+                    continue
+                if isinstance(answer, Exception):
+                    raise answer
+                self._journal_refusal(lease, self._fence_refusal(lease, answer))
+            except Exception as error:  # noqa: BLE001 - each item's own outcome, given back
+                out[index] = error
+        return out
 
     async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:
         data = encode_snapshot(snapshot)

@@ -271,3 +271,25 @@ async def _spread(ownership: RedisOwnership, client: RedisCluster) -> None:
         assert loaded is not None and loaded.header.seed == index and loaded.snapshot is not None
         await ownership.finish(lease)
     assert len(masters) == 3
+
+
+async def test_append_all_logs_many_matches_at_once_each_checked(backend: Backend) -> None:
+    """One append_all for several matches: each item is fenced and ordered on its own; the refused ones
+    come back as their errors and the others are logged."""
+    a, b = backend.ownership(), backend.ownership()
+    leases = []
+    for index in range(4):
+        lease = await a.acquire(f"all-{index}", "node-a")
+        assert lease is not None
+        await a.create(lease, header(index))
+        leases.append(lease)
+    await a.release(leases[3])  # handed over: node b holds it now, with a higher token
+    stolen = await b.acquire("all-3", "node-b")
+    assert stolen is not None
+    out = await a.append_all([(leases[0], batch(1)), (leases[1], batch(2)), (leases[2], batch(1)),
+                              (leases[3], batch(1))])
+    assert out[0] is None and out[2] is None
+    assert isinstance(out[1], JournalError) and "out of order" in str(out[1])
+    assert isinstance(out[3], FencedError) and "node-b" in str(out[3])
+    logged = [await b.load(f"all-{index}") for index in range(4)]
+    assert [len(j.batches) if j else None for j in logged] == [1, 0, 1, 0]
