@@ -136,8 +136,9 @@ class Sealed:
         return Batch(seq, self.now, self.seats, self.marks)
 
 
-#: The marks of a match that published nothing (publish everything: no frame is behind them).
-NO_MARKS = {"p": 0, "pf": 0, "pc": -1, "s": 0, "sc": -1}
+#: The marks of a match that published nothing (publish everything: no frame is behind them); `o`
+#: is 1 once they count the streams' `over`.
+NO_MARKS = {"p": 0, "pf": 0, "pc": -1, "s": 0, "sc": -1, "o": 0}
 
 
 @dataclass(frozen=True)
@@ -458,7 +459,8 @@ class LiveMatch:
             if seat.bot is not None
         }
         match = ruleset.new_match(self.config.match_config, self.seed, [seat.name for seat in self.seats])
-        self.runner = MatchRunner(match, ruleset.inputs, self.config.runner, bots, keyframe_phase=self.seed)
+        self.runner = MatchRunner(match, ruleset.inputs, self.config.runner, bots, keyframe_phase=self.seed,
+                                  journal=self.journaled)
         self.start_tick = tick
         self.started_at = now
         self.state = MatchState.RUNNING
@@ -510,16 +512,15 @@ class LiveMatch:
                     self.players.publish_bytes(_keyframe(keyframe))
                 if item.frame > marks["sc"]:
                     self._feed.push(now, partial(self._watch_keyframe, keyframe))
-                else:
-                    self._watched_keyframe, self._watched_since = keyframe, []
+                else:  # sent by the node that died: into the history again, under the same number
+                    self._watch_keyframe(keyframe)
             else:
                 body = self._body(item)
                 self._since_keyframe.append(body)
                 if item.frame >= marks["sc"]:
                     self._feed.push(now, partial(self._watch_frame, item.frame, body))
                 else:
-                    self._watched_since.append(body)
-                    self._watched_confirmed = item.frame + 1
+                    self._watch_frame(item.frame, body)
                 self._bodies.pop(item.frame, None)
                 spec.pop(item.frame, None)
         self._published_confirmed = max(self._published_confirmed, confirmed)
@@ -547,6 +548,7 @@ class LiveMatch:
             if out.result is not None:
                 marks["p"] += 1
                 marks["s"] += self.spectator_delay <= 0
+                marks["o"] = 1
         if self.spectator_delay > 0:  # the delayed stream goes out later: what it has sent now
             marks["s"], marks["sc"] = self.spectators.head, self._watched_confirmed
         self._marks_sealed = marks
@@ -583,7 +585,14 @@ class LiveMatch:
     ) -> LiveMatch:
         """A running match taken over from its journal (server/cluster/journal.py): `runner` is the
         resumed runner; the players hold their seats and have `reconnect_grace` to come back; the
-        first advance publishes only what comes after the journal's marks, numbered on from them."""
+        first advance publishes only what comes after the journal's marks, numbered on from them.
+
+        The spectators' stream is the same messages in the same order whoever makes it (confirmed
+        frames and keyframes only), so the history is rebuilt from the checkpoint's keyframe under the
+        numbers the node that died gave them: a spectator that comes back with any of them goes on
+        without a gap, even from messages that node logged but never sent. The players' stream had
+        rewinds that cannot be told again: a player comes back to a `resync` numbered on from the
+        marks."""
         header = journal.header
         seats = [Seat(name, guest=guest, bot=bot, connected_once=True, dropped_at=None if bot else now)
                  for name, guest, bot in zip(header.seats, header.guests, header.bots, strict=True)]
@@ -598,13 +607,17 @@ class LiveMatch:
         live.played = {seat for seat, moves in enumerate(runner.match.moves)
                        if any(value != neutral for _, value in moves)}
         marks = {**NO_MARKS, **journal.marks()}
-        live.players.head, live.spectators.head = marks["p"], marks["s"]
-        live._published_confirmed = max(0, marks["pc"])
-        live._watched_confirmed = max(0, marks["sc"])
         for index, seat in enumerate(seats):
             if seat.bot is None:
                 runner.hold_neutral(index)  # its player was on the node that died: dropped, until back
-        live._publish(runner.advance(runner.now), now, marks)
+        out = runner.advance(runner.now)
+        sent = marks["sc"]
+        again = sum(item.frame <= sent if isinstance(item, KeyframeRecord) else item.frame < sent
+                    for item in out.confirmed)
+        live.players.head = max(0, marks["p"] - marks["o"])
+        live.spectators.head = max(0, marks["s"] - marks["o"] - again)
+        live._published_confirmed = max(0, marks["pc"])
+        live._publish(out, now, marks)
         return live
 
     def _watch_keyframe(self, keyframe: PackedKeyframe) -> None:
