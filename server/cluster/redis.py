@@ -269,6 +269,8 @@ class RedisOwnership:
             await self._write(self._release, lease, [self._key(lease.match_id, "lease")])
         except FencedError:
             return
+        self.round_trips += 1
+        await self.redis.zadd(self._owned, {lease.match_id: self._clock()})  # an orphan from now on
 
     # ---- the journal ------------------------------------------------------------------------------------
 

@@ -30,6 +30,8 @@ class ClusterSettings:
     journal_max_snapshot_bytes: int = 1024 * 1024
     #: A match's journal and fence expire this long after its last write (seconds).
     journal_ttl: float = 2 * 3600.0
+    #: A node stopping waits this long for its last journal writes and hand-offs (seconds).
+    stop_timeout: float = 5.0
     #: Matches one orphan scan looks at.
     orphan_scan_limit: int = 100
     #: One message on the bus (bytes); a larger publish is refused.

@@ -172,13 +172,16 @@ class MatchOwner:
 
     async def finish(self, live: LiveMatch) -> None:
         """The match ended and its record is written: drop its journal and lease."""
-        owned = self.owned.pop(live.id, None)
+        owned = self.owned.get(live.id)
         if owned is None or owned.lease is None:
+            self.owned.pop(live.id, None)
             return
         try:
             await self.ownership.finish(owned.lease)
         except FencedError as error:
             log_event(log, logging.WARNING, "owner.finish-refused", match=live.id, why=str(error))
+        finally:
+            self.owned.pop(live.id, None)
 
     async def release_all(self) -> None:
         """Give every lease up (a graceful hand-off: another node takes the matches over at once)."""

@@ -14,7 +14,6 @@ nothing unlogged is ever acknowledged, and a node cut off past its lease drops i
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -57,6 +56,7 @@ class SharedMatches:
         self._failing: set[str] = set()
         #: Stop taking matches over (a node shutting down).
         self.draining = False
+        self._stopping = False
 
     def ticked(self) -> None:
         """The clock ticked: sealed publications are waiting."""
@@ -73,14 +73,20 @@ class SharedMatches:
         ]
 
     async def stop(self) -> None:
-        """Stop the tasks (the last flush runs first: what is sealed is logged and sent)."""
-        for task in self._tasks:
+        """Stop the tasks: the flusher ends after one last round (what is sealed is logged and sent),
+        all within `stop_timeout` (a task still waiting on the store then is cancelled)."""
+        self._stopping = True
+        self._due.set()
+        for task in self._tasks[1:]:
             task.cancel()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=self.settings.stop_timeout)
+            for task in pending:
+                task.cancel()
         for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        with contextlib.suppress(Exception):
-            self._lost(await self.owner.flush(self._now()))
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                log_event(log, logging.WARNING, "shared.stop-failed", why=repr(task.exception()))
+        self._tasks = []
 
     def _lost(self, lost: list[LiveMatch]) -> None:
         for live in lost:
@@ -106,8 +112,12 @@ class SharedMatches:
                 self._failing.discard("flush")
             except (OSError, ConnectionError, TimeoutError) as error:
                 self._failed("flush", error)
+                if self._stopping:
+                    return
                 await asyncio.sleep(RETRY_AFTER)
                 self._due.set()
+            if self._stopping:
+                return
 
     async def _every(self, seconds: float, work: Callable[[], Awaitable[None]]) -> None:
         while True:
