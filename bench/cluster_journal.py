@@ -169,7 +169,7 @@ def maybe_cluster(wanted: bool) -> Iterator[str | None]:
     if not wanted:
         yield None
         return
-    from tests.cluster_helpers import redis_cluster  # the tests' cluster starter (loopback, own PIDs)
+    from bench.redis_cluster import redis_cluster  # loopback ports, stopped by its own PIDs
 
     with redis_cluster() as running:
         yield running.url

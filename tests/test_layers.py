@@ -129,7 +129,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("bench", _units("rules", "rules.registry", "rules.replay", "rules.kick", "rules.versus",
                           "rules.payload", "protocol", "server.netcode", "server.match", "server.store",
                           "server.app", "server.botclient", "server.config", "server.embed", "server.node",
-                          "floe_cli"),
+                          "server.cluster", "floe_cli"),
           _units("httpx", "playwright", "redis", "rich", "uvloop", "websockets")),
     Layer("tests", ANY, ANY),
 )

@@ -356,7 +356,10 @@ class RedisOwnership:
 
     async def orphans(self, limit: int) -> list[str]:
         self.round_trips += 1
-        found = await self.redis.zrangebyscore(self._owned, "-inf", self._clock(), start=0, num=limit)
+        # The index's times are the nodes' clocks, a lease's expiry Redis': candidates up to
+        # `lease_margin` early, each checked against its lease (the authority) below.
+        soon = self._clock() + self.settings.lease_margin
+        found = await self.redis.zrangebyscore(self._owned, "-inf", soon, start=0, num=limit)
         orphans = []
         for raw in found:
             match_id = _text(raw)

@@ -14,8 +14,10 @@ socket.
   lease_margin` of its last renewal is lost as well, whatever Redis says later (a paused node stops
   on its own clock before another can take over).
 - `take_over(match_id, tick, now)`: acquire an orphan's lease (its owner's lapsed), load its journal,
-  refuse a ruleset version or snapshot format this node does not play (releasing the lease for a node
-  that does), and rebuild it (`LiveMatch.resumed`): snapshot, logged inputs, the same stream numbers.
+  refuse a match of another ruleset or ruleset version than this node plays, or of another snapshot
+  format (releasing the lease for a node that does: so a rolling upgrade moves matches only between
+  nodes of the same versions), and rebuild it (`LiveMatch.resumed`): snapshot, logged inputs, the
+  same stream numbers.
 - `finish(live)`: a finished match's journal and lease are dropped once its record is written.
 """
 
@@ -25,7 +27,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from rules.registry import UnknownRulesetError, lookup
 from rules.ruleset import Bot, seat_seed
 
 from ..cluster.journal import (
@@ -38,11 +39,11 @@ from ..cluster.journal import (
     Ownership,
 )
 from ..cluster.settings import ClusterSettings
-from ..config import ServerConfig
 from ..logs import log_event
 from ..netcode.runner import MatchRunner, RunnerSettings
 from ..store.base import StoreError
 from .live import Finished, LiveMatch
+from .settings import MatchSettings, RankedSettings
 
 log = logging.getLogger("floe.owner")
 
@@ -191,8 +192,9 @@ class MatchOwner:
         self.owned.clear()
 
     async def take_over(
-        self, match_id: str, config: ServerConfig, tick: int, now: float,
-        on_finished: Callable[[Finished], None],
+        self, match_id: str, config: MatchSettings, tick: int, now: float,
+        on_finished: Callable[[Finished], None], ranked_rules: RankedSettings | None = None,
+        min_play_frames: int = 0,
     ) -> LiveMatch | None:
         """Take an orphan over (see the module docstring); None when it is not this node's to take."""
         lease = await self.ownership.acquire(match_id, self.node)
@@ -203,8 +205,8 @@ class MatchOwner:
             await self.ownership.release(lease)
             return None
         try:
-            live = resume(journal, match_id, config, tick, now, on_finished)
-        except (UnknownRulesetError, ValueError) as error:
+            live = resume(journal, match_id, config, tick, now, on_finished, ranked_rules, min_play_frames)
+        except ValueError as error:
             log_event(log, logging.WARNING, "owner.cannot-resume", match=match_id, node=self.node,
                       why=str(error))
             await self.ownership.release(lease)
@@ -216,13 +218,17 @@ class MatchOwner:
         return live
 
 
-def resume(journal: Journal, match_id: str, config: ServerConfig, tick: int, now: float,
-           on_finished: Callable[[Finished], None]) -> LiveMatch:
+def resume(journal: Journal, match_id: str, config: MatchSettings, tick: int, now: float,
+           on_finished: Callable[[Finished], None], ranked_rules: RankedSettings | None = None,
+           min_play_frames: int = 0) -> LiveMatch:
     """Rebuild a running match from its journal on this node (ValueError when this node cannot)."""
     header = journal.header
     if header.snapshot_format != SNAPSHOT_FORMAT:
         raise ValueError(f"snapshot format {header.snapshot_format}, this node reads {SNAPSHOT_FORMAT}")
-    ruleset = lookup(header.ruleset, header.ruleset_version)
+    ruleset = config.ruleset
+    if (header.ruleset, header.ruleset_version) != (ruleset.name, ruleset.version):
+        raise ValueError(f"the match plays {header.ruleset} v{header.ruleset_version}, this node "
+                         f"{ruleset.name} v{ruleset.version}")
     settings = replace(config.runner, **{k: v for k, v in header.runner.items()
                                          if k in RunnerSettings.__dataclass_fields__})
     match_config = ruleset.config_from_plain(header.config)
@@ -240,4 +246,5 @@ def resume(journal: Journal, match_id: str, config: ServerConfig, tick: int, now
         scratch.advance(0)
         checkpoint = scratch.checkpoint()
     runner.resume(checkpoint, journal.logs(), journal.now())
-    return LiveMatch.resumed(config, journal, match_id, tick, now, on_finished, runner)
+    return LiveMatch.resumed(config, journal, match_id, tick, now, on_finished, runner, ranked_rules,
+                             min_play_frames)

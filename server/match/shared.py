@@ -20,10 +20,10 @@ from collections.abc import Awaitable, Callable
 from protocol.errors import CloseCode
 
 from ..cluster.settings import ClusterSettings
-from ..config import ServerConfig
 from ..logs import log_event
 from .live import Finished, LiveMatch
 from .owner import MatchOwner
+from .settings import MatchSettings, RankedSettings
 
 log = logging.getLogger("floe.shared")
 
@@ -38,19 +38,22 @@ class SharedMatches:
         self,
         owner: MatchOwner,
         settings: ClusterSettings,
-        config: ServerConfig,
+        config: MatchSettings,
         now: Callable[[], float],
         tick: Callable[[], int],
         register: Callable[[LiveMatch], None],
         drop: Callable[[LiveMatch], None],
         on_finished: Callable[[Finished], None],
         known: Callable[[str], bool],
+        ranked_rules: RankedSettings | None = None,
+        min_play_frames: int = 0,
     ) -> None:
         self.owner = owner
         self.settings = settings
         self.config = config
         self._now, self._tick = now, tick
         self._register, self._drop, self._on_finished, self._known = register, drop, on_finished, known
+        self.ranked_rules, self.min_play_frames = ranked_rules, min_play_frames
         self._due = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._failing: set[str] = set()
@@ -138,7 +141,7 @@ class SharedMatches:
             if self._known(match_id):
                 continue
             live = await self.owner.take_over(match_id, self.config, self._tick(), self._now(),
-                                              self._on_finished)
+                                              self._on_finished, self.ranked_rules, self.min_play_frames)
             if live is not None:
                 self._register(live)
         self._failing.discard("_scan")

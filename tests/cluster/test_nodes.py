@@ -1,4 +1,5 @@
-"""Two nodes (NodeHub: real hubs and frame clocks in one process) sharing one store and one ownership
+"""Two nodes (real nodes, hubs and frame clocks in one process, their matches shared through
+server/match/sharing.py) on one store and one ownership
 backend: a node that dies mid-match has its match taken over by the other, which its player and
 spectator reconnect to without a gap, and which records a replay that verifies, once; a node that
 stops renewing (frozen) has its writes refused and stops serving the match; a node that stops with
@@ -18,10 +19,14 @@ from protocol.errors import CloseCode
 from protocol.messages import Frame, Over, Resync
 from protocol.replay_codec import decode_replay
 from rules.replay import input_rows, verify
+from server.cluster.journal import Ownership
 from server.cluster.settings import ClusterSettings
-from server.match.dispatch import Dispatcher
+from server.config import ServerConfig
+from server.match.hub import Hub
 from server.match.live import LiveMatch, Seat
-from server.match.node import NodeHub
+from server.match.shared import SharedMatches
+from server.match.sharing import hand_off, share_matches
+from server.node import Node
 from server.store.memory import MemoryStore
 from tests.cluster.conftest import Backend
 from tests.cluster.test_takeover_match import Client
@@ -29,15 +34,47 @@ from tests.server.conftest import fast_config
 from tests.server.helpers import UNIT, until
 
 #: This file is about leases lapsing: short ones, a quick scan (the other tests' leases are generous).
-SETTINGS = ClusterSettings(lease_ttl=1.0, lease_renew_every=0.2, lease_margin=0.3, orphan_scan_every=0.1,
+SETTINGS = ClusterSettings(lease_ttl=3.0, lease_renew_every=0.5, lease_margin=1.0, orphan_scan_every=0.1,
                            snapshot_every=0.5)
 TIMEOUT = 30 * UNIT
 
 
 @dataclass
+class SharedNode:
+    """A node whose matches are shared."""
+
+    node: Node
+    shared: SharedMatches
+
+    @classmethod
+    async def started(cls, config: ServerConfig, store: MemoryStore, ownership: Ownership, name: str,
+                      settings: ClusterSettings) -> SharedNode:
+        node = Node(config, store)
+        shared = share_matches(node.hub, ownership, name, settings)
+        await node.start()
+        shared.start()
+        return cls(node, shared)
+
+    @property
+    def hub(self) -> Hub:
+        return self.node.hub
+
+    @property
+    def matches(self) -> dict[str, LiveMatch]:
+        return self.node.hub.matches
+
+    async def stop(self, hand_over: bool = False) -> None:
+        if hand_over:
+            await hand_off(self.shared)
+        else:
+            await self.shared.stop()
+        await self.node.hub.stop()
+
+
+@dataclass
 class Nodes:
-    a: NodeHub
-    b: NodeHub
+    a: SharedNode
+    b: SharedNode
     store: MemoryStore
 
 
@@ -47,17 +84,15 @@ async def nodes(backend: Backend) -> AsyncIterator[Nodes]:
     if backend.kind == "memory":
         backend.clock = _Monotonic()  # type: ignore[assignment]  # the leases lapse in real time here
     store = MemoryStore()
-    config = fast_config().with_time_limit(5)
-    a = NodeHub(config, store, backend.ownership(SETTINGS), "node-a", SETTINGS)
-    b = NodeHub(config, store, backend.ownership(SETTINGS), "node-b", SETTINGS)
-    await a.start()
-    await b.start()
+    config = fast_config().with_time_limit(12)  # 4.8 s at the tests' frame rate: past a lease's lapse
+    a = await SharedNode.started(config, store, backend.ownership(SETTINGS), "node-a", SETTINGS)
+    b = await SharedNode.started(config, store, backend.ownership(SETTINGS), "node-b", SETTINGS)
     try:
         yield Nodes(a, b, store)
     finally:
-        for hub in (a, b):
+        for node in (a, b):
             with contextlib.suppress(Exception):
-                await hub.stop(hand_off=False)
+                await node.stop()
 
 
 class _Monotonic:
@@ -65,11 +100,11 @@ class _Monotonic:
         return asyncio.get_running_loop().time()
 
 
-def kill(hub: NodeHub) -> None:
+def kill(node: SharedNode) -> None:
     """The node dies: its clock and its background tasks stop where they are (nothing released)."""
-    assert hub._clock_task is not None
-    hub._clock_task.cancel()
-    for task in hub.shared._tasks:
+    assert node.hub._clock_task is not None
+    node.hub._clock_task.cancel()
+    for task in node.shared._tasks:
         task.cancel()
 
 
@@ -84,11 +119,12 @@ async def play(live: LiveMatch, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.005)
 
 
-def start(hub: NodeHub) -> tuple[LiveMatch, Client, Client, asyncio.Event, asyncio.Task[None]]:
-    """A match of a player and a bot on `hub`, its player and a spectator connected, the player playing."""
+def start(node: SharedNode) -> tuple[LiveMatch, Client, Client, asyncio.Event, asyncio.Task[None]]:
+    """A match of a player and a bot on `node`, its player and a spectator connected, the player playing."""
+    hub = node.hub
     live = hub.new_match([Seat("ann", guest="g-ann"), Seat("bot", bot="lazy")], match_id="m-nodes")
-    dispatcher = Dispatcher(hub)
-    player, spectator = Client(hub.config, dispatcher), Client(hub.config, dispatcher)
+    dispatcher = node.node.dispatcher
+    player, spectator = Client(node.node.config, dispatcher), Client(node.node.config, dispatcher)
     live.attach_player(player.session, 0, None, hub.now())
     live.attach_spectator(spectator.session, None, hub.now())
     stop = asyncio.Event()
@@ -108,16 +144,16 @@ async def test_a_dead_nodes_match_finishes_on_the_other(nodes: Nodes) -> None:
     seen_spectator, seen_player = spectator.numbered(), player.numbered()
     await until(lambda: "m-nodes" in nodes.b.matches, TIMEOUT, "B takes the match over")
     taken = nodes.b.matches["m-nodes"]
-    assert taken is not live and nodes.b.owner.taken_over == 1
-    dispatcher = Dispatcher(nodes.b)
-    spectator_b, player_b = Client(nodes.b.config, dispatcher), Client(nodes.b.config, dispatcher)
-    taken.attach_spectator(spectator_b.session, seen_spectator[-1].n, nodes.b.now())
-    taken.attach_player(player_b.session, 0, seen_player[-1].n, nodes.b.now())
+    assert taken is not live and nodes.b.shared.owner.taken_over == 1
+    dispatcher, config = nodes.b.node.dispatcher, nodes.b.node.config
+    spectator_b, player_b = Client(config, dispatcher), Client(config, dispatcher)
+    taken.attach_spectator(spectator_b.session, seen_spectator[-1].n, nodes.b.hub.now())
+    taken.attach_player(player_b.session, 0, seen_player[-1].n, nodes.b.hub.now())
     await until(lambda: taken.ended_at is not None, TIMEOUT, "the match ends on B")
-    await until(lambda: "m-nodes" not in nodes.b.owner.owned, TIMEOUT, "B records it and drops its journal")
-    record = await nodes.store.get_match("m-nodes")
+    await until(lambda: "m-nodes" not in nodes.b.shared.owner.owned, TIMEOUT, "B drops the journal")
+    record = await nodes.store.matches.get_match("m-nodes")
     assert record is not None and record.result is not None
-    replay_bytes = await nodes.store.get_replay("m-nodes")
+    replay_bytes = await nodes.store.replays.get_replay("m-nodes")
     assert replay_bytes is not None
     replay = decode_replay(replay_bytes)
     assert verify(replay).ok
@@ -132,7 +168,7 @@ async def test_a_dead_nodes_match_finishes_on_the_other(nodes: Nodes) -> None:
     assert all(f.inputs == rows[f.frame] for f in frames)
     shown = [m for m in seen_player if isinstance(m, Frame) and m.frame < m.confirmed]
     assert shown and all(m.inputs[0] == rows[m.frame][0] for m in shown)
-    assert await nodes.a.owner.ownership.load("m-nodes") is None
+    assert await nodes.a.shared.owner.ownership.load("m-nodes") is None
 
 
 @pytest.mark.asyncio
@@ -148,7 +184,7 @@ async def test_a_frozen_owner_is_refused_and_stops_serving(nodes: Nodes) -> None
     await until(lambda: "m-nodes" not in nodes.a.matches, TIMEOUT, "A drops the match")
     stop.set()
     await playing
-    assert "m-nodes" not in nodes.a.owner.owned
+    assert "m-nodes" not in nodes.a.shared.owner.owned
     await until(lambda: CloseCode.GOING_AWAY in player.transport.closed, TIMEOUT, "A closes its player")
     assert CloseCode.GOING_AWAY in spectator.transport.closed
     await until(lambda: nodes.b.matches["m-nodes"].ended_at is not None, TIMEOUT, "the match ends on B")
@@ -162,15 +198,13 @@ async def test_a_hand_off_gives_the_match_to_the_other_node_at_once(backend: Bac
     generous = replace(SETTINGS, lease_ttl=600.0, lease_renew_every=1.0, lease_margin=1.0)
     store = MemoryStore()
     config = fast_config().with_time_limit(5)
-    a = NodeHub(config, store, backend.ownership(generous), "node-a", generous)
-    b = NodeHub(config, store, backend.ownership(generous), "node-b", generous)
-    await a.start()
-    await b.start()
+    a = await SharedNode.started(config, store, backend.ownership(generous), "node-a", generous)
+    b = await SharedNode.started(config, store, backend.ownership(generous), "node-b", generous)
     try:
-        live = a.create_bot_duel("lazy", "lazy")
+        live = a.hub.create_bot_duel("lazy", "lazy")
         await until(lambda: live.runner is not None and live.runner.confirmed > 60, TIMEOUT, "60 frames on A")
-        await a.stop(hand_off=True)
+        await a.stop(hand_over=True)
         await until(lambda: live.id in b.matches, TIMEOUT, "B takes the match over")
         await until(lambda: b.matches[live.id].ended_at is not None, TIMEOUT, "the match ends on B")
     finally:
-        await b.stop(hand_off=False)
+        await b.stop()
