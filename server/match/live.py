@@ -554,6 +554,10 @@ class LiveMatch:
         self._marks_sealed = marks
         self.sealed.append(Sealed(runner.take_log(), runner.now, advances, late, marks))
 
+    def spectators_keyframe(self) -> int:
+        """The frame of the newest keyframe the spectators were sent (-1: none yet)."""
+        return self._watched_keyframe.frame if self._watched_keyframe is not None else -1
+
     def _marks_now(self) -> dict[str, int]:
         """The marks of what is published now (nothing sealed is waiting)."""
         pf = max(self._spec_bodies, default=self._published_confirmed - 1) + 1

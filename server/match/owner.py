@@ -144,7 +144,11 @@ class MatchOwner:
             return
         owned.snapshotted = now
         try:
-            await self.ownership.snapshot(owned.lease, JournalSnapshot(owned.seq, runner.checkpoint()))
+            # Older than the last keyframe the spectators were sent: the new owner rebuilds their history
+            # from it, so a spectator that lost what was in flight when the owner died still finds its
+            # number there (a keyframe interval more to re-simulate, a few milliseconds).
+            checkpoint = runner.checkpoint(owned.live.spectators_keyframe() - 1)
+            await self.ownership.snapshot(owned.lease, JournalSnapshot(owned.seq, checkpoint))
             self.snapshots += 1
         except FencedError as error:
             lost.append(self._lose(owned, str(error)))

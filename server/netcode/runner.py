@@ -63,6 +63,10 @@ MARSHAL_VERSION = 2
 #: The input timelines are pruned once the final frames have moved this far (a bisect and a list cut).
 TIMELINE_PRUNE_EVERY = 32
 
+#: With a journal, the states of this many newest confirmed keyframes are kept: a checkpoint may have
+#: to be older than the newest (at most what the spectators were sent, `checkpoint(at_most)`).
+KEPT_KEYFRAME_STATES = 8
+
 
 @dataclass(frozen=True)
 class RunnerSettings:
@@ -249,9 +253,8 @@ class MatchRunner:
         #: Keyframes fall on frames ≡ −phase (mod keyframe_every), plus frame 0: a server gives each
         #: match its own phase so that matches started together do not all checksum on one tick.
         self._keyframe_phase = keyframe_phase % self.settings.keyframe_every
-        #: The newest confirmed keyframe's frame and state (what `checkpoint` gives; -1: none yet).
-        self._base_frame = -1
-        self._base_state = b""
+        #: The newest confirmed keyframes' states, oldest first (what `checkpoint` gives; empty: none yet).
+        self._bases: dict[int, bytes] = {}
         #: Counters for stats and tests.
         self.rollbacks = 0
         self.resimulated = 0
@@ -463,8 +466,8 @@ class MatchRunner:
         frames = self._snapshot_frames
         keep = bisect_right(frames, floor) - 1  # the newest snapshot at or before the floor stays
         base = frames[keep] if keep >= 0 else floor
-        if self.journal:
-            base = min(base, max(self._base_frame, 0))  # a checkpoint exports the inputs from its keyframe
+        if self.journal:  # a checkpoint exports the inputs from its keyframe
+            base = min(base, min(self._bases, default=0))
         if keep > 0:
             for frame in frames[:keep]:
                 del self._snapshots[frame]
@@ -484,7 +487,10 @@ class MatchRunner:
                 return  # the match ended before this frame: there is no state to show
             pending = self._pending_keyframe(frame)
         self._keyframed = frame
-        self._base_frame, self._base_state = frame, pending.state
+        if self.journal:
+            self._bases[frame] = pending.state
+            if len(self._bases) > KEPT_KEYFRAME_STATES:
+                del self._bases[next(iter(self._bases))]
         out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum))
 
     def _keyframe_due(self, frame: int) -> bool:
@@ -503,22 +509,26 @@ class MatchRunner:
             logs.append(SeatLog(tuple(entries or ()), timeline.known_until))
         return tuple(logs)
 
-    def checkpoint(self) -> Checkpoint:
-        """The newest confirmed keyframe's state and every seat's inputs from it (a journal's snapshot)."""
+    def checkpoint(self, at_most: int | None = None) -> Checkpoint:
+        """The newest confirmed keyframe's state (at frame `at_most` or before, when it is given and such
+        a keyframe is still kept; else the oldest kept) and every seat's inputs from it (a journal's
+        snapshot)."""
         if not self.journal:
             raise RuntimeError("checkpoints need a runner made with journal=True")
-        if self._base_frame < 0:
+        if not self._bases:
             raise RuntimeError("no keyframe confirmed yet: advance(0) first")
-        frame = self._base_frame
+        frames = list(self._bases)
+        fitting = [f for f in frames if at_most is None or f <= at_most]
+        frame = fitting[-1] if fitting else frames[0]
         seats = tuple(SeatInputs(*timeline.export(frame)) for timeline in self.timelines)
-        return Checkpoint(frame, self._base_state, seats, self.now)
+        return Checkpoint(frame, self._bases[frame], seats, self.now)
 
     def resume(self, checkpoint: Checkpoint, logs: Iterable[Sequence[SeatLog]], now: int) -> None:
         """Take over a match from its journal: this runner (fresh, journal on, same ruleset, config,
         seed, seats, settings and keyframe phase) restores the checkpoint, re-tells every entry logged
         after it (in order) and stands at frame `now` (at least the checkpoint's). The next `advance`
         re-simulates from the checkpoint's keyframe and confirms from there again."""
-        if not self.journal or self.match.frame != 0 or self._base_frame >= 0:
+        if not self.journal or self.match.frame != 0 or self._bases:
             raise RuntimeError("resume needs a fresh runner made with journal=True")
         if self.settings.synctest_every:
             raise RuntimeError("a SyncTest runner does not resume")
@@ -541,7 +551,7 @@ class MatchRunner:
             timeline.unlogged = []
         self._snapshots = {frame: checkpoint.state}
         self._snapshot_frames = [frame]
-        self._base_frame, self._base_state = frame, checkpoint.state
+        self._bases = {frame: checkpoint.state}
         self.confirmed = self._pruned = self._timelines_pruned = frame
         self._keyframed = frame - 1
         self.now = max(checkpoint.now, now, frame)
