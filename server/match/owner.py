@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from rules.ruleset import Bot, seat_seed
 
@@ -73,6 +73,8 @@ class Owned:
     seq: int = 0
     renewed: float = 0.0
     snapshotted: float = 0.0
+    #: The marks of the last batch logged: a snapshot carries them (it replaces that batch for a reader).
+    marks: dict[str, int] = field(default_factory=dict)
 
 
 class MatchOwner:
@@ -132,6 +134,7 @@ class MatchOwner:
                 lost.append(self._lose(owned, why))
                 continue
             self.batches += 1
+            owned.marks = unit.marks
             owned.live.publish_sealed(unit, now)
         for owned in list(self.owned.values()):
             if owned.lease is not None and now - owned.snapshotted >= self.settings.snapshot_every:
@@ -148,7 +151,7 @@ class MatchOwner:
             # from it, so a spectator that lost what was in flight when the owner died still finds its
             # number there (a keyframe interval more to re-simulate, a few milliseconds).
             checkpoint = runner.checkpoint(owned.live.spectators_keyframe() - 1)
-            await self.ownership.snapshot(owned.lease, JournalSnapshot(owned.seq, checkpoint))
+            await self.ownership.snapshot(owned.lease, JournalSnapshot(owned.seq, checkpoint, owned.marks))
             self.snapshots += 1
         except FencedError as error:
             lost.append(self._lose(owned, str(error)))
@@ -215,7 +218,7 @@ class MatchOwner:
                       why=str(error))
             await self.ownership.release(lease)
             return None
-        self.owned[match_id] = Owned(live, lease, journal.last_seq, now, now)
+        self.owned[match_id] = Owned(live, lease, journal.last_seq, now, now, dict(journal.marks()))
         self.taken_over += 1
         log_event(log, logging.INFO, "owner.took-over", match=match_id, node=self.node, token=lease.token,
                   frame=live.current_frame())
