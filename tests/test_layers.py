@@ -23,7 +23,8 @@ What the list says (ARCHITECTURE.md):
   or websocket library, clock, randomness, secrets, OS or sockets (`IO_AND_TIME`);
 - `server.netcode` and `server.match` serve any ruleset: the rules core and replay, never one game;
 - the layers of server/ import downward only: http → match → netcode; transport → match; none of
-  them imports http; match and netcode import no transport; store imports no other layer. The
+  them imports http; match and netcode import no transport; store imports no other layer; cluster
+  (leases, journals, the bus) imports the netcode's data and the store, nothing above them. The
   top-level modules of server/ are named one by one (config, logs, errors, ... and the composition
   roots app, cli, embed);
 - `tests` may import anything.
@@ -89,6 +90,7 @@ LAYERS: tuple[Layer, ...] = (
     # ---- server/: its layers ----
     Layer("server.netcode", _RULES_CORE, sans_io=True),
     Layer("server.match", _units("rules", "rules.replay", "protocol", "server.netcode", "server.store",
+                                 "server.cluster",
                                  *_SERVER_SHARED), _units("glicko2")),
     Layer("server.transport", _units("protocol", "server.match", "server.config", "server.errors",
                                      "server.logs", "server.origins"), _units("websockets", "h11")),
@@ -99,6 +101,8 @@ LAYERS: tuple[Layer, ...] = (
                                 "server.match", "server.store", "server.compendium", *_SERVER_SHARED),
           _units("fastapi", "starlette", "pydantic")),
     Layer("server.store", _units("protocol"), _units("redis")),
+    # Leases, journals and the bus between nodes: the netcode's plain data, the store's error.
+    Layer("server.cluster", _units("server.netcode", "server.store"), _units("redis", "msgpack")),
     # ---- server/'s top-level modules, one by one ----
     Layer("server"),
     Layer("server.errors", _units("protocol")),
@@ -125,7 +129,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("bench", _units("rules", "rules.registry", "rules.replay", "rules.kick", "rules.versus",
                           "rules.payload", "protocol", "server.netcode", "server.match", "server.store",
                           "server.app", "server.botclient", "server.config", "server.embed", "server.node",
-                          "floe_cli"),
+                          "server.cluster", "floe_cli"),
           _units("httpx", "playwright", "redis", "rich", "uvloop", "websockets")),
     Layer("tests", ANY, ANY),
 )

@@ -94,6 +94,8 @@ class Hub:
         #: The peers' hooks: each clock wake-up (with the monotonic time), a match forgotten, an invited
         #: guest's seat given back, a finished match before its write and after its record is kept.
         self.on_tick: list[Callable[[float], None]] = []
+        #: A match made here, before it is hosted (shared matches are journaled: server/match/sharing.py).
+        self.on_new: list[Callable[[LiveMatch], None]] = []
         self.on_forget: list[Callable[[LiveMatch], None]] = []
         self.on_vacated: list[Callable[[LiveMatch, str, str | None], Coroutine[Any, Any, None]]] = []
         self.on_ending: list[MatchHook] = []
@@ -236,11 +238,21 @@ class Hub:
             ranked_rules=self.ranked_rules,
             min_play_frames=self.min_play_frames,
         )
+        for hosted in self.on_new:
+            hosted(live)
+        self.host(live)
+        return live
+
+    def host(self, live: LiveMatch) -> None:
+        """Hold and tick a match (a new one, or one taken over from another node) in the emptiest slice."""
         self.matches[live.id] = live
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
         self._slices[index][live.id] = live
         self._slice_of[live.id] = index
-        return live
+
+    def forget(self, live: LiveMatch) -> None:
+        """Stop hosting a match (another node owns it now)."""
+        self._forget(live.id)
 
     def create_ranked_match(
         self, first: Guest, second: Guest, match_id: str, addresses: tuple[str, str]

@@ -29,6 +29,14 @@ A room's invited seats (every seat but its creator's, seat 0): only the creator 
 has not started (`leave`); an invited guest's `leave` before the start gives its seat back, and so
 does not connecting within `invite_connect_timeout` of taking it. The room then waits for its
 invitation again (`on_vacated` tells the hub, which frees the guest's counts).
+
+A journaled match (`journaled`: its node shares matches through server/cluster) sends nothing that
+carries an input before the input is in the journal: each publication is *sealed* instead (`Sealed`:
+the runner's input entries since the last one, the advances, the `input-late` answers of those
+inputs, and the stream numbers after it) and published by `publish_sealed` once the hub has appended
+it. A newcomer's catch-up reads only what was published (the resync caches follow publications,
+never the runner). `resumed` rebuilds a match taken over from its journal and publishes only what
+comes after the journal's last marks, numbered on from them.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -50,13 +58,22 @@ from protocol.codec import (
 )
 from protocol.errors import CloseCode, ErrorCode
 from protocol.limits import MAX_LAG_MS
-from protocol.messages import Joined, MatchState, Over, Rewind, Status
+from protocol.messages import InputLate, Joined, MatchState, Over, Rewind, Status
 from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
 from rules.ruleset import Bot, seat_seed
 
+from ..cluster.journal import Batch, Journal
 from ..logs import log_event
-from ..netcode.runner import Advance, FrameRecord, InputRefused, KeyframeRecord, MatchRunner, RunOutcome
+from ..netcode.runner import (
+    Advance,
+    FrameRecord,
+    InputRefused,
+    KeyframeRecord,
+    MatchRunner,
+    RunOutcome,
+    SeatLog,
+)
 from ..store.base import MatchRecord
 from .delay import DelayedFeed
 from .session import Outbox, Session
@@ -101,6 +118,29 @@ class PackedKeyframe:
     checksum: str
 
 
+@dataclass
+class Sealed:
+    """A journaled match's publication, held until its inputs are in the journal (`publish_sealed`)."""
+
+    seats: tuple[SeatLog, ...]
+    now: int
+    advances: list[Advance]
+    #: The `input-late` answers to send with it, by seat.
+    late: list[tuple[int, InputLate]] = field(default_factory=list)
+    #: The streams after it: players' head `p`, the frame their speculative frames reach `pf`, the
+    #: confirmed frame they reach `pc`; spectators' head `s` and confirmed frame `sc`.
+    marks: dict[str, int] = field(default_factory=dict)
+
+    def batch(self, seq: int) -> Batch:
+        """The journal's batch of it."""
+        return Batch(seq, self.now, self.seats, self.marks)
+
+
+#: The marks of a match that published nothing (publish everything: no frame is behind them); `o`
+#: is 1 once they count the streams' `over`.
+NO_MARKS = {"p": 0, "pf": 0, "pc": -1, "s": 0, "sc": -1, "o": 0}
+
+
 @dataclass(frozen=True)
 class Finished:
     """What a match leaves behind: its record, and its replay's bytes (None when cancelled)."""
@@ -126,6 +166,7 @@ class LiveMatch:
         on_vacated: Callable[[LiveMatch, str, str | None], None] | None = None,
         ranked_rules: RankedSettings | None = None,
         min_play_frames: int = 0,
+        journaled: bool = False,
     ) -> None:
         self.id = match_id
         #: A room's invitation: the secret of its share link (None for a bot match).
@@ -179,6 +220,16 @@ class LiveMatch:
         #: When the last `status` went out (a running match sends one every `status_every` seconds).
         self._status_at = float("-inf")
         self._last_status: Status | None = None
+        #: Journal mode (see the module docstring): sealed publications not yet published, the
+        #: `input-late` answers waiting for the next seal, and the marks after the last one sealed.
+        self.journaled = journaled
+        self.sealed: list[Sealed] = []
+        self._late: list[tuple[int, InputLate]] = []
+        self._marks_sealed: dict[str, int] | None = None
+        #: What was published: the speculative frames' bodies from the confirmed frame on, and the
+        #: frame the players' confirmed records reach (the resync caches a catch-up reads).
+        self._spec_bodies: dict[int, bytes] = {}
+        self._published_confirmed = 0
 
     # ---- who is here ---------------------------------------------------------------------------------
 
@@ -263,7 +314,8 @@ class LiveMatch:
 
     def attach_player(self, session: Session, seat: int, since: int | None, now: float) -> None:
         """Bind a session to its seat (replacing an older one), catch it up, start when all are here."""
-        self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
+        if not self.journaled:
+            self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
         place = self.seats[seat]
         old = place.connection
         if old is not None and old is not session and old.match is self:
@@ -284,7 +336,8 @@ class LiveMatch:
 
     def attach_spectator(self, session: Session, since: int | None, now: float) -> None:
         """Subscribe a spectator to the confirmed stream and catch it up."""
-        self._publish_pending(now)
+        if not self.journaled:
+            self._publish_pending(now)
         session.match, session.seat, session.spectator = self, None, True
         out = session.out
         self._feed.release(now)  # what is due goes to the others first: the newcomer starts after it
@@ -383,7 +436,10 @@ class LiveMatch:
         out = self.runner.advance(target)
         self._unpublished.append(out)
         if out.result is not None or target % self.config.send_every == 0:
-            self._publish_pending(now)
+            if self.journaled:
+                self._seal()
+            else:
+                self._publish_pending(now)
         if self.state == MatchState.RUNNING and now - self._status_at >= self.config.status_every:
             self._status_at = now
             status = self.status_message(now)
@@ -408,7 +464,8 @@ class LiveMatch:
             if seat.bot is not None
         }
         match = ruleset.new_match(self.config.match_config, self.seed, [seat.name for seat in self.seats])
-        self.runner = MatchRunner(match, ruleset.inputs, self.config.runner, bots, keyframe_phase=self.seed)
+        self.runner = MatchRunner(match, ruleset.inputs, self.config.runner, bots, keyframe_phase=self.seed,
+                                  journal=self.journaled)
         self.start_tick = tick
         self.started_at = now
         self.state = MatchState.RUNNING
@@ -435,28 +492,142 @@ class LiveMatch:
         for out in pending:
             self._publish(out, now)
 
-    def _publish(self, out: Advance, now: float) -> None:
+    def _publish(self, out: Advance, now: float, marks: dict[str, int] = NO_MARKS) -> None:
+        """Publish an advance; what `marks` says was published already (a match taken over from its
+        journal) only rebuilds the resync caches."""
         # What was final when this advance ended, not now: a later advance of the same publication
         # may have confirmed frames that a rewind in it changes (`confirmed` would then lie).
         confirmed = out.confirmed_to
+        spec = self._spec_bodies
         if out.rewind_to is not None:
             self.players.publish(_rewind(out.rewind_to))
             self._bodies = {f: body for f, body in self._bodies.items() if f < out.rewind_to}
+            for frame in [f for f in spec if f >= out.rewind_to]:
+                del spec[frame]
         for record in out.frames:
-            self.players.publish_bytes(_frame(record.frame, self._body(record), confirmed))
+            body = self._body(record)
+            spec[record.frame] = body
+            if record.frame >= marks["pf"]:
+                self.players.publish_bytes(_frame(record.frame, body, confirmed))
         for item in out.confirmed:
             if isinstance(item, KeyframeRecord):
                 keyframe = PackedKeyframe(item.frame, encode_plain(item.view), item.checksum)
                 self._keyframe, self._since_keyframe = keyframe, []
-                self.players.publish_bytes(_keyframe(keyframe))
-                self._feed.push(now, partial(self._watch_keyframe, keyframe))
+                if item.frame > marks["pc"]:
+                    self.players.publish_bytes(_keyframe(keyframe))
+                if item.frame > marks["sc"]:
+                    self._feed.push(now, partial(self._watch_keyframe, keyframe))
+                else:  # sent by the node that died: into the history again, under the same number
+                    self._watch_keyframe(keyframe)
             else:
                 body = self._body(item)
                 self._since_keyframe.append(body)
-                self._feed.push(now, partial(self._watch_frame, item.frame, body))
+                if item.frame >= marks["sc"]:
+                    self._feed.push(now, partial(self._watch_frame, item.frame, body))
+                else:
+                    self._watch_frame(item.frame, body)
                 self._bodies.pop(item.frame, None)
+                spec.pop(item.frame, None)
+        self._published_confirmed = max(self._published_confirmed, confirmed)
         if out.result is not None:
             self._finish(now)
+
+    # ---- journal mode ---------------------------------------------------------------------------------
+
+    def _seal(self) -> None:
+        """Hold this publication until the hub has its inputs in the journal (see the module docstring)."""
+        runner = self.runner
+        assert runner is not None
+        advances, self._unpublished = self._unpublished, []
+        late, self._late = self._late, []
+        marks = dict(self._marks_sealed if self._marks_sealed is not None else self._marks_now())
+        for out in advances:
+            marks["p"] += (out.rewind_to is not None) + len(out.frames)
+            marks["p"] += sum(isinstance(item, KeyframeRecord) for item in out.confirmed)
+            if out.frames:
+                marks["pf"] = out.frames[-1].frame + 1
+            marks["pc"] = max(marks["pc"], out.confirmed_to)
+            if self.spectator_delay <= 0:
+                marks["s"] += len(out.confirmed)
+                marks["sc"] = max(marks["sc"], out.confirmed_to)
+            if out.result is not None:
+                marks["p"] += 1
+                marks["s"] += self.spectator_delay <= 0
+                marks["o"] = 1
+        if self.spectator_delay > 0:  # the delayed stream goes out later: what it has sent now
+            marks["s"], marks["sc"] = self.spectators.head, self._watched_confirmed
+        self._marks_sealed = marks
+        self.sealed.append(Sealed(runner.take_log(), runner.now, advances, late, marks))
+
+    def spectators_keyframe(self) -> int:
+        """The frame of the newest keyframe the spectators were sent (-1: none yet)."""
+        return self._watched_keyframe.frame if self._watched_keyframe is not None else -1
+
+    def _marks_now(self) -> dict[str, int]:
+        """The marks of what is published now (nothing sealed is waiting)."""
+        pf = max(self._spec_bodies, default=self._published_confirmed - 1) + 1
+        watched = self._published_confirmed if self.spectator_delay <= 0 else self._watched_confirmed
+        return {"p": self.players.head, "pf": pf, "pc": self._published_confirmed,
+                "s": self.spectators.head, "sc": watched}
+
+    def publish_sealed(self, sealed: Sealed, now: float) -> None:
+        """Publish a sealed publication whose batch is in the journal, and its `input-late` answers."""
+        for out in sealed.advances:
+            self._publish(out, now)
+        for seat, message in sealed.late:
+            connection = self.seats[seat].connection
+            if connection is not None:
+                connection.send(message)
+
+    @classmethod
+    def resumed(
+        cls,
+        config: MatchSettings,
+        journal: Journal,
+        match_id: str,
+        tick: int,
+        now: float,
+        on_finished: Callable[[Finished], None],
+        runner: MatchRunner,
+        ranked_rules: RankedSettings | None = None,
+        min_play_frames: int = 0,
+    ) -> LiveMatch:
+        """A running match taken over from its journal (server/cluster/journal.py): `runner` is the
+        resumed runner; the players hold their seats and have `reconnect_grace` to come back; the
+        first advance publishes only what comes after the journal's marks, numbered on from them.
+
+        The spectators' stream is the same messages in the same order whoever makes it (confirmed
+        frames and keyframes only), so the history is rebuilt from the checkpoint's keyframe under the
+        numbers the node that died gave them: a spectator that comes back with any of them goes on
+        without a gap, even from messages that node logged but never sent. The players' stream had
+        rewinds that cannot be told again: a player comes back to a `resync` numbered on from the
+        marks."""
+        header = journal.header
+        seats = [Seat(name, guest=guest, bot=bot, connected_once=True, dropped_at=None if bot else now)
+                 for name, guest, bot in zip(header.seats, header.guests, header.bots, strict=True)]
+        live = cls(config, seats, now, on_finished, match_id, header.seed, header.created, header.ranked,
+                   header.extra.get("invite"), ranked_rules=ranked_rules, min_play_frames=min_play_frames,
+                   journaled=True)
+        live.runner = runner
+        live.state = MatchState.RUNNING
+        live.started_at = now
+        live.start_tick = tick - runner.now
+        neutral = config.ruleset.inputs.neutral
+        live.played = {seat for seat, moves in enumerate(runner.match.moves)
+                       if any(value != neutral for _, value in moves)}
+        marks = {**NO_MARKS, **journal.marks()}
+        for index, seat in enumerate(seats):
+            if seat.bot is None:
+                runner.hold_neutral(index)  # its player was on the node that died: dropped, until back
+        out = runner.advance(runner.now)
+        sent = marks["sc"]
+        again = sum(item.frame <= sent if isinstance(item, KeyframeRecord) else item.frame < sent
+                    for item in out.confirmed)
+        live.players.head = max(0, marks["p"] - marks["o"])
+        live.spectators.head = max(0, marks["s"] - marks["o"] - again)
+        live._published_confirmed = max(0, marks["pc"])
+        live._publish(out, now, marks)
+        return live
 
     def _watch_keyframe(self, keyframe: PackedKeyframe) -> None:
         """A confirmed keyframe reaches the spectators (late, for a ranked match)."""
@@ -493,13 +664,14 @@ class LiveMatch:
             if over is not None:
                 conn.send_bytes(over)  # a room cancelled before it started: only the end to tell
             return  # not started: the stream begins with keyframe 0 when it does
-        if speculative:
+        if speculative:  # what was published (a journaled match may hold a sealed publication back)
             bodies = list(self._since_keyframe)
-            bodies += [self._body(record) for record in self.runner.speculative_frames()]
-            confirmed = self.runner.confirmed
+            bodies += [body for frame, body in sorted(self._spec_bodies.items())
+                       if frame >= self._published_confirmed]
+            confirmed = self._published_confirmed
         else:  # what the spectators were sent, which runs `spectator_delay` behind for a ranked match
             bodies = list(self._watched_since)
-            confirmed = self.runner.confirmed if self.spectator_delay <= 0 else self._watched_confirmed
+            confirmed = self._published_confirmed if self.spectator_delay <= 0 else self._watched_confirmed
         head = stream.head - 1 if over is not None else stream.head
         conn.send_bytes(
             encode_resync(head, keyframe.frame, keyframe.view, keyframe.checksum, bodies, confirmed)
@@ -640,6 +812,9 @@ class LiveMatch:
         if self.state != MatchState.RUNNING:
             return RunOutcome(refused=InputRefused(ErrorCode.MATCH_OVER.value, "the match has ended"))
         outcome = self.runner.tell_inputs(seat, frame, values)
+        if self.journaled and outcome.late is not None:  # answered once the input is in the journal
+            self._late.append((seat, InputLate(frame=outcome.late.frame, applied=outcome.late.applied)))
+            outcome = RunOutcome(refused=outcome.refused)
         if self.ranked and seat not in self.played and outcome.refused is None:
             neutral = self.config.ruleset.inputs.neutral
             if any(value != neutral for value in values):

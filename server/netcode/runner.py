@@ -32,13 +32,21 @@ SyncTest mode (`synctest_every > 0`, GGPO's and GGRS's idea) makes every `syncte
 roll back `rollback_window` frames through the same restore-and-re-simulate path a late input takes,
 and checks every re-simulated frame's state checksum and records against the first pass; a
 difference raises `rules.synctest.DesyncError`.
+
+A journal (`journal=True`; server/cluster/journal.py keeps it in the shared store): the runner notes
+every input entry its timelines record (`take_log`, drained by the match's owner before it publishes
+records that carry them), and keeps the state at the start of its newest confirmed keyframe
+(`checkpoint`: the keyframe's own snapshot, so it costs nothing more) with each seat's inputs from
+that frame on. Another node rebuilds the runner with `resume`: the checkpoint's state, its inputs,
+then every later logged entry; the next `advance` re-simulates from the keyframe (determinism makes
+those frames the same records again) and re-confirms them from the keyframe on.
 """
 
 from __future__ import annotations
 
 import marshal
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +62,10 @@ MARSHAL_VERSION = 2
 
 #: The input timelines are pruned once the final frames have moved this far (a bisect and a list cut).
 TIMELINE_PRUNE_EVERY = 32
+
+#: With a journal, the states of this many newest confirmed keyframes are kept: a checkpoint may have
+#: to be older than the newest (at most what the spectators were sent, `checkpoint(at_most)`).
+KEPT_KEYFRAME_STATES = 8
 
 
 @dataclass(frozen=True)
@@ -165,6 +177,38 @@ class _Pending:
 
     view: dict[str, Any]
     checksum: str
+    #: The state at the start of the keyframe's frame (marshal bytes): what a checkpoint keeps.
+    state: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLog:
+    """One seat's input entries told since the last `take_log` ([frame, byte] where its byte changed,
+    in order) and the frame below which the seat is known then (`CLOSED` once it forfeited)."""
+
+    entries: tuple[tuple[int, int], ...]
+    known_until: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInputs:
+    """One seat's inputs from a checkpoint's frame on: the byte held before the first entry, the
+    entries ([frame, byte], ascending), and the frame below which the seat is known."""
+
+    held_before: int
+    entries: tuple[tuple[int, int], ...]
+    known_until: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What a takeover restores: the state at the start of confirmed keyframe `frame` (marshal
+    version 2 bytes of `Match.snapshot()`), each seat's inputs from there, and the schedule's frame."""
+
+    frame: int
+    state: bytes
+    seats: tuple[SeatInputs, ...]
+    now: int
 
 
 class MatchRunner:
@@ -177,6 +221,7 @@ class MatchRunner:
         settings: RunnerSettings | None = None,
         bots: Mapping[int, Bot[Any]] | None = None,
         keyframe_phase: int = 0,
+        journal: bool = False,
     ) -> None:
         if match.frame != 0:
             raise ValueError("a runner starts from a fresh match")
@@ -185,7 +230,8 @@ class MatchRunner:
         self.settings = settings or RunnerSettings()
         self.window = self.settings.rollback_window
         self.bots = dict(bots or {})
-        self.timelines = [InputTimeline(inputs) for _ in range(match.seats)]
+        self.timelines = [InputTimeline(inputs, journal) for _ in range(match.seats)]
+        self.journal = journal
         #: The frame the schedule is on: frames below it should have been simulated.
         self.now = 0
         #: Frames below this are final.
@@ -207,6 +253,8 @@ class MatchRunner:
         #: Keyframes fall on frames ≡ −phase (mod keyframe_every), plus frame 0: a server gives each
         #: match its own phase so that matches started together do not all checksum on one tick.
         self._keyframe_phase = keyframe_phase % self.settings.keyframe_every
+        #: The newest confirmed keyframes' states, oldest first (what `checkpoint` gives; empty: none yet).
+        self._bases: dict[int, bytes] = {}
         #: Counters for stats and tests.
         self.rollbacks = 0
         self.resimulated = 0
@@ -353,7 +401,7 @@ class MatchRunner:
         """
         held = self._snapshots.get(frame)
         state = self._take_snapshot(frame) if held is None else marshal.loads(held)
-        return _Pending(self.match.keyframe_view(), self.match.checksum(state))
+        return _Pending(self.match.keyframe_view(), self.match.checksum(state), self._snapshots[frame])
 
     def _take_snapshot(self, frame: int) -> dict[str, Any]:
         """Snapshot the present (frame `frame`, newer than every snapshot held); returns the plain state."""
@@ -418,6 +466,8 @@ class MatchRunner:
         frames = self._snapshot_frames
         keep = bisect_right(frames, floor) - 1  # the newest snapshot at or before the floor stays
         base = frames[keep] if keep >= 0 else floor
+        if self.journal:  # a checkpoint exports the inputs from its keyframe
+            base = min(base, min(self._bases, default=0))
         if keep > 0:
             for frame in frames[:keep]:
                 del self._snapshots[frame]
@@ -437,10 +487,74 @@ class MatchRunner:
                 return  # the match ended before this frame: there is no state to show
             pending = self._pending_keyframe(frame)
         self._keyframed = frame
+        if self.journal:
+            self._bases[frame] = pending.state
+            if len(self._bases) > KEPT_KEYFRAME_STATES:
+                del self._bases[next(iter(self._bases))]
         out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum))
 
     def _keyframe_due(self, frame: int) -> bool:
         return frame == 0 or (frame + self._keyframe_phase) % self.settings.keyframe_every == 0
+
+    # ---- the journal ---------------------------------------------------------------------------------
+
+    def take_log(self) -> tuple[SeatLog, ...]:
+        """Each seat's entries told since the last call (and where it is known): what the owner logs
+        before it sends any record carrying them. Empty entries without a journal."""
+        logs = []
+        for timeline in self.timelines:
+            entries = timeline.unlogged
+            if entries:
+                timeline.unlogged = []
+            logs.append(SeatLog(tuple(entries or ()), timeline.known_until))
+        return tuple(logs)
+
+    def checkpoint(self, at_most: int | None = None) -> Checkpoint:
+        """The newest confirmed keyframe's state (at frame `at_most` or before, when it is given and such
+        a keyframe is still kept; else the oldest kept) and every seat's inputs from it (a journal's
+        snapshot)."""
+        if not self.journal:
+            raise RuntimeError("checkpoints need a runner made with journal=True")
+        if not self._bases:
+            raise RuntimeError("no keyframe confirmed yet: advance(0) first")
+        frames = list(self._bases)
+        fitting = [f for f in frames if at_most is None or f <= at_most]
+        frame = fitting[-1] if fitting else frames[0]
+        seats = tuple(SeatInputs(*timeline.export(frame)) for timeline in self.timelines)
+        return Checkpoint(frame, self._bases[frame], seats, self.now)
+
+    def resume(self, checkpoint: Checkpoint, logs: Iterable[Sequence[SeatLog]], now: int) -> None:
+        """Take over a match from its journal: this runner (fresh, journal on, same ruleset, config,
+        seed, seats, settings and keyframe phase) restores the checkpoint, re-tells every entry logged
+        after it (in order) and stands at frame `now` (at least the checkpoint's). The next `advance`
+        re-simulates from the checkpoint's keyframe and confirms from there again."""
+        if not self.journal or self.match.frame != 0 or self._bases:
+            raise RuntimeError("resume needs a fresh runner made with journal=True")
+        if self.settings.synctest_every:
+            raise RuntimeError("a SyncTest runner does not resume")
+        if len(checkpoint.seats) != len(self.timelines):
+            raise ValueError(f"the checkpoint has {len(checkpoint.seats)} seats, not {len(self.timelines)}")
+        frame = checkpoint.frame
+        self.match.restore(marshal.loads(checkpoint.state))
+        if self.match.frame != frame:
+            raise ValueError(f"the checkpoint's state is at frame {self.match.frame}, not {frame}")
+        for timeline, seat in zip(self.timelines, checkpoint.seats, strict=True):
+            timeline.load(seat.held_before, seat.entries, seat.known_until)
+        for batch in logs:
+            if len(batch) != len(self.timelines):
+                raise ValueError(f"a logged batch has {len(batch)} seats, the match {len(self.timelines)}")
+            for timeline, log in zip(self.timelines, batch, strict=True):
+                for entry_frame, value in log.entries:
+                    timeline.replay_entry(entry_frame, value)
+                timeline.known_until = max(timeline.known_until, log.known_until)
+        for timeline in self.timelines:
+            timeline.unlogged = []
+        self._snapshots = {frame: checkpoint.state}
+        self._snapshot_frames = [frame]
+        self._bases = {frame: checkpoint.state}
+        self.confirmed = self._pruned = self._timelines_pruned = frame
+        self._keyframed = frame - 1
+        self.now = max(checkpoint.now, now, frame)
 
     # ---- SyncTest ------------------------------------------------------------------------------------
 

@@ -9,7 +9,8 @@ a silent seat means, and the first told frame that differs from it is where a ro
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 
 from rules.ruleset import InputRules
 
@@ -20,9 +21,9 @@ CLOSED = 1 << 62
 class InputTimeline:
     """The bytes one seat told, from the oldest frame the runner may still re-simulate."""
 
-    __slots__ = ("_frames", "_values", "_held_before", "_held", "known_until")
+    __slots__ = ("_frames", "_values", "_held_before", "_held", "known_until", "unlogged")
 
-    def __init__(self, inputs: InputRules) -> None:
+    def __init__(self, inputs: InputRules, journal: bool = False) -> None:
         self._frames: list[int] = []
         self._values: list[int] = []
         self._held = inputs.held
@@ -30,6 +31,8 @@ class InputTimeline:
         self._held_before = inputs.neutral
         #: Frames below this are told (or settled): the seat's real input, not a prediction.
         self.known_until = 0
+        #: With a journal: the entries told since the owner last logged them (`MatchRunner.take_log`).
+        self.unlogged: list[tuple[int, int]] | None = [] if journal else None
 
     @property
     def closed(self) -> bool:
@@ -51,6 +54,8 @@ class InputTimeline:
         if value != previous:
             self._frames.append(frame)
             self._values.append(value)
+            if self.unlogged is not None:
+                self.unlogged.append((frame, value))
         self.known_until = frame + 1
         return previous
 
@@ -66,6 +71,27 @@ class InputTimeline:
         self._held_before = self._held(self._values[index - 1])
         del self._frames[:index]
         del self._values[:index]
+
+    def export(self, start: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
+        """What a journal's snapshot at frame `start` keeps of this seat: the byte held on the frames
+        before the first entry at or after `start`, those entries, and `known_until` (see `load`)."""
+        index = bisect_left(self._frames, start)
+        held = self._held_before if index == 0 else self._held(self._values[index - 1])
+        entries = tuple(zip(self._frames[index:], self._values[index:], strict=True))
+        return held, entries, self.known_until
+
+    def load(self, held_before: int, entries: Sequence[tuple[int, int]], known_until: int) -> None:
+        """Take a seat's inputs as `export` gave them (a match taken over from a journal)."""
+        self._held_before = held_before
+        self._frames = [frame for frame, _ in entries]
+        self._values = [value for _, value in entries]
+        self.known_until = known_until
+
+    def replay_entry(self, frame: int, value: int) -> None:
+        """One logged entry again (a journal's batch); an entry the timeline already holds (a frame
+        below `known_until`: the snapshot had it) is skipped."""
+        if frame >= self.known_until:
+            self.tell(frame, value)
 
     def __len__(self) -> int:
         return len(self._frames)

@@ -6,6 +6,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from server.cluster.settings import ClusterSettings
 from server.config import ServerConfig
 from server.match.matchmaker import QueueSettings
 from server.match.settings import LimitSettings
@@ -47,6 +48,7 @@ def test_every_bound_is_in_the_limits_table() -> None:
     wanted = settings() - NOT_BOUNDS
     wanted |= {f"limits.{f.name}" for f in dataclasses.fields(LimitSettings)}
     wanted |= {f"queue.{f.name}" for f in dataclasses.fields(QueueSettings)}
+    wanted |= {f"cluster.{f.name}" for f in dataclasses.fields(ClusterSettings)}
     wanted |= {f"runner.{f.name}" for f in dataclasses.fields(RunnerSettings)} - {
         f"runner.{name}" for name in RUNNER_TUNING}
     missing = sorted(wanted - named)

@@ -1,0 +1,174 @@
+"""The pub/sub seam between nodes (boardgame.io's generic pub/sub: `publish(channel, bytes)`,
+`subscribe(channel, handler)`), with an embedded implementation (server/cluster/memory.py) and Redis
+(server/cluster/redis.py), and the messages a match's nodes exchange on it.
+
+What travels:
+
+- `match_in(id)`: a non-owning node forwards what its clients of the match say to the owner (a
+  seat's inputs, a player's arrival and departure): `SeatInputs`, `SeatEvent`;
+- `match_out(id)`: the owner fans out every record of its two streams, already encoded and numbered
+  (`StreamRecord`: which stream, its number, its bytes), to the nodes with clients of the match,
+  which keep the same numbered history (server/match/stream.py) and serve reconnects from it;
+- `LOBBY`: the live list's changes (a match listed, updated or gone, with the node that owns it) and
+  `QUEUE`: the ranked queue's pairings (the pairing itself is one store write, so exactly one match
+  per pair whichever nodes the two players reached).
+
+Why Redis pub/sub (sharded `SPUBLISH`/`SSUBSCRIBE` on a Redis Cluster, plain `PUBLISH`/`SUBSCRIBE`
+on one Redis) and not Redis Streams: what must survive is already durable elsewhere (the owner's
+journal holds every acknowledged input; each node's stream history serves its clients' reconnects),
+so the relay only has to be fast and forgetful, as lila-ws's is with lila: a message is delivered
+once to whoever listens now and nothing is kept in Redis per match. A node that missed messages (a
+reconnect of its subscription, a slow reader cut off by Redis' `client-output-buffer-limit pubsub`)
+sees a gap in the stream numbers and asks for a resync, exactly as a client does. Streams would cost
+a write, memory and a trim per record per match, and a blocking reader per match or a poll. Sharded
+pub/sub keeps a match's channel on the shard of its keys (the same `{m:<id>}` hash tag), so the
+cluster does not broadcast every record to every shard as plain pub/sub on a cluster would.
+
+Bounds (ClusterSettings): a message's size (`bus_max_message_bytes`: a larger publish is refused),
+the channels one node follows (`bus_max_channels`), and the embedded bus's queue (`bus_queue`). A
+handler is called on the event loop and must not wait (it appends to bounded queues).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import msgpack  # type: ignore[import-untyped]
+
+#: A subscriber's callback: (channel, message bytes), called on the event loop; it must not wait.
+Handler = Callable[[str, bytes], None]
+
+#: The live list's channel and the ranked queue's.
+LOBBY = "floe:{lobby}"
+QUEUE = "floe:{queue}"
+
+#: Channel names are this long at most (a match id is short; this bounds what a key may cost).
+MAX_CHANNEL_CHARS = 200
+
+
+def match_tag(match_id: str) -> str:
+    """The hash tag every key and channel of one match shares (one Redis Cluster slot)."""
+    return f"{{m:{match_id}}}"
+
+
+def match_in(match_id: str) -> str:
+    """The channel a match's owner listens on (inputs and seat events from the other nodes)."""
+    return f"floe:{match_tag(match_id)}:in"
+
+
+def match_out(match_id: str) -> str:
+    """The channel a match's owner publishes its streams' records on."""
+    return f"floe:{match_tag(match_id)}:out"
+
+
+def check_channel(channel: str) -> None:
+    """ValueError for a channel name that is empty or too long."""
+    if not channel or len(channel) > MAX_CHANNEL_CHARS:
+        raise ValueError(f"a channel name has 1 to {MAX_CHANNEL_CHARS} characters, not {len(channel)}")
+
+
+def check_message(data: bytes, limit: int) -> None:
+    """ValueError for a message over `limit` bytes."""
+    if len(data) > limit:
+        raise ValueError(f"a bus message of {len(data)} bytes is over the {limit} bytes allowed")
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """A handler subscribed to a channel (what `unsubscribe` takes)."""
+
+    channel: str
+    handler: Handler
+
+
+class Bus(Protocol):
+    """Publish bytes on a channel; subscribe a handler to one."""
+
+    async def publish(self, channel: str, data: bytes) -> None:
+        """Send `data` to every node subscribed to `channel` now (this one included); ValueError when
+        it is over `bus_max_message_bytes`."""
+        ...
+
+    async def subscribe(self, channel: str, handler: Handler) -> Subscription:
+        """Call `handler` with each message published on `channel` from now on; OverflowError past
+        `bus_max_channels` channels."""
+        ...
+
+    async def unsubscribe(self, subscription: Subscription) -> None:
+        """Stop calling that handler (the channel is left when none is left)."""
+        ...
+
+    async def close(self) -> None:
+        """Unsubscribe from everything and release connections."""
+        ...
+
+
+# ---- the messages (msgpack arrays, the kind first) ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInputs:
+    """A seat's run of inputs from `frame` on, as its client sent them, forwarded to the owner."""
+
+    node: str
+    guest: str
+    seat: int
+    frame: int
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEvent:
+    """A player's connection on a non-owning node: `joined`, `dropped` or `left` (forfeit)."""
+
+    node: str
+    guest: str
+    seat: int
+    event: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRecord:
+    """One record of a match's stream (`players` or `spectators`), numbered `n`, as its bytes."""
+
+    stream: str
+    n: int
+    data: bytes
+
+
+Relayed = SeatInputs | SeatEvent | StreamRecord
+
+SEAT_EVENTS = frozenset({"joined", "dropped", "left"})
+STREAMS = frozenset({"players", "spectators"})
+
+
+def encode_relayed(message: Relayed) -> bytes:
+    """A relayed message's bytes."""
+    if isinstance(message, SeatInputs):
+        values = list(message.values)
+        body: Sequence[object] = ("i", message.node, message.guest, message.seat, message.frame, values)
+    elif isinstance(message, SeatEvent):
+        body = ("e", message.node, message.guest, message.seat, message.event)
+    else:
+        body = ("r", message.stream, message.n, message.data)
+    data: bytes = msgpack.packb(body, use_bin_type=True)
+    return data
+
+
+def decode_relayed(data: bytes) -> Relayed:
+    """A relayed message from its bytes; ValueError for anything malformed."""
+    try:
+        body = msgpack.unpackb(data, raw=False)
+        kind = body[0]
+        if kind == "i" and len(body) == 6:
+            values = tuple(int(v) for v in body[5])
+            return SeatInputs(str(body[1]), str(body[2]), int(body[3]), int(body[4]), values)
+        if kind == "e" and len(body) == 5 and body[4] in SEAT_EVENTS:
+            return SeatEvent(str(body[1]), str(body[2]), int(body[3]), str(body[4]))
+        if kind == "r" and len(body) == 4 and body[1] in STREAMS and isinstance(body[3], bytes):
+            return StreamRecord(str(body[1]), int(body[2]), body[3])
+    except (ValueError, TypeError, IndexError, msgpack.UnpackException) as error:
+        raise ValueError(f"a malformed bus message: {error}") from None
+    raise ValueError("a malformed bus message: unknown kind or shape")

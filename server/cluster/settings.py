@@ -1,0 +1,52 @@
+"""The cluster's numbers: the lease, the journal's bounds and the bus's (protocol/README.md's limits
+table lists each as `cluster.<name>`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """How matches are owned, journaled and relayed between nodes."""
+
+    #: A match's lease lives this long unless its owner renews it (seconds): a dead owner's matches
+    #: are taken over within about `lease_ttl + orphan_scan_every`.
+    lease_ttl: float = 4.0
+    #: The owner renews each lease this often (seconds); it stops serving a match whose lease it could
+    #: not renew within `lease_ttl - lease_margin` of its last renewal.
+    lease_renew_every: float = 1.0
+    #: Safety margin against clock drift between a node and Redis (seconds).
+    lease_margin: float = 1.0
+    #: Nodes look for matches whose lease lapsed this often (seconds).
+    orphan_scan_every: float = 1.0
+    #: The owner writes a snapshot (a checkpoint) at most this often (seconds).
+    snapshot_every: float = 3.0
+    #: Batches logged after the last snapshot before an append is refused (the owner snapshots first).
+    journal_max_batches: int = 2048
+    #: One logged batch, encoded (bytes).
+    journal_max_batch_bytes: int = 16 * 1024
+    #: One snapshot, encoded (bytes).
+    journal_max_snapshot_bytes: int = 1024 * 1024
+    #: A match's journal and fence expire this long after its last write (seconds).
+    journal_ttl: float = 2 * 3600.0
+    #: A node stopping waits this long for its last journal writes and hand-offs (seconds).
+    stop_timeout: float = 5.0
+    #: Matches one orphan scan looks at.
+    orphan_scan_limit: int = 100
+    #: One message on the bus (bytes); a larger publish is refused.
+    bus_max_message_bytes: int = 256 * 1024
+    #: Channels one node subscribes to at once; a subscription past it is refused.
+    bus_max_channels: int = 10_000
+    #: Redis confirms a subscription within this many seconds, or the subscription fails.
+    bus_subscribe_timeout: float = 10.0
+    #: Messages an embedded bus holds for delivery before it refuses a publish.
+    bus_queue: int = 10_000
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            if getattr(self, field.name) <= 0:
+                value = getattr(self, field.name)
+                raise ValueError(f"cluster setting {field.name} must be positive, not {value!r}")
+        if self.lease_renew_every + self.lease_margin >= self.lease_ttl:
+            raise ValueError("cluster.lease_renew_every + lease_margin must be below lease_ttl")

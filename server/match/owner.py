@@ -1,0 +1,257 @@
+"""A node's side of shared matches (issue 20): the leases of the matches it runs, their journals, and
+taking over a match whose owner died. The hub drives it from one background task; it never touches a
+socket.
+
+- `adopt(live)`: a journaled match this node runs from its start takes its lease and writes its
+  header (lazily, in the first `flush`, so making a match stays synchronous).
+- `flush(now)`: every sealed publication of every owned match goes to the journal in one round trip
+  (`Ownership.append_all`) and is published once it is there (`LiveMatch.publish_sealed`): an input
+  is acknowledged only after it is logged. Every `snapshot_every` seconds a match's runner checkpoint
+  is written too. A write refused for its fencing token means another node owns the match now (or its
+  lease lapsed): the match is *lost* and this node must stop serving it (the hub drops it and closes
+  its connections; its clients reconnect to the owner).
+- `renew(now)`: every owned lease is renewed; one this node could not renew within `lease_ttl -
+  lease_margin` of its last renewal is lost as well, whatever Redis says later (a paused node stops
+  on its own clock before another can take over).
+- `take_over(match_id, tick, now)`: acquire an orphan's lease (its owner's lapsed), load its journal,
+  refuse a match of another ruleset or ruleset version than this node plays, or of another snapshot
+  format (releasing the lease for a node that does: so a rolling upgrade moves matches only between
+  nodes of the same versions), and rebuild it (`LiveMatch.resumed`): snapshot, logged inputs, the
+  same stream numbers.
+- `finish(live)`: a finished match's journal and lease are dropped once its record is written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from rules.ruleset import Bot, seat_seed
+
+from ..cluster.journal import (
+    SNAPSHOT_FORMAT,
+    FencedError,
+    Header,
+    Journal,
+    JournalSnapshot,
+    Lease,
+    Ownership,
+)
+from ..cluster.settings import ClusterSettings
+from ..logs import log_event
+from ..netcode.runner import MatchRunner, RunnerSettings
+from ..store.base import StoreError
+from .live import Finished, LiveMatch
+from .settings import MatchSettings, RankedSettings
+
+log = logging.getLogger("floe.owner")
+
+
+def header_of(live: LiveMatch) -> Header:
+    """What a match is, for its journal."""
+    config, runner = live.config, live.config.runner
+    return Header(
+        ruleset=config.ruleset.name, ruleset_version=config.ruleset.version, snapshot_format=SNAPSHOT_FORMAT,
+        seed=live.seed, config=config.ruleset.config_plain(config.match_config),
+        seats=tuple(seat.name for seat in live.seats), guests=tuple(seat.guest for seat in live.seats),
+        bots=tuple(seat.bot for seat in live.seats), ranked=live.ranked, private=live.private,
+        created=live.created_wall, keyframe_phase=live.seed,
+        runner={"rollback_window": runner.rollback_window, "max_ahead": runner.max_ahead,
+                "keyframe_every": runner.keyframe_every, "snapshot_every": runner.snapshot_every},
+        extra={"invite": live.invite},
+    )
+
+
+@dataclass
+class Owned:
+    """A match this node owns: its lease (None until the first flush took it), the last batch number
+    logged, and when it last renewed and snapshotted."""
+
+    live: LiveMatch
+    lease: Lease | None = None
+    seq: int = 0
+    renewed: float = 0.0
+    snapshotted: float = 0.0
+    #: The marks of the last batch logged: a snapshot carries them (it replaces that batch for a reader).
+    marks: dict[str, int] = field(default_factory=dict)
+
+
+class MatchOwner:
+    """The leases and journals of one node's shared matches (see the module docstring)."""
+
+    def __init__(self, ownership: Ownership, node: str, settings: ClusterSettings) -> None:
+        self.ownership = ownership
+        self.node = node
+        self.settings = settings
+        self.owned: dict[str, Owned] = {}
+        #: Counters for stats and tests.
+        self.batches = 0
+        self.snapshots = 0
+        self.taken_over = 0
+
+    def adopt(self, live: LiveMatch) -> None:
+        """Run `live` as a shared match (it must be journaled); its lease is taken in the next flush."""
+        if not live.journaled:
+            raise ValueError(f"match {live.id} is not journaled")
+        self.owned.setdefault(live.id, Owned(live))
+
+    async def _lease(self, owned: Owned, now: float) -> bool:
+        """Take a new match's lease and write its header; False when another node holds it."""
+        lease = await self.ownership.acquire(owned.live.id, self.node)
+        if lease is None:
+            return False
+        await self.ownership.create(lease, header_of(owned.live))
+        owned.lease, owned.renewed, owned.snapshotted = lease, now, now
+        return True
+
+    async def flush(self, now: float) -> list[LiveMatch]:
+        """Log and publish every sealed publication; the matches lost (see the module docstring)."""
+        lost: list[LiveMatch] = []
+        items = []
+        units = []
+        for owned in list(self.owned.values()):
+            live = owned.live
+            if not live.sealed:
+                continue
+            if owned.lease is None and not await self._lease(owned, now):
+                lost.append(self._lose(owned, "another node holds its lease"))
+                continue
+            assert owned.lease is not None
+            sealed, live.sealed = live.sealed, []
+            for unit in sealed:
+                owned.seq += 1
+                items.append((owned.lease, unit.batch(owned.seq)))
+                units.append((owned, unit))
+        refused = await self.ownership.append_all(items) if items else []
+        failed: set[str] = set()
+        for (owned, unit), error in zip(units, refused, strict=True):
+            if owned.live.id in failed:
+                continue
+            if error is not None:
+                failed.add(owned.live.id)
+                why = str(error) if isinstance(error, FencedError) else f"a batch was refused: {error}"
+                lost.append(self._lose(owned, why))
+                continue
+            self.batches += 1
+            owned.marks = unit.marks
+            owned.live.publish_sealed(unit, now)
+        for owned in list(self.owned.values()):
+            if owned.lease is not None and now - owned.snapshotted >= self.settings.snapshot_every:
+                await self._snapshot(owned, now, lost)
+        return lost
+
+    async def _snapshot(self, owned: Owned, now: float, lost: list[LiveMatch]) -> None:
+        runner = owned.live.runner
+        if runner is None or owned.lease is None or owned.live.sealed:
+            return
+        owned.snapshotted = now
+        try:
+            # Older than the last keyframe the spectators were sent: the new owner rebuilds their history
+            # from it, so a spectator that lost what was in flight when the owner died still finds its
+            # number there (a keyframe interval more to re-simulate, a few milliseconds).
+            checkpoint = runner.checkpoint(owned.live.spectators_keyframe() - 1)
+            await self.ownership.snapshot(owned.lease, JournalSnapshot(owned.seq, checkpoint, owned.marks))
+            self.snapshots += 1
+        except FencedError as error:
+            lost.append(self._lose(owned, str(error)))
+
+    async def renew(self, now: float) -> list[LiveMatch]:
+        """Renew every lease; the matches lost (refused, or not renewed in time on this node's clock)."""
+        lost = []
+        deadline = self.settings.lease_ttl - self.settings.lease_margin
+        for owned in list(self.owned.values()):
+            if owned.lease is None:
+                continue
+            try:
+                await self.ownership.renew(owned.lease)
+                owned.renewed = now
+            except FencedError as error:
+                lost.append(self._lose(owned, str(error)))
+            except (StoreError, OSError, ConnectionError) as error:
+                if now - owned.renewed > deadline:
+                    lost.append(self._lose(owned, f"not renewed for {now - owned.renewed:.1f} s: {error}"))
+        return lost
+
+    def _lose(self, owned: Owned, why: str) -> LiveMatch:
+        self.owned.pop(owned.live.id, None)
+        log_event(log, logging.WARNING, "owner.lost", match=owned.live.id, node=self.node, why=why)
+        return owned.live
+
+    async def finish(self, live: LiveMatch) -> None:
+        """The match ended and its record is written: drop its journal and lease."""
+        owned = self.owned.get(live.id)
+        if owned is None or owned.lease is None:
+            self.owned.pop(live.id, None)
+            return
+        try:
+            await self.ownership.finish(owned.lease)
+        except FencedError as error:
+            log_event(log, logging.WARNING, "owner.finish-refused", match=live.id, why=str(error))
+        finally:
+            self.owned.pop(live.id, None)
+
+    async def release_all(self) -> None:
+        """Give every lease up (a graceful hand-off: another node takes the matches over at once)."""
+        for owned in list(self.owned.values()):
+            if owned.lease is not None:
+                await self.ownership.release(owned.lease)
+        self.owned.clear()
+
+    async def take_over(
+        self, match_id: str, config: MatchSettings, tick: int, now: float,
+        on_finished: Callable[[Finished], None], ranked_rules: RankedSettings | None = None,
+        min_play_frames: int = 0,
+    ) -> LiveMatch | None:
+        """Take an orphan over (see the module docstring); None when it is not this node's to take."""
+        lease = await self.ownership.acquire(match_id, self.node)
+        if lease is None:
+            return None
+        journal = await self.ownership.load(match_id)
+        if journal is None:
+            await self.ownership.release(lease)
+            return None
+        try:
+            live = resume(journal, match_id, config, tick, now, on_finished, ranked_rules, min_play_frames)
+        except ValueError as error:
+            log_event(log, logging.WARNING, "owner.cannot-resume", match=match_id, node=self.node,
+                      why=str(error))
+            await self.ownership.release(lease)
+            return None
+        self.owned[match_id] = Owned(live, lease, journal.last_seq, now, now, dict(journal.marks()))
+        self.taken_over += 1
+        log_event(log, logging.INFO, "owner.took-over", match=match_id, node=self.node, token=lease.token,
+                  frame=live.current_frame())
+        return live
+
+
+def resume(journal: Journal, match_id: str, config: MatchSettings, tick: int, now: float,
+           on_finished: Callable[[Finished], None], ranked_rules: RankedSettings | None = None,
+           min_play_frames: int = 0) -> LiveMatch:
+    """Rebuild a running match from its journal on this node (ValueError when this node cannot)."""
+    header = journal.header
+    if header.snapshot_format != SNAPSHOT_FORMAT:
+        raise ValueError(f"snapshot format {header.snapshot_format}, this node reads {SNAPSHOT_FORMAT}")
+    ruleset = config.ruleset
+    if (header.ruleset, header.ruleset_version) != (ruleset.name, ruleset.version):
+        raise ValueError(f"the match plays {header.ruleset} v{header.ruleset_version}, this node "
+                         f"{ruleset.name} v{ruleset.version}")
+    settings = replace(config.runner, **{k: v for k, v in header.runner.items()
+                                         if k in RunnerSettings.__dataclass_fields__})
+    match_config = ruleset.config_from_plain(header.config)
+    config = replace(config, ruleset=ruleset, match_config=match_config, runner=settings)
+    names = list(header.seats)
+    bots: dict[int, Bot[object]] = {index: ruleset.make_bot(bot, seat_seed(header.seed, index))
+                                    for index, bot in enumerate(header.bots) if bot is not None}
+    runner = MatchRunner(ruleset.new_match(match_config, header.seed, names), ruleset.inputs, settings, bots,
+                         keyframe_phase=header.keyframe_phase, journal=True)
+    if journal.snapshot is not None:
+        checkpoint = journal.snapshot.checkpoint
+    else:  # no snapshot yet: the match's start is the checkpoint
+        scratch = MatchRunner(ruleset.new_match(match_config, header.seed, names), ruleset.inputs, settings,
+                              keyframe_phase=header.keyframe_phase, journal=True)
+        scratch.advance(0)
+        checkpoint = scratch.checkpoint()
+    runner.resume(checkpoint, journal.logs(), journal.now())
+    return LiveMatch.resumed(config, journal, match_id, tick, now, on_finished, runner, ranked_rules,
+                             min_play_frames)

@@ -1,0 +1,107 @@
+"""The bus between nodes, on every backend: a publish reaches every subscriber of its channel in order
+(on a Redis Cluster, channels on every shard), nothing else; the bounds refuse; relayed messages
+round-trip and malformed ones are refused."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+
+import pytest
+
+from server.cluster.bus import (
+    LOBBY,
+    SeatEvent,
+    SeatInputs,
+    StreamRecord,
+    decode_relayed,
+    encode_relayed,
+    match_in,
+    match_out,
+)
+from server.cluster.redis import RedisBus
+from tests.cluster.conftest import Backend
+
+#: How long a message may take to arrive (seconds; it takes a millisecond or so).
+DELIVERY_TIMEOUT = 20.0
+
+
+async def until(condition: object, what: str) -> None:
+    """Wait (polling) until `condition()` holds."""
+    deadline = time.monotonic() + DELIVERY_TIMEOUT
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"{what} did not happen within {DELIVERY_TIMEOUT:g} s"
+        await asyncio.sleep(0.005)
+
+
+@pytest.mark.asyncio
+async def test_a_publish_reaches_the_subscribers_of_its_channel_in_order(backend: Backend) -> None:
+    """Node B's messages on a match's channel reach node A's two handlers in order; another channel's
+    subscriber gets none of them, and an unsubscribed handler stops getting them."""
+    a, b = backend.bus(), backend.bus()
+    got: list[tuple[str, bytes]] = []
+    also: list[bytes] = []
+    other: list[bytes] = []
+    first = await a.subscribe(match_out("m1"), lambda channel, data: got.append((channel, data)))
+    await a.subscribe(match_out("m1"), lambda channel, data: also.append(data))
+    await a.subscribe(match_out("m2"), lambda channel, data: other.append(data))
+    for n in range(50):
+        await b.publish(match_out("m1"), b"record %d" % n)
+    await until(lambda: len(got) == 50 and len(also) == 50, "delivery")
+    assert got == [(match_out("m1"), b"record %d" % n) for n in range(50)] and also == [d for _, d in got]
+    assert other == []
+    await a.unsubscribe(first)
+    await b.publish(match_out("m1"), b"after")
+    await until(lambda: len(also) == 51, "delivery after an unsubscription")
+    assert len(got) == 50
+
+
+@pytest.mark.asyncio
+async def test_channels_on_every_shard_are_delivered(backend: Backend) -> None:
+    """Many matches' channels (on a cluster: spread over all three shards) each get their own messages."""
+    a, b = backend.bus(), backend.bus()
+    got: dict[str, list[bytes]] = {}
+    ids = [f"match-{index}" for index in range(24)]
+    for match_id in ids:
+        got[match_in(match_id)] = []
+        await a.subscribe(match_in(match_id), lambda channel, data: got[channel].append(data))
+    await a.subscribe(LOBBY, lambda channel, data: got.setdefault(channel, []).append(data))
+    for match_id in ids:
+        await b.publish(match_in(match_id), match_id.encode())
+    await b.publish(LOBBY, b"listed")
+    await until(lambda: all(got[match_in(m)] for m in ids) and got.get(LOBBY), "delivery on every channel")
+    assert all(got[match_in(m)] == [m.encode()] for m in ids) and got[LOBBY] == [b"listed"]
+    if backend.kind == "cluster":
+        assert isinstance(a, RedisBus) and len(a._shards) == 3  # the channels live on every master
+
+
+@pytest.mark.asyncio
+async def test_the_bus_bounds_refuse(backend: Backend) -> None:
+    """A message over bus_max_message_bytes and a channel past bus_max_channels are refused."""
+    backend.settings = replace(backend.settings, bus_max_message_bytes=1000, bus_max_channels=2)
+    bus = backend.bus()
+    with pytest.raises(ValueError, match="over the 1000 bytes"):
+        await bus.publish(match_out("m1"), bytes(1001))
+    await bus.subscribe(match_out("m1"), lambda channel, data: None)
+    await bus.subscribe(match_out("m2"), lambda channel, data: None)
+    await bus.subscribe(match_out("m2"), lambda channel, data: None)  # a channel followed already
+    with pytest.raises(OverflowError, match="follows 2 channels"):
+        await bus.subscribe(match_out("m3"), lambda channel, data: None)
+    with pytest.raises(ValueError, match="channel name"):
+        await bus.publish("", b"x")
+
+
+def test_relayed_messages_round_trip_and_malformed_ones_are_refused() -> None:
+    """Each relayed message decodes to itself; a wrong kind, shape or value is a ValueError."""
+    for message in (
+        SeatInputs("node-a", "g1", 1, 420, (3, 3, 11)),
+        SeatEvent("node-b", "g2", 0, "dropped"),
+        StreamRecord("spectators", 77, b"\x93\x01\x02\x03"),
+    ):
+        assert decode_relayed(encode_relayed(message)) == message
+    bad_ones = (b"", b"\xc1", b"\x91\xa1x", b"\x94\xa1r\xa6others\x01\xc4\x00",
+                b"\x95\xa1e\xa1n\xa1g\x00\xa3bye")
+    for bad in bad_ones:
+        with pytest.raises(ValueError, match="malformed"):
+            decode_relayed(bad)
