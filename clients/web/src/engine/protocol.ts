@@ -3,7 +3,7 @@
  * operation and carries an id; its answer carries the same id and a value or an error.
  */
 
-import type { FrameBody } from "../net/wire";
+import type { FrameBody, Joined, MatchResult, View } from "../net/wire";
 
 /** Where the build puts Pyodide's files and floe's rules (vite.config.ts; the server serves /engine). */
 export const ENGINE_PATH = "/engine/";
@@ -15,7 +15,32 @@ export type EngineRequest =
   | { op: "confirm"; rows: [number, number[]][] }
   | { op: "keyframe"; frame: number; checksum: string }
   | { op: "predict"; seat: number; own: Record<number, number>; target: number }
-  | { op: "counters" };
+  | { op: "counters" }
+  | { op: "replay"; replay: unknown }
+  | {
+    op: "practice"; ruleset: string; version: number; config: unknown; seed: number; seats: string[];
+    seat: number; bot: string; start: unknown; frame: number; player: string;
+  }
+  | { op: "step"; inputs: number[] }
+  | { op: "finish" };
+
+/** A keyframe the engine made: the state at the start of `frame`. */
+export interface EngineKeyframe {
+  frame: number;
+  view: View;
+  checksum: string;
+}
+
+/** A replay file played in the engine: what the server's replay stream would carry (and the verdict). */
+export interface PlayedReplay {
+  joined: Joined;
+  keyframes: EngineKeyframe[];
+  bodies: FrameBody[];
+  result: MatchResult | null;
+  log_hash: string;
+  ok: boolean;
+  reason: string;
+}
 
 export interface Verdict {
   ok: boolean;
@@ -39,6 +64,10 @@ export interface EngineAnswers {
   keyframe: null;
   predict: FrameBody[];
   counters: Counters;
+  replay: PlayedReplay & { ms: number };
+  practice: EngineKeyframe;
+  step: FrameBody[];
+  finish: { result: MatchResult | null; replay: unknown };
 }
 
 export type Envelope = { id: number } & EngineRequest;
