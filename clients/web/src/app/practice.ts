@@ -54,6 +54,8 @@ export class PracticeBoard {
   readonly startFrame: number;
   lastInputs: number[] = [];
   changes: number[] = [];
+  /** Called with each frame played (the daily page's ghost follows it). */
+  onFrame: ((frame: number) => void) | null = null;
   onOver: ((result: MatchResult, replay: unknown) => void) | null = null;
 
   private constructor(private readonly engine: Engine, private readonly canvas: HTMLCanvasElement,
@@ -69,12 +71,13 @@ export class PracticeBoard {
 
   /** Start a practice board in the engine (its state made there first). */
   static async open(engine: Engine, canvas: HTMLCanvasElement, start: PracticeStart): Promise<PracticeBoard> {
-    const joined: Joined = { ...start.joined, role: "player", seat: start.seat, state: "running" };
+    const given = start.joined;
     const keyframe = await engine.request({
-      op: "practice", ruleset: joined.ruleset, version: joined.ruleset_version, config: joined.config,
-      seed: joined.seed, seats: joined.seats, seat: start.seat, bot: start.bot, start: start.start,
+      op: "practice", ruleset: given.ruleset, version: given.ruleset_version, config: given.config,
+      seed: given.seed, seats: given.seats, seat: start.seat, bot: start.bot, start: start.start,
       frame: start.frame, player: start.player,
     });
+    const joined: Joined = { ...given, role: "player", seat: start.seat, state: "running", tables: keyframe.tables };
     return new PracticeBoard(engine, canvas, joined, keyframe);
   }
 
@@ -121,6 +124,7 @@ export class PracticeBoard {
         });
         this.lastInputs = body.inputs;
       }
+      if (bodies.length) this.onFrame?.(this.stream.model.frame);
       if (bodies.length < inputs.length) {
         const finished = await this.engine.request({ op: "finish" });
         if (finished.result !== null) {

@@ -6,6 +6,7 @@
  *   #/play/{match}     play your seat (?bot=name: a bot match, its rematch is another)
  *   #/watch/{match}    spectate
  *   #/replay/{id}      the replay viewer        #/rules           the rule compendium
+ *   #/daily            the daily challenge played in the browser engine
  *   #/settings         the player's settings (keys, sound, ratings, display), kept in the browser
  */
 
@@ -16,7 +17,8 @@ export type Route =
   | { page: "watch"; match: string }
   | { page: "replay"; id: string }
   | { page: "rules" }
-  | { page: "settings" };
+  | { page: "settings" }
+  | { page: "daily" };
 
 /** The route of a location hash (anything unknown is the lobby). */
 export function parseRoute(hash: string): Route {
@@ -29,5 +31,6 @@ export function parseRoute(hash: string): Route {
   if (page === "join" && id) return { page: "join", invite: id };
   if (page === "rules") return { page: "rules" };
   if (page === "settings") return { page: "settings" };
+  if (page === "daily") return { page: "daily" };
   return { page: "lobby" };
 }

@@ -223,10 +223,11 @@ class Practice:
                          for other in range(len(names)) if other != seat}
 
     def view(self) -> str:
-        """The keyframe of the present (`{frame, view, checksum}`) as JSON: where the page starts drawing."""
+        """The keyframe of the present (`{frame, view, checksum}`) and the ruleset's stream tables (what
+        `joined` carries) as JSON: where the page starts drawing."""
         match = self.match
         return json.dumps({"frame": match.frame, "view": match.keyframe_view(),
-                           "checksum": match.checksum(match.snapshot())})
+                           "checksum": match.checksum(match.snapshot()), "tables": self.rules.stream_tables})
 
     def step(self, inputs: str) -> str:
         """Play the page's seat's bytes, one a frame (fewer when the match ends); the bodies as JSON."""

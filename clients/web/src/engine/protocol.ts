@@ -65,7 +65,7 @@ export interface EngineAnswers {
   predict: FrameBody[];
   counters: Counters;
   replay: PlayedReplay & { ms: number };
-  practice: EngineKeyframe;
+  practice: EngineKeyframe & { tables: Joined["tables"] };
   step: FrameBody[];
   finish: { result: MatchResult | null; replay: unknown };
 }
