@@ -15,7 +15,8 @@ describe("the game registry", () => {
   });
 
   it("refuses a ruleset it has no view for, naming those it has", () => {
-    expect(() => viewFor("payload")).toThrow(/cannot show payload \(it knows pengo-versus\)/);
+    expect(() => viewFor("payload")).toThrow(/cannot show payload \(it knows pengo-versus, pengo-solo\)/);
+    expect(viewFor("pengo-solo").ruleset).toBe("pengo-solo");
   });
 
   it("refuses tables without Pengo's record keys as Pengo's", () => {

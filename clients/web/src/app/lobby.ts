@@ -212,7 +212,7 @@ function dailySection(): HTMLElement {
   });
   ranked.daily().then(async (daily) => {
     about.textContent = `Today (${daily.day}): one Pengo board from seed ${daily.seed}; up to ${daily.submissions} `
-      + "runs each. Play it with `floe daily play` and submit the replay here.";
+      + "runs each. Play it here in your browser, or with `floe daily play` and submit the replay here.";
     const { entries } = await ranked.dailyBoard(daily.day, 10);
     board.replaceChildren(...(entries.length ? entries.map((entry) =>
       entry.replay === null ? el("li", {}, `${entry.name} ${entry.score}`)
@@ -221,7 +221,9 @@ function dailySection(): HTMLElement {
   }).catch(() => {
     about.textContent = "The daily challenge is not available.";
   });
-  return el("section", { id: "daily" }, el("h2", {}, "Daily challenge"), about, el("label", {}, "Submit a run: ", file),
+  return el("section", { id: "daily" }, el("h2", {}, "Daily challenge"), about,
+    el("p", {}, el("a", { href: "#/daily", id: "daily-here" }, "Play today's run in your browser")),
+    el("label", {}, "Submit a run: ", file),
     result, board);
 }
 

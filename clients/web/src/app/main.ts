@@ -5,6 +5,7 @@
  */
 
 import { exposeEngine } from "../engine/engine";
+import { dailyPage } from "./daily";
 import { match } from "./livepage";
 import { joinPage, lobby } from "./lobby";
 import { withAllowedOrigin } from "./origin";
@@ -28,6 +29,9 @@ function route(): void {
       break;
     case "join":
       joinPage(shown.invite);
+      break;
+    case "daily":
+      void dailyPage();
       break;
     case "settings":
       settingsPage();

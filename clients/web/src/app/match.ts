@@ -76,6 +76,15 @@ export interface TestHooks {
   predicted?: () => unknown;
   /** Key presses measured so far (bench/own_board_latency.py). */
   presses?: () => Press[];
+  /** The replay viewer: where its frames came from (the browser engine playing the file, or the
+   * server's stream), its keyframes' frames and views, and its practice board ("play from here"). */
+  source?: () => "engine" | "stream";
+  keyframeFrames?: () => number[];
+  keyframeView?: (frame: number) => unknown;
+  frameBody?: (frame: number) => unknown;
+  practice?: () => unknown;
+  /** The daily challenge page: its state and its submission's answer. */
+  daily?: () => unknown;
 }
 
 /** What the page and the tests read of the prediction. */

@@ -89,6 +89,8 @@ export interface Daily {
   seed: number;
   ruleset: string;
   ruleset_version: number;
+  /** The run's config (the ruleset's plain form). */
+  config: Record<string, unknown>;
   ends: number;
   runs_close: number;
   submissions: number;

@@ -5,7 +5,9 @@
  * app/replaycontrol.ts), the timeline's event markers (app/markers.ts), the text summary (app/summary.ts).
  */
 
-import { decodeMulti } from "@msgpack/msgpack";
+import { decode, decodeMulti } from "@msgpack/msgpack";
+import { browserEngine, type Engine } from "../engine/engine";
+import type { PlayedReplay } from "../engine/protocol";
 import { viewFor } from "../games/registry";
 import type { Board } from "../games/view";
 import { MatchStream } from "../net/stream";
@@ -16,6 +18,7 @@ import { adjacentMarker, lastMarker, type Marker, markerText, timelineMarkers } 
 import { fitToStage } from "./layout";
 import { exposeForTests, onLeave, show } from "./page";
 import { clockText, keyAction, nextSpeed, type ReplayAction, speedLabel, steppedFrame } from "./replaycontrol";
+import { PracticeBoard } from "./practice";
 import { matchSummary, type SummaryModel } from "./summary";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the game's model, whichever it is
@@ -50,6 +53,20 @@ export class ReplayPlayer {
       else if (message.kind === "frame") this.bodies[message.frame] = message;
       else if (message.kind === "over") this.over = message;
     }
+    this.begin();
+  }
+
+  /** A replay file played in the browser engine: the same joined, keyframes, frames and end the
+   * server's replay stream carries (src/engine/floe_engine.py `replay_stream`). */
+  loadPlayed(played: PlayedReplay, id: string): void {
+    this.joined = { ...played.joined, match: id };
+    this.keyframes = played.keyframes.map((keyframe, n) => ({ kind: "keyframe", n, ...keyframe }));
+    for (const body of played.bodies) this.bodies[body.frame] = body;
+    this.over = { kind: "over", n: 0, result: played.result, replay: id } as Over;
+    this.begin();
+  }
+
+  private begin(): void {
     if (this.joined === null || this.keyframes.length === 0) throw new Error("not a replay stream");
     const game = viewFor(this.joined.ruleset);
     this.stream = new MatchStream(this.joined, game.models(this.joined));
@@ -176,13 +193,30 @@ export async function replayPage(id: string): Promise<void> {
   const status = el("p", { id: "replay-status", class: "message" }, "Re-simulating the replay…");
   show(el("h1", { class: "visually-hidden" }, "Replay"), el("div", { class: "viewer" }, el("div", { class: "stage fill" }, canvas), summary),
     status, el("p", {}, el("a", { href: "#/" }, "Lobby")));
-  const response = await fetch(`/api/replays/${encodeURIComponent(id)}/stream`);
-  if (!response.ok) {
-    status.textContent = `The replay could not be played (${response.status}).`;
-    return;
-  }
   const player = new ReplayPlayer(canvas);
-  player.load(new Uint8Array(await response.arrayBuffer()));
+  // With the engine loaded, the replay file is played here (no stream asked of the server); else the
+  // server's stream, and the engine starts loading for the next replay.
+  const engine = browserEngine();
+  let source: "engine" | "stream" = "stream";
+  let file: unknown = null;
+  let checked = "";
+  if (engine !== null && engine.loaded) {
+    try {
+      file = await playedHere(engine, id, player);
+      source = "engine";
+      checked = " · played in your browser from the replay file: its moves reach the recorded result and log hash";
+    } catch (error) {
+      console.warn("the replay was not played in the browser engine:", error);
+    }
+  }
+  if (source === "stream") {
+    const response = await fetch(`/api/replays/${encodeURIComponent(id)}/stream`);
+    if (!response.ok) {
+      status.textContent = `The replay could not be played (${response.status}).`;
+      return;
+    }
+    player.load(new Uint8Array(await response.arrayBuffer()));
+  }
   const joined = player.joined!;
   const seats = joined.seats;
   const markers = timelineMarkers(player.stream!.vocabulary, player.frames);
@@ -290,6 +324,7 @@ export async function replayPage(id: string): Promise<void> {
     // A focused button's own keys activate it; a text field keeps its keys.
     if (target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return;
     if (target instanceof HTMLInputElement && target.type !== "range") return;
+    if (practice?.board()) return; // the practice board's controls have the keys
     const action = keyAction(event.key);
     if (action === null) return;
     event.preventDefault();
@@ -297,18 +332,26 @@ export async function replayPage(id: string): Promise<void> {
   };
   document.addEventListener("keydown", onKey);
 
-  status.textContent = `${seats.join(" vs ")} — ${player.over ? replayResultText(player.over.result, seats) : "no result recorded"}`;
+  status.textContent = `${seats.join(" vs ")} — ${player.over ? replayResultText(player.over.result, seats) : "no result recorded"}${checked}`;
+  const practice = practiceButton(engine, file, player, canvas, status);
   canvas.closest(".viewer")!.after(controls, el("div", { class: "timeline" }, scrub, markerRow), legend,
-    el("p", {}, el("a", { href: `/api/replays/${id}`, download: `${id}.replay`, id: "download" }, "Download the replay")));
+    el("p", {}, el("a", { href: `/api/replays/${id}`, download: `${id}.replay`, id: "download" }, "Download the replay"),
+      ...(practice === null ? [] : [" ", practice.button])));
   player.start();
   tick();
   onLeave(() => {
     player.stop();
+    practice?.stop();
     document.removeEventListener("keydown", onKey);
   });
   exposeForTests({
     page: "replay",
-    stream: () => player.stream,
+    source: () => source,
+    keyframeFrames: () => player.keyframeFrames,
+    keyframeView: (frame: number) => player.keyframeView(frame) ?? null,
+    frameBody: (frame: number) => player.frames[frame] ?? null,
+    practice: () => practice?.board() ?? null,
+    stream: () => practice?.board()?.stream ?? player.stream,
     drawnFrames: () => player.drawnFrames,
     displayFrame: () => player.position,
     result: () => player.over?.result ?? null,
@@ -318,4 +361,46 @@ export async function replayPage(id: string): Promise<void> {
       player.seek(frame);
     },
   });
+}
+
+/** Fetch the replay file and play it in the engine into `player`; the file's plain data. Refused when
+ * the engine's run does not reach the file's recorded result and log hash. */
+async function playedHere(engine: Engine, id: string, player: ReplayPlayer): Promise<unknown> {
+  const response = await fetch(`/api/replays/${encodeURIComponent(id)}`);
+  if (!response.ok) throw new Error(`the replay file: HTTP ${response.status}`);
+  const file = decode(new Uint8Array(await response.arrayBuffer()));
+  const played = await engine.request({ op: "replay", replay: file });
+  if (!played.ok) throw new Error(played.reason);
+  player.loadPlayed(played, id);
+  return file;
+}
+
+/** "Play from here": the replay's shown frame continued as a practice board in the engine (seat 0 yours,
+ * the others the ruleset's competent bot), in place of the replay. Null without the engine's run. */
+function practiceButton(engine: Engine | null, file: unknown, player: ReplayPlayer, canvas: HTMLCanvasElement,
+  status: HTMLElement): { button: HTMLButtonElement; board: () => PracticeBoard | null; stop: () => void } | null {
+  if (engine === null || file === null || player.joined === null) return null;
+  let practice: PracticeBoard | null = null;
+  const node = labelled("Play from here: continue this position yourself (seat 1), against the bot", "play-from-here",
+    "Play from here", () => {
+      if (practice !== null) return;
+      const frame = Math.floor(player.position);
+      node.disabled = true;
+      void PracticeBoard.open(engine, canvas, { joined: player.joined!, seat: 0, bot: "competent", start: file, frame, player: "" })
+        .then((board) => {
+          player.stop();
+          practice = board;
+          for (const node of document.querySelectorAll<HTMLElement>(".controls, .timeline, .legend")) node.hidden = true;
+          board.onOver = (result) => {
+            status.textContent = `Practice over: ${replayResultText(result, board.joined.seats)}`;
+          };
+          board.start();
+          status.textContent = `Practising from frame ${frame}: you play ${board.joined.seats[0]} (${viewFor(board.joined.ruleset).controlsHelp()})`;
+          canvas.focus();
+        }, (error: unknown) => {
+          node.disabled = false;
+          status.textContent = `Could not play from here: ${error instanceof Error ? error.message : String(error)}`;
+        });
+    });
+  return { button: node, board: () => practice, stop: () => practice?.stop() };
 }

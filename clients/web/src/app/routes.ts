@@ -6,6 +6,7 @@
  *   #/play/{match}     play your seat (?bot=name: a bot match, its rematch is another)
  *   #/watch/{match}    spectate
  *   #/replay/{id}      the replay viewer        #/rules           the rule compendium
+ *   #/daily            the daily challenge played in the browser engine
  *   #/settings         the player's settings (keys, sound, ratings, display), kept in the browser
  *   #/payload          Payload (practice), played in the browser engine (?daily: the day's run)
  */
@@ -18,7 +19,8 @@ export type Route =
   | { page: "replay"; id: string }
   | { page: "rules" }
   | { page: "settings" }
-  | { page: "payload"; daily: boolean };
+  | { page: "payload"; daily: boolean }
+  | { page: "daily" };
 
 /** The route of a location hash (anything unknown is the lobby). */
 export function parseRoute(hash: string): Route {
@@ -32,5 +34,6 @@ export function parseRoute(hash: string): Route {
   if (page === "rules") return { page: "rules" };
   if (page === "settings") return { page: "settings" };
   if (page === "payload") return { page: "payload", daily: params.has("daily") };
+  if (page === "daily") return { page: "daily" };
   return { page: "lobby" };
 }

@@ -26,7 +26,8 @@ import marshal
 from typing import Any
 
 from rules.registry import lookup
-from rules.replay import Replay, verify
+from rules.replay import Replay, input_rows, record, verify
+from rules.ruleset import seat_seed
 from rules.synctest import canonical_encoding
 
 #: Drawn frames remembered for the correction check (older ones are forgotten unchecked).
@@ -152,3 +153,105 @@ class Replica:
         """The corrections per seat and the desynced keyframe frames, as JSON."""
         return json.dumps({"corrections": self.corrections, "desyncs": self.desyncs,
                            "confirmed": self.base_frame})
+
+
+#: Keyframes of a replay played in the browser: every this many frames (the server's default runner
+#: setting, server/netcode/runner.py `keyframe_every`) offset by the seed as the server's are, so that
+#: each of them falls on a frame where the server's replay stream has one to compare with.
+KEYFRAME_EVERY = 120
+
+
+def replay_stream(text: str) -> str:
+    """A replay file's plain data (JSON) played into what the server's replay stream carries, as JSON:
+    `{joined, keyframes: [{frame, view, checksum}], bodies: [{frame, inputs, events, actors}], result,
+    log_hash, ok, reason}`; `ok` is whether the run reached the file's result and log hash."""
+    replay = Replay.from_plain(json.loads(text))
+    rules = lookup(replay.ruleset, replay.ruleset_version)
+    config = rules.config_from_plain(replay.config)
+    match = rules.new_match(config, replay.seed, list(replay.seats))
+    phase = replay.seed % KEYFRAME_EVERY
+    keyframes: list[dict[str, Any]] = []
+    bodies: list[dict[str, Any]] = []
+    for frame, row in enumerate(input_rows(replay, rules.inputs.neutral)):
+        if match.result is not None:
+            break
+        if frame == 0 or (frame + phase) % KEYFRAME_EVERY == 0:
+            keyframes.append({"frame": frame, "view": match.keyframe_view(),
+                              "checksum": match.checksum(match.snapshot())})
+        records = match.step(row)
+        bodies.append({"frame": frame, "inputs": list(row), "events": match.records_wire(records),
+                       "actors": match.changes()})
+    result = match.result.plain() if match.result is not None else None
+    ok = result == replay.result.plain() and match.log_hash == replay.log_hash
+    joined = {
+        "kind": "joined", "match": "", "role": "spectator", "seat": None, "seats": list(replay.seats),
+        "bots": [None] * len(replay.seats), "seed": replay.seed, "config": rules.config_plain(config),
+        "ruleset": rules.name, "ruleset_version": rules.version, "state": "over", "head": 0,
+        "keyframe_every": KEYFRAME_EVERY, "tables": rules.stream_tables,
+    }
+    return json.dumps({"joined": joined, "keyframes": keyframes, "bodies": bodies, "result": result,
+                       "log_hash": match.log_hash, "ok": ok,
+                       "reason": "" if ok else "the replay's moves did not reach its result and log hash"})
+
+
+class Practice:
+    """A board played in the browser alone: a match started fresh or from a replay's frame (`start`, the
+    replay's plain data as JSON, played to `frame`; its config, seed and seats are the ones given), one seat
+    played by the page (its input byte each frame), every other seat by the ruleset's bot (or holding
+    its last input when the ruleset has none). Each step answers the frame's body as the stream sends it;
+    at the end, the run as a replay's plain data (a daily run is submitted as it)."""
+
+    def __init__(self, ruleset: str, version: int, config: str, seed: int, seats: str, seat: int,
+                 bot: str, start: str, frame: int, player: str) -> None:
+        self.rules = lookup(ruleset, version)
+        names = json.loads(seats)
+        self.match = self.rules.new_match(self.rules.config_from_plain(json.loads(config)), seed, names)
+        self.seat = seat
+        self.player = player or None
+        self.last = [self.rules.inputs.neutral] * len(names)
+        if start:  # a replay file's plain data (JSON): its frames before `frame` are played first
+            replay = Replay.from_plain(json.loads(start))
+            for row in input_rows(replay, self.rules.inputs.neutral):
+                if self.match.frame >= frame or self.match.result is not None:
+                    break
+                self.match.step(row)
+                self.last = list(row)
+        self.match.changes()  # the bodies from here on are changes from here
+        self.bots: dict[int, Any] = {}
+        if bot and bot in self.rules.bot_names:
+            self.bots = {other: self.rules.make_bot(bot, seat_seed(seed, other))
+                         for other in range(len(names)) if other != seat}
+
+    def view(self) -> str:
+        """The keyframe of the present (`{frame, view, checksum}`) and the ruleset's stream tables (what
+        `joined` carries) as JSON: where the page starts drawing."""
+        match = self.match
+        return json.dumps({"frame": match.frame, "view": match.keyframe_view(),
+                           "checksum": match.checksum(match.snapshot()), "tables": self.rules.stream_tables})
+
+    def step(self, inputs: str) -> str:
+        """Play the page's seat's bytes, one a frame (fewer when the match ends); the bodies as JSON."""
+        match = self.match
+        held = self.rules.inputs.held
+        bodies: list[dict[str, Any]] = []
+        for value in json.loads(inputs):
+            if match.result is not None:
+                break
+            row = [held(byte) for byte in self.last]
+            row[self.seat] = value
+            for other, bot in self.bots.items():
+                row[other] = bot.decide(match.seat_view(other), match.frame)
+            match.check_inputs(row)
+            records = match.step(row)
+            self.last = row
+            bodies.append({"frame": match.frame - 1, "inputs": row, "events": match.records_wire(records),
+                           "actors": match.changes()})
+        return json.dumps(bodies)
+
+    def finish(self) -> str:
+        """`{result, replay}` as JSON: the result (null while playing) and, once over, the run's replay
+        as plain data (bound to the player when one is named)."""
+        if self.match.result is None:
+            return json.dumps({"result": None, "replay": None})
+        replay = record(self.match, self.rules, self.player)
+        return json.dumps({"result": self.match.result.plain(), "replay": replay.to_plain()})

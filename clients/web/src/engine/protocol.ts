@@ -3,7 +3,7 @@
  * operation and carries an id; its answer carries the same id and a value or an error.
  */
 
-import type { FrameBody } from "../net/wire";
+import type { FrameBody, Joined, MatchResult, View } from "../net/wire";
 
 /** Where the build puts Pyodide's files and floe's rules (vite.config.ts; the server serves /engine). */
 export const ENGINE_PATH = "/engine/";
@@ -16,12 +16,37 @@ export type EngineRequest =
   | { op: "keyframe"; frame: number; checksum: string }
   | { op: "predict"; seat: number; own: Record<number, number>; target: number }
   | { op: "counters" }
-  | PayloadRequest;
+  | PayloadRequest
+  | { op: "replay"; replay: unknown }
+  | {
+    op: "practice"; ruleset: string; version: number; config: unknown; seed: number; seats: string[];
+    seat: number; bot: string; start: unknown; frame: number; player: string;
+  }
+  | { op: "step"; inputs: number[] }
+  | { op: "finish" };
 
 /** Payload's run in the engine (src/engine/payload_engine.py): one call of that module, its argument
  * and answer as JSON (games/payload/engine.ts gives them their types). */
 export type PayloadCall = "content" | "start" | "move" | "view" | "preview" | "share";
 export type PayloadRequest = { op: "payload"; call: PayloadCall; arg?: unknown };
+
+/** A keyframe the engine made: the state at the start of `frame`. */
+export interface EngineKeyframe {
+  frame: number;
+  view: View;
+  checksum: string;
+}
+
+/** A replay file played in the engine: what the server's replay stream would carry (and the verdict). */
+export interface PlayedReplay {
+  joined: Joined;
+  keyframes: EngineKeyframe[];
+  bodies: FrameBody[];
+  result: MatchResult | null;
+  log_hash: string;
+  ok: boolean;
+  reason: string;
+}
 
 export interface Verdict {
   ok: boolean;
@@ -46,6 +71,10 @@ export interface EngineAnswers {
   predict: FrameBody[];
   counters: Counters;
   payload: unknown;
+  replay: PlayedReplay & { ms: number };
+  practice: EngineKeyframe & { tables: Joined["tables"] };
+  step: FrameBody[];
+  finish: { result: MatchResult | null; replay: unknown };
 }
 
 export type Envelope = { id: number } & EngineRequest;

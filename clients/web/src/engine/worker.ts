@@ -15,6 +15,14 @@ type Replica = {
   destroy?(): void;
 };
 
+type Practice = {
+  view(): string;
+  step(inputs: string): string;
+  finish(): string;
+  destroy?(): void;
+};
+
+let practice: Practice | null = null;
 let engine: Promise<PyodideAPI> | null = null;
 let replica: Replica | null = null;
 let loadMs = 0;
@@ -80,12 +88,33 @@ async function answer(request: Envelope): Promise<unknown> {
       const call = payload[request.call] as (text?: string) => string;
       return JSON.parse(request.arg === undefined ? call() : call(JSON.stringify(request.arg)));
     }
+    case "replay": {
+      const started = performance.now();
+      const played = JSON.parse(floe.replay_stream(JSON.stringify(request.replay)) as string) as object;
+      return { ...played, ms: performance.now() - started };
+    }
+    case "practice":
+      practice?.destroy?.();
+      practice = null;
+      practice = floe.Practice(request.ruleset, request.version, JSON.stringify(request.config), request.seed,
+        JSON.stringify(request.seats), request.seat, request.bot, request.start === null ? "" : JSON.stringify(request.start), request.frame,
+        request.player) as Practice;
+      return JSON.parse(practice.view());
+    case "step":
+      return JSON.parse(needPractice().step(JSON.stringify(request.inputs)));
+    case "finish":
+      return JSON.parse(needPractice().finish());
   }
 }
 
 function needReplica(): Replica {
   if (replica === null) throw new Error("no replica: create one first");
   return replica;
+}
+
+function needPractice(): Practice {
+  if (practice === null) throw new Error("no practice board: start one first");
+  return practice;
 }
 
 let queue: Promise<void> = Promise.resolve();

@@ -9,7 +9,12 @@ import type { GameView } from "./view";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyGameView = GameView<any>;
 
-const VIEWS: ReadonlyMap<string, AnyGameView> = new Map<string, AnyGameView>([[pengoView.ruleset, pengoView]]);
+/** pengo-solo (the daily challenge's runs) streams pengo-versus's words and layouts with its own events
+ * (rules/solo/match.py SOLO_TABLES, read from `joined.tables`): one seat drawn by the same view. */
+const pengoSoloView: AnyGameView = { ...pengoView, ruleset: "pengo-solo" };
+
+const VIEWS: ReadonlyMap<string, AnyGameView> = new Map<string, AnyGameView>(
+  [pengoView, pengoSoloView].map((view) => [view.ruleset, view]));
 
 /** The ruleset whose rules page `#/rules` shows. */
 export const DEFAULT_RULESET = pengoView.ruleset;
