@@ -28,6 +28,7 @@ from server.app import DEFAULT_WEB_ROOT, create_app
 from server.config import ServerConfig
 from server.embed import RunningServer, running_server
 from server.match.settings import LimitSettings
+from server.match.sources import RandomIds
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -151,8 +152,8 @@ async def serving(web_root: Path, seconds: int = MATCH_SECONDS, viewport: dict[s
                      verify_pool="thread", secret=b"browser-test-secret-0123456789", tune_gc=False,
                      **overrides).with_time_limit(seconds)
     opened: list[Browser] = []
-    app = create_app(config)
-    app.state.node.ids = FixedSeed(app.state.node.ids, BOARD_SEED)
+    # Every match on the tests' board (the node gives its id source to the hub, the lobby and the queue).
+    app = create_app(config, ids=FixedSeed(RandomIds(), BOARD_SEED))
     async with running_server(app) as server, contextlib.AsyncExitStack() as stack:
         launched: list[PlaywrightBrowser] = []
 

@@ -27,6 +27,7 @@ from playwright.async_api import BrowserContext, Page, Playwright, async_playwri
 from server.app import DEFAULT_WEB_ROOT, create_app
 from server.config import ServerConfig
 from server.embed import running_server
+from server.match.sources import RandomIds
 
 from .conftest import BOARD_SEED, CHROMIUM, CHROMIUM_ARGS, MATCH_SECONDS, TEST_LIMITS, FixedSeed
 from .test_browser import PLAYING
@@ -87,8 +88,8 @@ async def take(out: Path) -> list[Path]:
                      limits=TEST_LIMITS, verify_pool="thread", secret=b"screenshots-secret-0123456789abc",
                      tune_gc=False,
                      ).with_time_limit(MATCH_SECONDS)
-    app = create_app(config)
-    app.state.node.ids = FixedSeed(app.state.node.ids, BOARD_SEED)
+    # Every match on the tests' board (the node gives its id source to the hub, the lobby and the queue).
+    app = create_app(config, ids=FixedSeed(RandomIds(), BOARD_SEED))
     out.mkdir(parents=True, exist_ok=True)
     made: list[Path] = []
     profiles: list[str] = []

@@ -16,16 +16,18 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
+from protocol.messages import MatchState
 from server import botclient
+from server.node import Node
 from tests.server import helpers
+from tests.server.helpers import until as server_until
 
 from .conftest import Browser, BrowserFactory, serving, shot, until
 
 pytestmark = pytest.mark.asyncio
 
-#: Frames the markers test's bot plays before it leaves (a forfeit ends the match early: no full match;
-#: on the tests' board the lazy bot has lost a life by then, at frame 586 in every run seen).
-LEAVE_AFTER_FRAMES = 12 * 60
+#: Seconds of the markers test's bot duel (server-side bots: its events are the seed's, the same each run).
+DUEL_SECONDS = 12
 #: Frames a second of the server in the tests that only watch a replay: its match is played by Python
 #: bots (no page follows it live), so it need not run in real time (the server tests' rate).
 REPLAY_FRAME_RATE = 150
@@ -125,11 +127,28 @@ async def test_replay_keys_speeds_and_exact_frame_steps(replay_browser: BrowserF
     print(f"paused at {paused_at:.1f}, final frame {final}, speeds {seen}")
 
 
-async def test_replay_timeline_markers_seek_to_their_event(replay_browser: BrowserFactory) -> None:
+@pytest_asyncio.fixture
+async def duel_browser(web_root: Path) -> AsyncIterator[BrowserFactory]:
+    """Browsers on a test server whose matches last DUEL_SECONDS at REPLAY_FRAME_RATE (a bot duel's)."""
+    async with serving(web_root, seconds=DUEL_SECONDS, frame_rate=REPLAY_FRAME_RATE) as make:
+        yield make
+
+
+async def bot_duel(opened: Browser) -> str:
+    """A duel of two server-side bots (competent against lazy) played to its end and written: its id. Its
+    play is the seed's alone (no client's timing), so the events its replay marks are the same each run."""
+    node: Node = opened.server.app.state.node
+    live = node.hub.create_bot_duel("competent", "lazy")
+    await server_until(lambda: live.state == MatchState.OVER and not node.background,
+                       60, "the bot duel played to its end and written")
+    return live.id
+
+
+async def test_replay_timeline_markers_seek_to_their_event(duel_browser: BrowserFactory) -> None:
     """The scrub bar carries a marker per death, landing, big attack and round clear of the replay's
     events; clicking one (and the ] and [ keys) shows the frame just after its event."""
-    opened = await replay_browser()
-    match_id = await forfeited_bot_match(opened, "marks", LEAVE_AFTER_FRAMES)
+    opened = await duel_browser()
+    match_id = await bot_duel(opened)
     page = await opened.page("/")
     await open_replay(page, match_id)
     markers = await page.evaluate("""() => [...document.querySelectorAll('#markers .marker')].map((m) =>
