@@ -21,7 +21,7 @@ $(WEB_DEPS): $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $(WEB_DEPS)
 
-$(WEB_BUILD): $(WEB_DEPS) $(wildcard $(WEB)/src/*) $(wildcard $(WEB)/src/generated/*) $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
+$(WEB_BUILD): $(WEB_DEPS) $(shell find $(WEB)/src -type f) $(shell find rules -name "*.py") $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 	cd $(WEB) && npm run build
 
 web: $(WEB_BUILD)
