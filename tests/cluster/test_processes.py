@@ -1,11 +1,15 @@
-"""Two real `floe serve` processes on the machine's Redis (a key prefix of their own, one FLOE_SECRET):
-a room's match hosted on node A, its players and a spectator connected to A, A killed with SIGKILL
-mid-match (or frozen with SIGSTOP past its lease, then resumed); node B takes the match over once A's
-lease lapses, the clients reconnect to B and resume
-their streams, and the match finishes there. What it shows: the spectator's stream numbers run on
-without a gap and its frames never go back, no player's stream rewinds below a frame it was told is
-confirmed, every input a client was shown on a confirmed frame (on A or on B) is in the final replay,
-and the replay verifies. The processes are stopped by their PIDs whatever happens."""
+"""Two real `floe serve` processes on the machine's Redis (a key prefix of their own, one FLOE_SECRET).
+
+- A ranked match paired on node A, its players and a spectator connected to A; A killed with SIGKILL
+  mid-match. Node B takes the match over once A's lease lapses, the clients reconnect to B and resume
+  their streams, and the match finishes there, rated once.
+- A room's match on A, A frozen with SIGSTOP until B has taken the match over, then resumed: A's
+  writes are refused, it drops the match and closes its clients (1001); they resume on B.
+
+What both show: the spectator's stream numbers run on without a gap and its frames never go back, no
+player's stream rewinds below a frame it was told is confirmed, every input a client was shown on a
+confirmed frame (on A or on B) is in the final replay, and the replay verifies. The processes are
+stopped by their PIDs whatever happens (SIGKILL, after a SIGCONT for a frozen one)."""
 
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ import websockets
 
 from protocol.client import ClientSession
 from protocol.errors import CloseCode
-from protocol.messages import Error, Frame, Over, Resync, Rewind, ServerMessage
+from protocol.messages import Error, Frame, Matched, Over, Resync, Rewind, ServerMessage
 from protocol.replay_codec import decode_replay
 from rules.replay import Replay, input_rows, verify
 from rules.versus.inputs import encode_input
@@ -131,7 +135,8 @@ async def cluster(redis_prefix: str, tmp_path: Path) -> AsyncIterator[Cluster]:
     env = {
         **os.environ, "PYTHONPATH": str(ROOT), "FLOE_SECRET": SECRET, "FLOE_REDIS_URL": REDIS_URL,
         "FLOE_REDIS_PREFIX": redis_prefix, "FLOE_MATCH_CONFIG": match_config_json(MATCH_SECONDS),
-        "FLOE_RECONNECT_GRACE": "60", **CLUSTER_ENV,
+        "FLOE_RECONNECT_GRACE": "60", "FLOE_RANKED_MIN_PLAY_SECONDS": "2",
+        "FLOE_RANKED_SPECTATOR_DELAY": "1", **CLUSTER_ENV,
     }
     processes: list[Process] = []
     try:
@@ -150,6 +155,7 @@ async def cluster(redis_prefix: str, tmp_path: Path) -> AsyncIterator[Cluster]:
     finally:
         for process in processes:
             if process.popen.poll() is None:
+                process.popen.send_signal(signal.SIGCONT)  # a frozen one too
                 process.popen.kill()
             process.popen.wait(timeout=30)
 
@@ -167,6 +173,12 @@ class Client:
     confirmed: int = 0
     #: The close code of each connection the server closed (none when the connection was lost).
     closes: list[int] = field(default_factory=list)
+    #: A ranked player: queues first, joins the match it is paired into, and reads on to its `rated`.
+    ranked: bool = False
+
+    def done(self) -> bool:
+        """The match is over (and, for a ranked player, rated)."""
+        return self.session.over is not None and (not self.ranked or bool(self.session.rated))
 
     async def follow(self, url: str, match_id: str) -> bool:
         """Connect (join or watch, or resume where the stream was left) and follow the stream until the
@@ -178,6 +190,8 @@ class Client:
                 await ws.send(session.hello())
                 if session.match is not None:
                     await ws.send(session.resume())
+                elif self.ranked:
+                    await ws.send(session.queue())
                 elif self.seat is None:
                     await ws.send(session.watch(match_id))
                 else:
@@ -187,19 +201,22 @@ class Client:
                     now = time.monotonic()
                     for message in session.receive(data, now):
                         self.hear(message)
+                        if isinstance(message, Matched):
+                            self.seat = message.seat
+                            await ws.send(session.join(message.match))
                         playing = self.seat is not None and session.over is None
                         if playing and isinstance(message, Frame | Resync):
                             assert self.seat is not None
                             turn = (max(session.frames, default=0) // 30 + self.seat) % 4
                             for payload in session.input(DIRECTIONS[turn], now):
                                 await ws.send(payload)
-                    if session.over is not None:
+                    if self.done():
                         return True
                 if ws.close_code is not None:
                     self.closes.append(ws.close_code)
         except (websockets.ConnectionClosed, OSError):
             pass
-        return session.over is not None
+        return self.done()
 
     def hear(self, message: ServerMessage) -> None:
         assert not isinstance(message, Error), f"the server refused: {message}"
@@ -284,7 +301,8 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
     *players, spectator = clients
     # The spectator: one stream across both nodes, numbered without a gap, its frames never going back.
     numbered = [m for m in spectator.heard if number(m) is not None]
-    assert not [m for m in numbered if isinstance(m, Rewind | Resync)], "the spectator never rewinds"
+    joined = numbered[1:] if isinstance(numbered[0], Resync) else numbered  # it may join a started match
+    assert not [m for m in joined if isinstance(m, Rewind | Resync)], "the spectator never rewinds"
     numbers = [number(m) for m in numbered]
     assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
     assert spectator.session.gaps == 0 and isinstance(numbered[-1], Over)
@@ -306,15 +324,22 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_match_survives_its_node_being_killed(cluster: Cluster) -> None:
-    """A room's match on A; A killed with SIGKILL mid-match; the match finishes on B (see the module
-    docstring for what is checked)."""
+async def test_a_ranked_match_survives_its_node_being_killed(cluster: Cluster) -> None:
+    """Two guests queue on A and are paired into a ranked match there, a spectator watches it on A; A is
+    killed with SIGKILL mid-match; the match finishes on B (see the module docstring for what is
+    checked), and is rated once: each player hears one `rated` (its first game), as B's store says."""
     a, b = cluster.a, cluster.b
-    match_id, clients = await host_room(a, b)
-    spectator = clients[-1]
-    on_a = [asyncio.create_task(client.follow(a.ws_url, match_id)) for client in clients]
+    (ann, first), (bob, second) = [await botclient.new_guest(a.http_url, name) for name in ("ann", "bob")]
+    players = [Client(ClientSession(token), None, ranked=True) for token in (first, second)]
+    on_a = [asyncio.create_task(player.follow(a.ws_url, "")) for player in players]
     try:
-        await until(lambda: spectator.confirmed > 150, TIMEOUT, "150 frames confirmed on A")
+        await until(lambda: all(player.session.match for player in players), TIMEOUT, "paired on A")
+        match_id = players[0].session.match
+        assert match_id is not None and players[1].session.match == match_id
+        spectator = Client(ClientSession(None), None)
+        on_a.append(asyncio.create_task(spectator.follow(a.ws_url, match_id)))
+        await until(lambda: min(player.confirmed for player in players) > 150 and spectator.confirmed > 30,
+                    TIMEOUT, "150 frames confirmed on A (30 shown to the spectator, 1 s behind)")
         assert not await hosts(b.http_url, match_id), "B must not host the match while A holds it"
         a.popen.send_signal(signal.SIGKILL)
         a.popen.wait(timeout=30)
@@ -323,7 +348,14 @@ async def test_a_match_survives_its_node_being_killed(cluster: Cluster) -> None:
         for task in on_a:
             task.cancel()
     assert finished_on_a == [False, False, False], "A died mid-match"
-    await finish_on_b(b, match_id, clients)
+    await finish_on_b(b, match_id, [*players, spectator])
+    for guest, player in zip((ann, bob), players, strict=True):
+        assert [rated.match for rated in player.session.rated] == [match_id]
+        rated = player.session.rated[0]
+        assert rated.games == 1
+        page = await botclient.http_json(f"{b.http_url}/api/players/{guest}")
+        assert page["games"] == 1 and page["rating"] == rated.rating
+        assert [game["replay"] for game in page["recent"]] == [match_id]
 
 
 @pytest.mark.asyncio
