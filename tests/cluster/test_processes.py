@@ -130,13 +130,16 @@ async def _drop(prefix: str) -> None:
 
 
 @pytest_asyncio.fixture
-async def cluster(redis_prefix: str, tmp_path: Path) -> AsyncIterator[Cluster]:
-    """Nodes A and B, started on free loopback ports, on one Redis prefix; killed by PID afterwards."""
+async def cluster(redis_prefix: str, tmp_path: Path,
+                  request: pytest.FixtureRequest) -> AsyncIterator[Cluster]:
+    """Nodes A and B, started on free loopback ports, on one Redis prefix; killed by PID afterwards.
+    A test parametrized indirectly with variables sets those too."""
+    extra: dict[str, str] = getattr(request, "param", {})
     env = {
         **os.environ, "PYTHONPATH": str(ROOT), "FLOE_SECRET": SECRET, "FLOE_REDIS_URL": REDIS_URL,
         "FLOE_REDIS_PREFIX": redis_prefix, "FLOE_MATCH_CONFIG": match_config_json(MATCH_SECONDS),
         "FLOE_RECONNECT_GRACE": "60", "FLOE_RANKED_MIN_PLAY_SECONDS": "2",
-        "FLOE_RANKED_SPECTATOR_DELAY": "1", **CLUSTER_ENV,
+        "FLOE_RANKED_SPECTATOR_DELAY": "1", **CLUSTER_ENV, **extra,
     }
     processes: list[Process] = []
     try:
@@ -384,3 +387,32 @@ async def test_a_frozen_owner_is_refused_and_stops_serving(cluster: Cluster) -> 
     assert not await hosts(a.http_url, match_id), "A no longer serves the match"
     await finish_on_b(b, match_id, clients)
     assert a.popen.poll() is None
+
+
+#: Leases that never lapse within the test: only a hand-off can move the match.
+GENEROUS = {"FLOE_CLUSTER_LEASE_TTL": "600", "FLOE_CLUSTER_LEASE_RENEW_EVERY": "1",
+            "FLOE_CLUSTER_LEASE_MARGIN": "1"}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("cluster", [GENEROUS], indirect=True, ids=["generous-leases"])
+async def test_sigterm_hands_the_match_off(cluster: Cluster) -> None:
+    """A stopped with SIGTERM (uvicorn's shutdown: the node hands its matches off, server/node.py) gives
+    its lease up and exits 0; B takes the match over at its next scan (the 600 s lease never lapses
+    here), the clients resume on B and the match finishes there (the same checks as after a kill)."""
+    a, b = cluster.a, cluster.b
+    match_id, clients = await host_room(a, b)
+    spectator = clients[-1]
+    on_a = [asyncio.create_task(client.follow(a.ws_url, match_id)) for client in clients]
+    try:
+        await until(lambda: spectator.confirmed > 150, TIMEOUT, "150 frames confirmed on A")
+        a.popen.send_signal(signal.SIGTERM)
+        finished_on_a = await asyncio.wait_for(asyncio.gather(*on_a), TIMEOUT)
+    finally:
+        for task in on_a:
+            task.cancel()
+    assert finished_on_a == [False, False, False], "A stopped serving the match before its end"
+    assert a.popen.wait(timeout=TIMEOUT) == 0, a.tail()
+    assert [line for line in a.lines() if line.get("event") == "node.handed-off"], a.tail()
+    assert not a.logged("owner.lost", match_id), "A gave its lease up: nothing was refused"
+    await finish_on_b(b, match_id, clients)
