@@ -303,22 +303,30 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
     rows = list(input_rows(replay))
     *players, spectator = clients
     # The spectator: one stream across both nodes, numbered without a gap, its frames never going back.
+    # (A spectator that joins a started match, or a ranked one's delayed stream, may be caught up with a
+    # resync on A before the kill; after it, none.)
     numbered = [m for m in spectator.heard if number(m) is not None]
-    joined = numbered[1:] if isinstance(numbered[0], Resync) else numbered  # it may join a started match
-    assert not [m for m in joined if isinstance(m, Rewind | Resync)], "the spectator never rewinds"
+    after_kill = [m for m in spectator.heard[before[-1]:] if number(m) is not None]
+    assert not [m for m in numbered if isinstance(m, Rewind)], "the spectator never rewinds"
+    assert not [m for m in after_kill if isinstance(m, Resync)], "the spectator resumed without a resync"
     numbers = [number(m) for m in numbered]
     assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
     assert spectator.session.gaps == 0 and isinstance(numbered[-1], Over)
-    frames = [m for m in numbered if isinstance(m, Frame)]
+    resyncs = [index for index, m in enumerate(numbered) if isinstance(m, Resync)]
+    frames = [m for m in numbered[resyncs[-1] + 1 if resyncs else 0:] if isinstance(m, Frame)]
     assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
     assert frames[-1].frame == replay.final_frame - 1
     # Every input shown on a confirmed frame, on A or on B, to anyone, is in the replay.
     shown = [record for client in clients for record in client.shown()]
     assert all(record.inputs == rows[record.frame] for record in shown)
     assert max(record.frame for record in shown_before) > 100, "inputs were shown confirmed on A"
-    # The players' streams never rewound below a frame they had been told was confirmed.
+    # The players' streams never rewound below a frame they had been told was confirmed, ran on without
+    # a gap, and end as the replay: every frame's inputs as they stand after the rewinds are its.
     for player in players:
         assert all(frame >= confirmed for frame, confirmed in player.rewinds), player.rewinds
+        assert player.session.gaps == 0
+        told = {frame: list(body["inputs"]) for frame, body in player.session.frames.items()}
+        assert told == {frame: list(rows[frame]) for frame in told}
     # The spectator's view of every frame is the replay's.
     expected = replay_log(replay)
     assert all(f.events == plain(expected[f.frame]) for f in frames)
