@@ -272,11 +272,23 @@ def config_from(
             option, text, source = raw.pop(ruleset)
             chosen = _parse(option, text, source, config)
             config = config.override(**{ruleset: chosen, match_config: chosen.default_config()})
+    grouped: dict[tuple[str, str], dict[str, Any]] = {}  # a group's settings are checked together
     for option, text, source in raw.values():
         value = tuple(text) if isinstance(text, list) else _parse(option, text, source, config)
         if option.name == "capacity_board_frames" and isinstance(value, int) and value <= 0:
             raise ConfigError(f"{source}: the capacity must be a positive number of board-frames a second")
+        if option.group is not None:
+            grouped.setdefault((option.section, option.group), {})[option.attr] = value
+            continue
         config = _set(config, option, value)
+    for (section_name, group_name), values in grouped.items():
+        section = getattr(config, section_name)
+        try:
+            group = dataclasses.replace(getattr(section, group_name), **values)
+        except ValueError as error:
+            raise ConfigError(f"the {group_name}.… settings: {error}") from None
+        section = dataclasses.replace(section, **{group_name: group})
+        config = dataclasses.replace(config, **{section_name: section})
     transport = config.transport
     port = transport.port
     here = (f"http://{transport.host}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}")

@@ -5,10 +5,11 @@
 
 Each layer owns a small frozen dataclass in its own folder (server/transport/settings.py,
 server/http/settings.py, server/match/settings.py, server/netcode/runner.py's `RunnerSettings`,
-server/store/settings.py, server/tokens.py's `TokenSettings`) and is given only its own; nothing below
-this module imports it. A setting's name is unique across the sections (a group's fields are named
-`limits.…`, `queue.…`, `runner.…`), which is how `floe serve` (server/cli.py) names its flags and
-FLOE_* variables and protocol/README.md's limits table names the bounds.
+server/store/settings.py, server/tokens.py's `TokenSettings`, server/cluster/settings.py's
+`NodeSettings`) and is given only its own; nothing below this module imports it. A setting's name
+is unique across the sections (a group's fields are named `limits.…`, `queue.…`, `runner.…`,
+`cluster.…`), which is how `floe serve` (server/cli.py) names its flags and FLOE_* variables and
+protocol/README.md's limits table names the bounds.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from rules.versus.ruleset import PENGO_VERSUS
 from rules.versus.tables import FRAME_HZ
 
+from .cluster.settings import ClusterSettings, NodeSettings
 from .errors import ConfigError
 from .http.settings import DailySettings, HttpSettings, VerifySettings
 from .match.matchmaker import QueueSettings
@@ -33,7 +35,8 @@ from .transport.settings import TransportSettings
 __all__ = ["ConfigError", "GROUPS", "ServerConfig"]
 
 #: The settings groups inside a section, by the prefix of their fields' names.
-GROUPS: dict[str, type[Any]] = {"limits": LimitSettings, "queue": QueueSettings, "runner": RunnerSettings}
+GROUPS: dict[str, type[Any]] = {"limits": LimitSettings, "queue": QueueSettings, "runner": RunnerSettings,
+                                "cluster": ClusterSettings}
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class ServerConfig:
     ranked: RankedSettings = field(default_factory=RankedSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     tokens: TokenSettings = field(default_factory=TokenSettings)
+    node: NodeSettings = field(default_factory=NodeSettings)
     #: Tune the garbage collector for the match loop at startup (see server/app.py); tests leave it.
     tune_gc: bool = True
 
@@ -69,7 +73,8 @@ class ServerConfig:
 
     def override(self, **settings: Any) -> ServerConfig:
         """The same config with these settings (by their names, whatever section holds them) changed;
-        a group (`limits`, `queue`, `runner`) is replaced whole. TypeError for a name no section has."""
+        a group (`limits`, `queue`, `runner`, `cluster`) is replaced whole. TypeError for a name no
+        section has."""
         changed: dict[str, dict[str, Any]] = {}
         top = {f.name for f in dataclasses.fields(self)}
         config = self

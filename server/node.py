@@ -7,13 +7,23 @@ The hub only hosts matches (server/match/hub.py). The lobby, the ranked queue, r
 token signer, the clock and the id source are its peers: each is given the settings section, the
 stores and the peers it uses, nothing more, and the hub tells them what happened through its hooks.
 The HTTP app (server/app.py) and the listener (server/transport/listener.py) are built from a node.
+
+On a shared store (Redis: `redis_url`) the node's matches are shared with the other nodes on it
+(issue 20, server/match/sharing.py): each is owned through a lease and journaled, a dead node's are
+taken over, and `stop` (SIGTERM: uvicorn's shutdown runs the app's lifespan, server/app.py) hands
+this node's matches off before the hub stops. Alone on the embedded store nothing of it runs.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import secrets
+import socket
 from typing import Any
 
+from .cluster.journal import Ownership
+from .cluster.settings import NodeSettings
 from .config import ServerConfig
 from .logs import log_event
 from .match.background import Background
@@ -23,6 +33,8 @@ from .match.live import LiveMatch
 from .match.lobby import Lobby
 from .match.ranked import RankedLobby
 from .match.rematch import Rematches
+from .match.shared import SharedMatches
+from .match.sharing import hand_off, share_matches
 from .match.sources import Clock, IdSource, RandomIds, SystemClock
 from .store.base import MatchRecord, Stores
 from .store.memory import MemoryStore
@@ -41,6 +53,20 @@ def make_stores(settings: StoreSettings) -> Stores:
     return MemoryStore(settings.store_capacity)
 
 
+def make_ownership(store: StoreSettings, node: NodeSettings) -> Ownership | None:
+    """The leases and journals of a shared store (Redis at `redis_url`, under its prefix), else None."""
+    if store.redis_url is None:
+        return None
+    from .cluster.redis import RedisOwnership
+
+    return RedisOwnership.from_url(store.redis_url, store.redis_prefix, settings=node.cluster)
+
+
+def node_name(settings: NodeSettings) -> str:
+    """The configured name, else one unique to this process (host, pid and a random part)."""
+    return settings.node_name or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
 class Node:
     """One process's server: the hub and its peers on one set of stores."""
 
@@ -50,7 +76,10 @@ class Node:
         stores: Stores | None = None,
         clock: Clock | None = None,
         ids: IdSource | None = None,
+        ownership: Ownership | None = None,
     ) -> None:
+        """`ownership` shares the matches (default: the shared store's, server/cluster/redis.py, when
+        `redis_url` is set; none on the embedded store)."""
         self.config = config
         self.stores = stores if stores is not None else make_stores(config.store)
         self.clock: Clock = clock or SystemClock()
@@ -72,6 +101,13 @@ class Node:
         self.dispatcher = Dispatcher(matches, self.ranked, self.rematches, self.signer, stores.limits,
                                      self.clock, self.background, config.match, config.session, config.lobby)
         self._wire()
+        #: This node's name in leases and logs.
+        self.name = node_name(config.node)
+        self.ownership = ownership if ownership is not None else make_ownership(config.store, config.node)
+        #: The matches' sharing with other nodes (None: a lone node on the embedded store).
+        self.shared: SharedMatches | None = None
+        if self.ownership is not None:
+            self.shared = share_matches(self.hub, self.ownership, self.name, config.node.cluster)
 
     def _wire(self) -> None:
         """The hub's hooks: what its peers are told."""
@@ -94,6 +130,9 @@ class Node:
     async def start(self) -> None:
         """Start the hub's clock."""
         await self.hub.start()
+        if self.shared is not None:
+            self.shared.start()
+            log_event(log, logging.INFO, "node.shared", node=self.name)
         source = self.secret_source
         log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.frame_rate, secret=source)
         if source == "random":
@@ -102,8 +141,15 @@ class Node:
             log_event(log, logging.WARNING, "hub.random-secret", why=why)
 
     async def stop(self) -> None:
-        """Stop the hub (its matches' connections closed, pending store work finished), then the stores."""
+        """Hand the shared matches off (their leases given up, within `cluster.stop_timeout`: another
+        node takes them over), stop the hub (its matches' connections closed, pending store work
+        finished), then the stores."""
+        if self.shared is not None:
+            await hand_off(self.shared)
+            log_event(log, logging.INFO, "node.handed-off", node=self.name)
         await self.hub.stop()
+        if self.ownership is not None:
+            await self.ownership.close()
         await self.stores.close()
 
     def stats(self) -> dict[str, Any]:

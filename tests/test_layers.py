@@ -112,9 +112,11 @@ LAYERS: tuple[Layer, ...] = (
     # The composition of every layer's settings section.
     Layer("server.config", _units("rules", "rules.solo", "rules.versus", "protocol", "server.netcode",
                                   "server.match", "server.http", "server.store", "server.transport",
-                                  "server.tokens", "server.errors")),
-    # The composition root: builds the stores, the signer, the clock, the hub and its peers, and wires them.
-    Layer("server.node", _units("protocol", "server.match", "server.store", *_SERVER_SHARED)),
+                                  "server.tokens", "server.errors", "server.cluster")),
+    # The composition root: builds the stores, the ownership of shared matches, the signer, the clock, the
+    # hub and its peers, and wires them.
+    Layer("server.node", _units("protocol", "server.match", "server.store", "server.cluster",
+                                *_SERVER_SHARED)),
     Layer("server.compendium", _units("rules.kick", "rules.versus")),
     Layer("server.botclient", _units("rules", "rules.registry", "protocol"), _units("websockets")),
     Layer("server.app", _units("protocol", "server.http", "server.match", "server.store", "server.node",

@@ -1,9 +1,10 @@
 """The cluster's numbers: the lease, the journal's bounds and the bus's (protocol/README.md's limits
-table lists each as `cluster.<name>`)."""
+table lists each as `cluster.<name>`), and the node's section of the server's settings
+(server/config.py's `node`) that holds them: `floe serve --cluster-lease-ttl 4`, FLOE_CLUSTER_LEASE_TTL."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,21 @@ class ClusterSettings:
     bus_queue: int = 10_000
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            if getattr(self, field.name) <= 0:
-                value = getattr(self, field.name)
-                raise ValueError(f"cluster setting {field.name} must be positive, not {value!r}")
+        for item in fields(self):
+            if getattr(self, item.name) <= 0:
+                value = getattr(self, item.name)
+                raise ValueError(f"cluster setting {item.name} must be positive, not {value!r}")
         if self.lease_renew_every + self.lease_margin >= self.lease_ttl:
             raise ValueError("cluster.lease_renew_every + lease_margin must be below lease_ttl")
+
+
+@dataclass(frozen=True)
+class NodeSettings:
+    """This node among others: its name and the cluster's numbers. A node's matches are shared (owned
+    through leases, journaled, taken over) when its store is shared (`redis_url`); alone on the
+    embedded store they are not."""
+
+    #: This node's name in the leases it holds and in the logs (none: host-pid-random, unique per process).
+    node_name: str | None = None
+    #: The cluster's numbers (`cluster.…`).
+    cluster: ClusterSettings = field(default_factory=ClusterSettings)

@@ -112,4 +112,18 @@ def test_help_lists_every_setting_with_its_default() -> None:
     assert "FLOE_ORIGINS" in flat and "FLOE_HOST" in flat and "FLOE_WEB_ROOT" in flat
     assert "(default 8000; $FLOE_PORT)" in flat and "(default 127.0.0.1; $FLOE_HOST)" in flat
     assert flat.count("(default ") >= len(options())
-    assert set(GROUPS) == {"limits", "queue", "runner"}
+    assert set(GROUPS) == {"limits", "queue", "runner", "cluster"}
+
+
+def test_the_cluster_settings_are_read_as_a_group() -> None:
+    """The node's section: its name, and the cluster's numbers (`--cluster-…`, FLOE_CLUSTER_…) checked
+    together, so a shorter lease with a faster renewal is accepted whatever order they are read in;
+    a lease its renewal cannot keep is refused with a clear error."""
+    config = serve_config(["--cluster-lease-ttl", "1.5", "--node-name", "node-a"],
+                          {"FLOE_CLUSTER_LEASE_RENEW_EVERY": "0.25", "FLOE_CLUSTER_LEASE_MARGIN": "0.5"})
+    cluster = config.node.cluster
+    assert (cluster.lease_ttl, cluster.lease_renew_every, cluster.lease_margin) == (1.5, 0.25, 0.5)
+    assert config.node.node_name == "node-a"
+    assert serve_config([], {}).node.node_name is None
+    with pytest.raises(ConfigError, match="lease_renew_every"):
+        serve_config(["--cluster-lease-ttl", "1.5"], {})
