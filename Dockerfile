@@ -16,6 +16,8 @@ WORKDIR /src/clients/web
 COPY clients/web/package.json clients/web/package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY clients/web/ ./
+# The build ships floe's own rules/ to the browser engine (dist/engine/rules.json).
+COPY rules /src/rules
 RUN npm run build
 
 # --- The server: floe installed with pip (its dependencies in their own layer), not root. ---
