@@ -444,11 +444,6 @@ async def test_redis_is_backed_up_and_restored_as_the_readme_says(deployment: De
     project.compose("up", "-d", "--no-build", "--wait", timeout=UP_TIMEOUT)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs takeover (issue 20: another node takes a dead owner's lease and goes on with its match), "
-    "which main does not have yet: the survivor refuses the match. Remove this mark when it lands.",
-)
 async def test_the_match_finishes_on_the_other_node_when_its_owner_is_killed(deployment: Deployment) -> None:
     """The owner's container is killed (SIGKILL) mid-match: the players and the spectator reconnect
     through HAProxy, which sends them to the surviving node, and the match finishes there. The
