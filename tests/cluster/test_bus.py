@@ -4,8 +4,6 @@ round-trip and malformed ones are refused."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import replace
 
 import pytest
@@ -22,17 +20,10 @@ from server.cluster.bus import (
 )
 from server.cluster.redis import RedisBus
 from tests.cluster.conftest import Backend
+from tests.server.helpers import until
 
 #: How long a message may take to arrive (seconds; it takes a millisecond or so).
 DELIVERY_TIMEOUT = 20.0
-
-
-async def until(condition: object, what: str) -> None:
-    """Wait (polling) until `condition()` holds."""
-    deadline = time.monotonic() + DELIVERY_TIMEOUT
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"{what} did not happen within {DELIVERY_TIMEOUT:g} s"
-        await asyncio.sleep(0.005)
 
 
 @pytest.mark.asyncio
@@ -48,12 +39,12 @@ async def test_a_publish_reaches_the_subscribers_of_its_channel_in_order(backend
     await a.subscribe(match_out("m2"), lambda channel, data: other.append(data))
     for n in range(50):
         await b.publish(match_out("m1"), b"record %d" % n)
-    await until(lambda: len(got) == 50 and len(also) == 50, "delivery")
+    await until(lambda: len(got) == 50 and len(also) == 50, DELIVERY_TIMEOUT, "delivery")
     assert got == [(match_out("m1"), b"record %d" % n) for n in range(50)] and also == [d for _, d in got]
     assert other == []
     await a.unsubscribe(first)
     await b.publish(match_out("m1"), b"after")
-    await until(lambda: len(also) == 51, "delivery after an unsubscription")
+    await until(lambda: len(also) == 51, DELIVERY_TIMEOUT, "delivery after an unsubscription")
     assert len(got) == 50
 
 
@@ -70,7 +61,8 @@ async def test_channels_on_every_shard_are_delivered(backend: Backend) -> None:
     for match_id in ids:
         await b.publish(match_in(match_id), match_id.encode())
     await b.publish(LOBBY, b"listed")
-    await until(lambda: all(got[match_in(m)] for m in ids) and got.get(LOBBY), "delivery on every channel")
+    await until(lambda: all(got[match_in(m)] for m in ids) and bool(got.get(LOBBY)), DELIVERY_TIMEOUT,
+                "delivery on every channel")
     assert all(got[match_in(m)] == [m.encode()] for m in ids) and got[LOBBY] == [b"listed"]
     if backend.kind == "cluster":
         assert isinstance(a, RedisBus) and len(a._shards) == 3  # the channels live on every master

@@ -112,11 +112,22 @@ async def play(live: LiveMatch, stop: asyncio.Event) -> None:
     """The player's inputs: a new held byte every 9 frames, stamped 2 ahead."""
     values = (0x01, 0x03, 0x02, 0x04, 0x0B)
     count = 0
-    while not stop.is_set() and live.ended_at is None:
-        if live.runner is not None and live.state.value == "running" and live.runner.now >= 9 * count:
-            live.tell_inputs(0, live.runner.now + 2, [values[count % len(values)]])
-            count += 1
-        await asyncio.sleep(0.005)
+
+    def due() -> bool:
+        """The next input is due (or the feeding is over)."""
+        return stop.is_set() or live.ended_at is not None or (
+            live.runner is not None and live.state.value == "running" and live.runner.now >= 9 * count)
+
+    while True:
+        await until(due, FEED_TIMEOUT, "the next input's frame")
+        if stop.is_set() or live.ended_at is not None or live.runner is None:
+            return
+        live.tell_inputs(0, live.runner.now + 2, [values[count % len(values)]])
+        count += 1
+
+
+#: Seconds the feeder waits for its next input's frame (a match that stalls this long fails the test).
+FEED_TIMEOUT = 120.0
 
 
 def start(node: SharedNode) -> tuple[LiveMatch, Client, Client, asyncio.Event, asyncio.Task[None]]:

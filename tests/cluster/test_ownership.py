@@ -4,8 +4,6 @@ reader that restores the snapshot plus the inputs logged after it exactly."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import replace
 
 import pytest
@@ -31,6 +29,7 @@ from tests.cluster.conftest import SHORT, Backend, node_name
 from tests.cluster.test_resume import CONFIG, SEED, SETTINGS, drive, fresh, script
 from tests.cluster_helpers import RunningCluster
 from tests.redis_helpers import unique_prefix
+from tests.server.helpers import until_awaited
 
 pytestmark = pytest.mark.asyncio
 
@@ -58,10 +57,11 @@ async def lapse(backend: Backend, ownership: Ownership, match_id: str) -> None:
     if backend.kind == "memory":
         backend.lapse()
         return
-    deadline = time.monotonic() + LAPSE_TIMEOUT
-    while await ownership.holder(match_id) is not None:
-        assert time.monotonic() < deadline, "the lease did not lapse"
-        await asyncio.sleep(0.02)
+
+    async def lapsed() -> bool:
+        return await ownership.holder(match_id) is None
+
+    await until_awaited(lapsed, LAPSE_TIMEOUT, "the lease to lapse")
 
 
 async def test_one_holder_at_a_time(backend: Backend) -> None:

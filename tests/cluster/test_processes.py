@@ -40,7 +40,7 @@ from rules.versus.inputs import encode_input
 from server import botclient
 from server.config import ServerConfig
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
-from tests.server.helpers import UNIT, plain, replay_log, until
+from tests.server.helpers import UNIT, plain, replay_log, until, until_awaited
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The nodes' shared token secret.
@@ -244,17 +244,8 @@ async def fetch_replay(http_url: str, match_id: str) -> Replay:
             found.append(data)
         return status == 200
 
-    await until_async(stored, TIMEOUT, "the replay is stored")
+    await until_awaited(stored, TIMEOUT, "the replay is stored")
     return decode_replay(found[0])
-
-
-async def until_async(condition: Any, timeout: float, what: str) -> None:
-    """`until` for a condition that asks a node over HTTP (every 50 ms)."""
-    deadline = time.monotonic() + timeout
-    while not await condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not hold within {timeout:g} s")
-        await asyncio.sleep(0.05)
 
 
 def number(message: ServerMessage) -> int | None:
@@ -295,7 +286,7 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client], delayed:
     frames to be the replay's, not to run on without a gap."""
     before = [len(client.heard) for client in clients]
     shown_before = [record for client in clients for record in client.shown()]
-    await until_async(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the match over")
+    await until_awaited(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the match over")
     assert b.logged("owner.took-over", match_id), b.tail()
     finished = await asyncio.wait_for(
         asyncio.gather(*(client.follow(b.ws_url, match_id) for client in clients)), TIMEOUT)
@@ -390,7 +381,7 @@ async def test_a_frozen_owner_is_refused_and_stops_serving(cluster: Cluster) -> 
         await until(lambda: spectator.confirmed > 150, TIMEOUT, "150 frames confirmed on A")
         a.popen.send_signal(signal.SIGSTOP)
         try:
-            await until_async(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the frozen A's match")
+            await until_awaited(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the frozen A's match")
         finally:
             a.popen.send_signal(signal.SIGCONT)
         finished_on_a = await asyncio.wait_for(asyncio.gather(*on_a), TIMEOUT)

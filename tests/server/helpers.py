@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import websockets
@@ -31,6 +31,16 @@ async def until(condition: Callable[[], bool], timeout: float, what: str = "the 
     seconds: the one way the networked tests wait for something the server does."""
     deadline = time.monotonic() + timeout
     while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not hold within {timeout:g} s")
+        await asyncio.sleep(POLL)
+
+
+async def until_awaited(condition: Callable[[], Awaitable[bool]], timeout: float,
+                        what: str = "the condition") -> None:
+    """`until` for a condition that must be awaited (it asks a store or a node over the network)."""
+    deadline = time.monotonic() + timeout
+    while not await condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not hold within {timeout:g} s")
         await asyncio.sleep(POLL)
