@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { banked, bestColumn, frames, paths } from "../src/games/payload/playback";
+import { banked, bestColumn, floatLabels, frames, paths } from "../src/games/payload/playback";
 import type { DropEvent } from "../src/games/payload/types";
 
 const fixture = JSON.parse(readFileSync(join(__dirname, "fixtures", "payload-drop.json"), "utf8")) as {
@@ -70,5 +70,45 @@ describe("the breakdown", () => {
   it("marks the best column, leftmost on a tie", () => {
     expect(bestColumn([1, 5, 5, 2, 0])).toBe(1);
     expect(bestColumn([0, 0, 0, 0, 0])).toBe(0);
+  });
+});
+
+describe("the floating labels", () => {
+  const trigger = (cell: number, before: number, after: number, label: string, marble = 0): DropEvent =>
+    ({ kind: "trigger", marble, cell, part: "peg", before, after, label });
+
+  it("merge triggers close together on one cell into one rising number, updated in place", () => {
+    const labels = floatLabels([
+      [trigger(5, 1, 2, "+1")],
+      [trigger(5, 2, 4, "×2")],
+      [trigger(7, 4, 5, "+1")],
+      [],
+      [],
+      [],
+      [trigger(5, 5, 6, "+1")],
+    ], 3);
+    expect(labels[0]).toEqual([{ cell: 5, text: "+1", kind: "up", triggers: 1, merged: false }]);
+    expect(labels[1]).toEqual([{ cell: 5, text: "+3", kind: "up", triggers: 2, merged: true }]);
+    expect(labels[2]).toEqual([{ cell: 7, text: "+1", kind: "up", triggers: 1, merged: false }]);
+    // past the window the cell's label has floated away: a new one starts from the trigger's own label
+    expect(labels[6]).toEqual([{ cell: 5, text: "+1", kind: "up", triggers: 1, merged: false }]);
+  });
+
+  it("show two marbles through one part in one frame as one label", () => {
+    const [frame] = floatLabels([[trigger(3, 2, 5, "+3", 0), trigger(3, 4, 7, "+3", 1)]]);
+    expect(frame).toEqual([{ cell: 3, text: "+6", kind: "up", triggers: 2, merged: false }]);
+  });
+
+  it("keep a spring's words when the merge changed no value, and float splits and banks on their own", () => {
+    const labels = floatLabels(frames(fixture.log));
+    const all = labels.flat();
+    const spring = all.filter((label) => label.cell === 26);
+    expect(spring.map((label) => [label.text, label.merged])).toEqual([["↑2", false], ["spring spent", true]]);
+    expect(all.filter((label) => label.kind === "bank").map((label) => label.text)).toEqual(["bank 4", "bank 4", "bank 6"]);
+    expect(all.filter((label) => label.kind === "split")).toHaveLength(2);
+    // every trigger of the log is shown: each opens a label or moves one on (no two share a frame and a cell here)
+    const triggers = fixture.log.filter((event) => event.kind === "trigger").length;
+    expect(all.filter((label) => label.triggers > 0)).toHaveLength(triggers);
+    expect(all.filter((label) => label.merged)).toHaveLength(1);
   });
 });

@@ -4,7 +4,8 @@
  * come from rules/payload in the engine's worker (./engine.ts); the page decides only how to show them.
  *
  * A drop is played back from its log (./playback.ts): each frame every marble in flight advances one
- * step; a part that fires flashes its cell and floats its label; the breakdown lists each marble's path
+ * step; a part that fires flashes its cell and floats its label (triggers close together on one cell merge
+ * into one rising number: playback.ts `floatLabels`); the breakdown lists each marble's path
  * in order. Skip collapses the timing: the remaining frames are applied at once, the numbers unchanged.
  */
 
@@ -12,7 +13,7 @@ import { browserEngine } from "../../engine/engine";
 import { button, el } from "../../app/dom";
 import { onLeave, show } from "../../app/page";
 import { PayloadRun } from "./engine";
-import { bestColumn, frames, stepText, type Frame } from "./playback";
+import { bestColumn, floatLabels, frames, stepText, type FloatLabel, type Frame } from "./playback";
 import type { DropEvent, PartRow, PayloadContent, PayloadMove, PayloadView, RunEvent, Shared, Streak } from "./types";
 
 /** How long one playback frame shows (ms). */
@@ -264,15 +265,31 @@ export function payloadPage(daily = false): void {
     if (answer.view.phase.phase === "over") await finish(answer.view);
   }
 
-  function flash(cell: number, text: string, kind: string): void {
-    const node = cells[cell];
+  /** The label each cell floats now (a merged trigger updates it in place: playback.ts `floatLabels`). */
+  const floating = new Map<number, HTMLElement>();
+
+  function flash(label: FloatLabel): void {
+    const node = cells[label.cell];
     if (node === undefined) return;
     node.classList.remove("flash");
     void node.offsetWidth; // restart the animation
     node.classList.add("flash");
-    const label = el("span", { class: `pl-float ${kind}` }, text);
-    label.addEventListener("animationend", () => label.remove());
-    node.append(label);
+    let float = label.merged ? floating.get(label.cell) : undefined;
+    if (float === undefined || !float.isConnected) {
+      float = el("span", {});
+      const mine = float;
+      float.addEventListener("animationend", () => {
+        mine.remove();
+        if (floating.get(label.cell) === mine) floating.delete(label.cell);
+      });
+      node.append(float);
+      floating.set(label.cell, float);
+    }
+    float.className = "";
+    void float.offsetWidth; // a merged number rises again from the cell
+    float.className = `pl-float ${label.kind}`;
+    float.textContent = label.text;
+    float.dataset.triggers = String(label.triggers);
   }
 
   function placeMarble(dots: Map<number, HTMLElement>, marble: number, cell: number, value: number): void {
@@ -301,27 +318,23 @@ export function payloadPage(daily = false): void {
   }
 
   function applyFrame(frame: Frame, dots: Map<number, HTMLElement>, lines: Map<number, HTMLElement>,
-    running: { total: number }, animate: boolean): void {
+    running: { total: number }): void {
     for (const event of frame) {
       line(lines, event);
       switch (event.kind) {
         case "enter":
         case "spawn":
           placeMarble(dots, event.marble, event.cell, event.value);
-          if (animate && event.kind === "spawn") flash(event.cell, `copy ${event.value}`, "split");
           break;
         case "trigger":
           placeMarble(dots, event.marble, event.cell, event.after);
-          if (animate) flash(event.cell, event.label, event.after > event.before ? "up" : event.after < event.before ? "down" : "move");
           break;
         case "capped":
-          if (animate) flash(event.cell, event.label, "down");
           break;
         case "bank":
           running.total += event.value;
           dots.get(event.marble)?.remove();
           dots.delete(event.marble);
-          if (animate) flash(event.cell, `bank ${event.value}`, "bank");
           break;
       }
     }
@@ -342,8 +355,10 @@ export function payloadPage(daily = false): void {
       skipped = true;
       wake?.();
     };
-    for (const frame of grouped) {
-      applyFrame(frame, dots, lines, running, !skipped);
+    const labels = floatLabels(grouped);
+    for (const [index, frame] of grouped.entries()) {
+      applyFrame(frame, dots, lines, running);
+      if (!skipped) for (const label of labels[index]!) flash(label);
       message.textContent = `Dropping down column ${column + 1}: ${running.total}`;
       if (!skipped) await new Promise<void>((resolve) => {
         wake = resolve;

@@ -108,3 +108,65 @@ export function bestColumn(totals: readonly number[]): number {
   });
   return best;
 }
+
+/** A label floated over a cell in one frame of the playback. */
+export interface FloatLabel {
+  cell: number;
+  text: string;
+  /** "up", "down" or "move" for a value change; "split", "bank" or "capped" for the others. */
+  kind: string;
+  /** How many triggers the label stands for (1: a trigger's own label). */
+  triggers: number;
+  /** True when it carries on a label the cell still shows (the view updates it in place). */
+  merged: boolean;
+}
+
+/** Frames a label stays open for merging: a little under the float's 0.9 s at 200 ms a frame. */
+export const MERGE_FRAMES = 3;
+
+const signed = (n: number): string => (n >= 0 ? `+${n}` : `${n}`);
+const changeKind = (delta: number): string => (delta > 0 ? "up" : delta < 0 ? "down" : "move");
+
+/**
+ * The labels each frame floats. When triggers fire close together on one cell — in one frame (two
+ * marbles through one part) or within `window` frames of the cell's open label (a spring loop, a chain
+ * of copies) — they merge into one rising number: the cell's label becomes the sum of their changes
+ * ("+14"), updated in place, instead of a stack of labels no one can read. A lone trigger keeps its
+ * own label ("×2", "+3"), and so does a merge that changed no value yet ("spring spent"). Splits, banks and caps always float their own label. Pure: the view decides
+ * only how to draw them.
+ */
+export function floatLabels(grouped: readonly Frame[], window = MERGE_FRAMES): FloatLabel[][] {
+  const open = new Map<number, { delta: number; triggers: number; opened: number; last: number }>();
+  return grouped.map((frame, index) => {
+    const out: FloatLabel[] = [];
+    const changed = new Map<number, FloatLabel>();
+    for (const event of frame) {
+      if (event.kind === "trigger") {
+        const delta = event.after - event.before;
+        let current = open.get(event.cell);
+        if (current === undefined || index - current.last > window) {
+          current = { delta: 0, triggers: 0, opened: index, last: index };
+          open.set(event.cell, current);
+        }
+        current.delta += delta;
+        current.triggers += 1;
+        current.last = index;
+        // a path change alone (a spring's bounce) has no number to add: its own words say more
+        const text = current.triggers === 1 || current.delta === 0 ? event.label : signed(current.delta);
+        const label = { cell: event.cell, text, kind: changeKind(current.delta), triggers: current.triggers,
+          merged: current.opened < index };
+        const previous = changed.get(event.cell);
+        if (previous === undefined) out.push(label);
+        else out[out.indexOf(previous)] = label;
+        changed.set(event.cell, label);
+      } else if (event.kind === "spawn") {
+        out.push({ cell: event.cell, text: `copy ${event.value}`, kind: "split", triggers: 0, merged: false });
+      } else if (event.kind === "bank") {
+        out.push({ cell: event.cell, text: `bank ${event.value}`, kind: "bank", triggers: 0, merged: false });
+      } else if (event.kind === "capped") {
+        out.push({ cell: event.cell, text: event.label, kind: "down", triggers: 0, merged: false });
+      }
+    }
+    return out;
+  });
+}
