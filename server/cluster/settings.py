@@ -12,15 +12,17 @@ class ClusterSettings:
     """How matches are owned, journaled and relayed between nodes."""
 
     #: A match's lease lives this long unless its owner renews it (seconds): a dead owner's matches
-    #: are taken over within about `lease_ttl + orphan_scan_every`.
-    lease_ttl: float = 4.0
+    #: are taken over within about `lease_ttl + orphan_scan_every` (bench/takeover_time.py: 1.55 s
+    #: from the kill to the client's first frame from the survivor, p50 of 12 kills; issue 20 asks ≤ 2 s).
+    lease_ttl: float = 1.5
     #: The owner renews each lease this often (seconds); it stops serving a match whose lease it could
-    #: not renew within `lease_ttl - lease_margin` of its last renewal.
-    lease_renew_every: float = 1.0
+    #: not renew within `lease_ttl - lease_margin` of its last renewal (1 s: an event loop stalled that
+    #: long on a loaded machine moves its matches to another node, which loses nothing).
+    lease_renew_every: float = 0.25
     #: Safety margin against clock drift between a node and Redis (seconds).
-    lease_margin: float = 1.0
+    lease_margin: float = 0.5
     #: Nodes look for matches whose lease lapsed this often (seconds).
-    orphan_scan_every: float = 1.0
+    orphan_scan_every: float = 0.2
     #: The owner writes a snapshot (a checkpoint) at most this often (seconds).
     snapshot_every: float = 3.0
     #: Batches logged after the last snapshot before an append is refused (the owner snapshots first).

@@ -119,11 +119,11 @@ def test_the_cluster_settings_are_read_as_a_group() -> None:
     """The node's section: its name, and the cluster's numbers (`--cluster-…`, FLOE_CLUSTER_…) checked
     together, so a shorter lease with a faster renewal is accepted whatever order they are read in;
     a lease its renewal cannot keep is refused with a clear error."""
-    config = serve_config(["--cluster-lease-ttl", "1.5", "--node-name", "node-a"],
-                          {"FLOE_CLUSTER_LEASE_RENEW_EVERY": "0.25", "FLOE_CLUSTER_LEASE_MARGIN": "0.5"})
+    config = serve_config(["--cluster-lease-ttl", "0.6", "--node-name", "node-a"],
+                          {"FLOE_CLUSTER_LEASE_RENEW_EVERY": "0.1", "FLOE_CLUSTER_LEASE_MARGIN": "0.2"})
     cluster = config.node.cluster
-    assert (cluster.lease_ttl, cluster.lease_renew_every, cluster.lease_margin) == (1.5, 0.25, 0.5)
+    assert (cluster.lease_ttl, cluster.lease_renew_every, cluster.lease_margin) == (0.6, 0.1, 0.2)
     assert config.node.node_name == "node-a"
     assert serve_config([], {}).node.node_name is None
     with pytest.raises(ConfigError, match="lease_renew_every"):
-        serve_config(["--cluster-lease-ttl", "1.5"], {})
+        serve_config(["--cluster-lease-ttl", "0.6"], {})
