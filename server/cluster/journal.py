@@ -260,6 +260,11 @@ class Ownership(Protocol):
         """Extend the lease by the TTL from now; FencedError when it is not live any more."""
         ...
 
+    async def renew_all(self, leases: Sequence[Lease]) -> list[Exception | None]:
+        """`renew` for many leases at once (one round trip: a node renews all its matches' leases
+        together): per lease, its FencedError (or the store's error), or None where it was renewed."""
+        ...
+
     async def release(self, lease: Lease) -> None:
         """Give the lease up (a graceful hand-off): another node may acquire it at once. Nothing
         happens when it is not this lease's any more."""

@@ -90,6 +90,16 @@ class MemoryOwnership:
     async def renew(self, lease: Lease) -> None:
         self._fenced(lease).until = self._clock() + self.settings.lease_ttl
 
+    async def renew_all(self, leases: Sequence[Lease]) -> list[Exception | None]:
+        out: list[Exception | None] = []
+        for lease in leases:
+            try:
+                await self.renew(lease)
+                out.append(None)
+            except FencedError as error:
+                out.append(error)
+        return out
+
     async def release(self, lease: Lease) -> None:
         entry, holder = self._live(lease.match_id)
         if holder is not None and holder.token == lease.token:

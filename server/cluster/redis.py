@@ -170,8 +170,8 @@ class RedisOwnership:
         self._load = client.register_script(_LOAD)
         #: Requests sent (a script or a pipeline is one), for the benchmark.
         self.round_trips = 0
-        #: Has `append_all` loaded its script (it sends EVALSHA in a pipeline)?
-        self._loaded = False
+        #: The scripts `append_all` and `renew_all` loaded (they send EVALSHA in a pipeline).
+        self._loaded: set[str] = set()
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", cluster: bool = False,
@@ -264,6 +264,45 @@ class RedisOwnership:
                           self._ms(self.settings.lease_ttl))
         await self._note_owned(lease.match_id)
 
+    async def renew_all(self, leases: Sequence[Lease]) -> list[Exception | None]:
+        """`renew` for many leases in two round trips (a pipeline of the fenced renewals, on a cluster
+        one per master; then the owned index of those renewed): each lease's FencedError, or None."""
+        if not leases:
+            return []
+        await self._load_script(_RENEW)
+        pipe = self.redis.pipeline(transaction=False)
+        ttl = self._ms(self.settings.lease_ttl)
+        for lease in leases:
+            key = self._key(lease.match_id, "lease")
+            pipe.execute_command("EVALSHA", self._renew.sha, 1, key, lease.token, ttl)
+        self.round_trips += 1
+        answers = await pipe.execute(raise_on_error=False)
+        out: list[Exception | None] = []
+        for lease, answer in zip(leases, answers, strict=True):
+            try:
+                if isinstance(answer, NoScriptError):  # a master restarted: this one alone, loading it
+                    await self.renew(lease)
+                elif isinstance(answer, Exception):
+                    raise answer
+                else:
+                    self._fence_refusal(lease, answer)
+                out.append(None)
+            except Exception as error:  # noqa: BLE001 - each lease's own outcome, given back
+                out.append(error)
+        renewed = [lease.match_id for lease, error in zip(leases, out, strict=True) if error is None]
+        if renewed:  # only those: a lapsed lease's index entry must not be pushed on (it is an orphan)
+            self.round_trips += 1
+            expiry = self._clock() + self.settings.lease_ttl
+            await self.redis.zadd(self._owned, dict.fromkeys(renewed, expiry))
+        return out
+
+    async def _load_script(self, script: str) -> None:
+        """Load a script once (on every master of a cluster) before sending it by its sha in a pipeline."""
+        if script not in self._loaded:
+            self.round_trips += 1
+            await self.redis.script_load(script)
+            self._loaded.add(script)
+
     async def release(self, lease: Lease) -> None:
         try:
             await self._write(self._release, lease, [self._key(lease.match_id, "lease")])
@@ -294,10 +333,7 @@ class RedisOwnership:
         if not items:
             return []
         out: list[Exception | None] = [None] * len(items)
-        if not self._loaded:
-            self.round_trips += 1
-            await self.redis.script_load(_APPEND)  # every master of a cluster
-            self._loaded = True
+        await self._load_script(_APPEND)
         pipe = self.redis.pipeline(transaction=False)
         sent = []
         for index, (lease, batch) in enumerate(items):

@@ -160,17 +160,19 @@ class MatchOwner:
         """Renew every lease; the matches lost (refused, or not renewed in time on this node's clock)."""
         lost = []
         deadline = self.settings.lease_ttl - self.settings.lease_margin
-        for owned in list(self.owned.values()):
-            if owned.lease is None:
-                continue
-            try:
-                await self.ownership.renew(owned.lease)
+        held = [owned for owned in self.owned.values() if owned.lease is not None]
+        try:
+            answers: list[Exception | None] = await self.ownership.renew_all(
+                [owned.lease for owned in held if owned.lease is not None])
+        except (StoreError, OSError, ConnectionError) as error:
+            answers = [error] * len(held)
+        for owned, answer in zip(held, answers, strict=True):
+            if answer is None:
                 owned.renewed = now
-            except FencedError as error:
-                lost.append(self._lose(owned, str(error)))
-            except (StoreError, OSError, ConnectionError) as error:
-                if now - owned.renewed > deadline:
-                    lost.append(self._lose(owned, f"not renewed for {now - owned.renewed:.1f} s: {error}"))
+            elif isinstance(answer, FencedError):
+                lost.append(self._lose(owned, str(answer)))
+            elif now - owned.renewed > deadline:
+                lost.append(self._lose(owned, f"not renewed for {now - owned.renewed:.1f} s: {answer}"))
         return lost
 
     def _lose(self, owned: Owned, why: str) -> LiveMatch:

@@ -121,6 +121,34 @@ async def test_a_lapsed_lease_refuses_writes_before_anyone_takes_it(backend: Bac
     assert await ownership.orphans(10) == ["m1"]
 
 
+async def test_renewing_all_at_once_renews_each_and_fences_each_alone(backend: Backend) -> None:
+    """`renew_all` renews every live lease in one go and gives back, per lease, its FencedError: a
+    lease another node took and a lapsed one are refused without holding the others back, and the
+    lapsed match stays an orphan (its index entry is not pushed on)."""
+    a, b = backend.ownership(SHORT), backend.ownership()
+    node_a = node_name()
+    leases = []
+    for match_id in ("m1", "m2", "m3"):
+        lease = await a.acquire(match_id, node_a)
+        assert lease is not None
+        await a.create(lease, header())
+        leases.append(lease)
+    assert await a.renew_all(leases) == [None, None, None]
+    await lapse(backend, a, "m1")
+    await lapse(backend, a, "m2")
+    await lapse(backend, a, "m3")
+    taken = await b.acquire("m2", node_name())
+    assert taken is not None
+    kept = await a.acquire("m3", node_a)  # m3 renewed again through a new lease of the same node
+    assert kept is not None
+    answers = await a.renew_all([leases[0], leases[1], kept])
+    assert isinstance(answers[0], FencedError) and "lapsed" in str(answers[0])
+    assert isinstance(answers[1], FencedError) and f"token {taken.token}" in str(answers[1])
+    assert answers[2] is None
+    assert await a.renew_all([]) == []
+    assert await b.orphans(10) == ["m1"]
+
+
 async def test_release_hands_the_match_over_at_once(backend: Backend) -> None:
     """A released lease is free for another node at once (a graceful hand-off), with a higher token."""
     a, b = backend.ownership(), backend.ownership()

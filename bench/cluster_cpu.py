@@ -1,0 +1,138 @@
+"""A node's CPU per match-second alone and in a two-node cluster (issue 20): `python -m bench.cluster_cpu`.
+
+    .venv/bin/python -m bench.cluster_cpu                      # 5 rounds, 20 duels a node, 15 s windows
+    .venv/bin/python -m bench.cluster_cpu --rounds 7 --matches 30 --seconds 20
+
+Each measurement is a child process running one `Node` (server/node.py, default settings) that hosts
+`--matches` duels of two server-side lazy bots (`Hub.create_bot_duel`: no client, so no websocket or
+client load; the bots are the cheap ones so the server's own work shows), long enough to outlast the
+window. After a warm-up the child measures its process CPU time over `--seconds` and the match-seconds
+played (frames advanced across its matches / 60) and prints CPU ms per match-second. Three setups, run
+in turns in each round so that the machine's load falls on all of them alike:
+
+- `lone`: the node on the embedded store (nothing shared: no lease, no journal);
+- `redis`: the node alone on Redis (its matches shared: a lease renewed every `lease_renew_every`, the
+  journal written as frames are confirmed, a snapshot every `snapshot_every`, the orphan scan);
+- `pair`: two such nodes on one Redis prefix, each hosting `--matches` duels (both measured; the
+  figure is their mean): what a node of a two-node cluster spends.
+
+Printed: each round's figures and the ratios `redis / lone` and `pair / lone`, then the median ratio
+over the rounds with its spread (min–max). Issue 20's target: a node of a two-node cluster ≤ 1.1×
+a lone node's CPU per match-second. The Redis is the machine's (a prefix of each child's own, deleted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis.asyncio as aioredis
+
+from server.config import ServerConfig
+from server.node import Node
+
+ROOT = Path(__file__).resolve().parents[1]
+REDIS_URL = "redis://127.0.0.1:6379/0"
+FRAME_HZ_OF_MATCH = 60
+SECRET = "cluster-cpu-bench-0123456789"
+
+
+async def child(store: str, prefix: str, matches: int, seconds: float, warmup: float) -> dict[str, float]:
+    config = ServerConfig().with_time_limit(warmup + seconds + 30)
+    if store == "redis":
+        config = config.override(redis_url=REDIS_URL, redis_prefix=prefix, secret=SECRET)
+    node = Node(config)
+    await node.start()
+    try:
+        lives = [node.hub.create_bot_duel("lazy", "lazy") for _ in range(matches)]
+        await asyncio.sleep(warmup)  # a bench's window is wall time; tests wait on conditions
+        frames0 = sum(live.current_frame() for live in lives)
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        await asyncio.sleep(seconds)
+        cpu1, wall1 = time.process_time(), time.monotonic()
+        frames1 = sum(live.current_frame() for live in lives)
+    finally:
+        await node.stop()
+    match_seconds = (frames1 - frames0) / FRAME_HZ_OF_MATCH
+    return {"cpu_ms_per_match_second": 1000 * (cpu1 - cpu0) / max(match_seconds, 1e-9),
+            "match_seconds": match_seconds, "wall": wall1 - wall0, "cpu": cpu1 - cpu0}
+
+
+def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "bench.cluster_cpu", "--child", store, "--prefix", prefix,
+               "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup)]
+    return subprocess.Popen(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE)
+
+
+def result(popen: subprocess.Popen[bytes]) -> dict[str, float]:
+    out, _ = popen.communicate(timeout=600)
+    if popen.returncode != 0:
+        raise RuntimeError(f"a child failed ({popen.returncode})")
+    figures: dict[str, float] = json.loads(out.decode().strip().splitlines()[-1])
+    return figures
+
+
+async def drop(prefix: str) -> None:
+    client = aioredis.Redis.from_url(REDIS_URL)
+    keys = [key async for key in client.scan_iter(f"{prefix}*")]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()
+
+
+def measure(setup: str, args: argparse.Namespace) -> float:
+    prefix = f"floe-cpu-{secrets.token_hex(4)}"
+    try:
+        if setup == "lone":
+            return result(spawn("memory", prefix, args))["cpu_ms_per_match_second"]
+        if setup == "redis":
+            return result(spawn("redis", prefix, args))["cpu_ms_per_match_second"]
+        pair = [spawn("redis", prefix, args), spawn("redis", prefix, args)]
+        return statistics.mean(result(popen)["cpu_ms_per_match_second"] for popen in pair)
+    finally:
+        asyncio.run(drop(prefix))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--matches", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--child", choices=("memory", "redis"), help=argparse.SUPPRESS)
+    parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        figures = asyncio.run(child(args.child, args.prefix, args.matches, args.seconds, args.warmup))
+        print(json.dumps(figures))
+        return
+    print(f"{args.matches} lazy-bot duels a node, {args.seconds} s windows after {args.warmup} s, "
+          f"{args.rounds} rounds", flush=True)
+    ratios: dict[str, list[float]] = {"redis": [], "pair": []}
+    setups = ["lone", "redis", "pair"]
+    for index in range(args.rounds):
+        order = setups[index % 3:] + setups[:index % 3]
+        figures = {setup: measure(setup, args) for setup in order}
+        for setup in ratios:
+            ratios[setup].append(figures[setup] / figures["lone"])
+        print(f"round {index + 1} ({' → '.join(order)}): lone {figures['lone']:.2f}  "
+              f"redis {figures['redis']:.2f}  pair {figures['pair']:.2f} CPU ms/match-s; "
+              f"redis/lone {ratios['redis'][-1]:.3f}  "
+              f"pair/lone {ratios['pair'][-1]:.3f}", flush=True)
+    for setup, values in ratios.items():
+        spread = f"{min(values):.3f}–{max(values):.3f}"
+        print(f"{setup}/lone: median {statistics.median(values):.3f} (spread {spread})")
+
+
+if __name__ == "__main__":
+    main()
