@@ -1,6 +1,12 @@
 """The shared stores on Redis (redis-py's asyncio client): what several nodes need to agree on.
 
     stores = RedisStore.from_url("redis://127.0.0.1:6379/0")       # `floe serve --redis URL`
+    stores = RedisStore.from_url("redis+cluster://127.0.0.1:7000")   # a Redis Cluster (any one node)
+
+A URL whose scheme is `redis+cluster` (`rediss+cluster` with TLS) names a Redis Cluster: redis-py's
+asyncio `RedisCluster` is given one node and discovers the others (`connect_url`); every other URL is
+one Redis. Nothing else differs: every key below keeps its hash tag, so no command spans two slots
+(the pipelines that touch several keys are not transactions, and the cluster client splits them).
 
 One class per concern of server/store/base.py (`RedisReplays`, `RedisMatches`, `RedisPlayers`,
 `RedisRankedLedger`, `RedisDaily`, `RedisLimits`), on one client and one key prefix; `RedisStore` is
@@ -42,12 +48,36 @@ import math
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import WatchError
 
 from .base import MatchRecord, PlayerChange, StoreError, Stores
 from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 DAY = 24 * 3600.0
+#: URL schemes that name a Redis Cluster, and the scheme redis-py reads for its node.
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+#: A client of one Redis or of a Redis Cluster.
+Client = aioredis.Redis | RedisCluster
+
+
+def cluster_url(url: str) -> tuple[str, bool]:
+    """The URL redis-py reads, and whether it names a Redis Cluster (`redis+cluster://…`)."""
+    scheme, sep, rest = url.partition("://")
+    plain = CLUSTER_SCHEMES.get(scheme.lower())
+    if sep and plain is not None:
+        return f"{plain}://{rest}", True
+    return url, False
+
+
+def connect_url(url: str) -> Client:
+    """A client of the Redis or Redis Cluster `url` names (connections open on first use)."""
+    plain, cluster = cluster_url(url)
+    if cluster:
+        return RedisCluster.from_url(plain)
+    return aioredis.Redis.from_url(plain)
+
 #: Attempts at one player record's read-modify-write before giving up as too contended (each round of
 #: racing writers lets at least one through, so this many writers at once all get through).
 MAX_UPDATE_ATTEMPTS = 32
@@ -171,7 +201,7 @@ class _Trips:
 class _RedisPart:
     """A store of one concern on a shared client, key prefix and request counter."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
         self.redis = client
         self.prefix = prefix
         self.trips = trips
@@ -194,13 +224,13 @@ class _RedisPart:
     async def _call(self, command: str, *args: Any) -> Any:
         """One command, one round trip."""
         self.trips.count += 1
-        return await self.redis.execute_command(command, *args)  # type: ignore[no-untyped-call]
+        return await self.redis.execute_command(command, *args)
 
 
 class RedisReplays(_RedisPart):
     """Match replays: `{match-id}:replay`, kept `archive_ttl` (evicted with their record)."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, archive_ttl: float) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, archive_ttl: float) -> None:
         super().__init__(client, prefix, trips)
         self.archive_ttl = archive_ttl
 
@@ -216,7 +246,7 @@ class RedisReplays(_RedisPart):
 class RedisMatches(_RedisPart):
     """Match records: `{match-id}:record`, `matches:recent`, `matches:archive`."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, archive_ttl: float,
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, archive_ttl: float,
                  archive_capacity: int, recent_limit: int) -> None:
         super().__init__(client, prefix, trips)
         self.archive_ttl = archive_ttl
@@ -269,7 +299,7 @@ class RedisMatches(_RedisPart):
 class RedisPlayers(_RedisPart):
     """Player records (`player:{guest}`) and the leaderboards (`leaderboard:ranked`, `:provisional`)."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, player_ttl: float,
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, player_ttl: float,
                  leaderboard_capacity: int) -> None:
         super().__init__(client, prefix, trips)
         self.player_ttl = player_ttl
@@ -350,7 +380,7 @@ class RedisRankedLedger(_RedisPart):
 class RedisDaily(_RedisPart):
     """The daily boards: `daily:{day}:…`, all of a day updated together by one script."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, day_ttl: float) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, day_ttl: float) -> None:
         super().__init__(client, prefix, trips)
         self.day_ttl = day_ttl
         self._put_daily = client.register_script(_PUT_DAILY)
@@ -387,7 +417,7 @@ class RedisDaily(_RedisPart):
 class RedisLimits(_RedisPart):
     """The limit primitives: `bucket:{key}`, `claim:{key}`, `set:{key}`, `gen:{key}`."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
         super().__init__(client, prefix, trips)
         self._take_token = client.register_script(_TAKE_TOKEN)
         self._claim = client.register_script(_CLAIM)
@@ -443,7 +473,7 @@ class RedisStore(Stores):
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         prefix: str = "floe:",
         *,
         archive_ttl: float = 30 * DAY,
@@ -475,8 +505,9 @@ class RedisStore(Stores):
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", **bounds: Any) -> RedisStore:
-        """The stores on the Redis at `url` (connections open on first use)."""
-        return cls(aioredis.Redis.from_url(url), prefix, **bounds)
+        """The stores on the Redis (or the Redis Cluster: `redis+cluster://`) at `url` (connections open
+        on first use)."""
+        return cls(connect_url(url), prefix, **bounds)
 
     @property
     def round_trips(self) -> int:
