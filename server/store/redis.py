@@ -33,6 +33,10 @@ so nothing spans two slots):
   together by one script (one slot: the day is their hash tag) and kept `day_ttl` (31 days);
 - `bucket:{key}`, `claim:{key}`, `set:{key}`: the limit primitives, one script on one key each,
   expiring when nothing in them is live any more;
+- `{queue:<ruleset>}:entries`, `:owners`, `:nodes`, `:pairings`, `:paired-at`, `:version`: a
+  ranked queue (`RedisQueues`): its entries (at most the queue's capacity), the nodes looking at it,
+  the pairings noted for guests of other nodes (dropped after `look`'s `stale`); each operation one
+  script on that one slot, the keys expiring QUEUE_KEYS_TTL after the last join or look;
 - `gen:{key}`: a generation (an integer; `token:{guest}` is the oldest token generation of a guest
   still accepted), set by one script, expiring with the newest token.
 
@@ -51,7 +55,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import WatchError
 
-from .base import MatchRecord, PlayerChange, StoreError, Stores
+from .base import MatchRecord, Pairing, PlayerChange, ProposedPair, QueueEntry, QueueView, StoreError, Stores
 from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 DAY = 24 * 3600.0
@@ -165,6 +169,104 @@ end
 for i = 1, 7 do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return {1, redis.call('HGET', entries, guest)}
 """
+
+
+_QUEUE_JOIN = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[6], ARGV[1], ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[4], ARGV[5])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('INCR', KEYS[5])
+for i = 1, 6 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+return 1
+"""
+
+_QUEUE_LEAVE = """
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[6], ARGV[1])
+redis.call('INCR', KEYS[5])
+return 1
+"""
+
+_QUEUE_LOOK = """
+local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+local nodes = redis.call('HGETALL', KEYS[2])
+local dead, any = {}, false
+for i = 1, #nodes, 2 do
+  if tonumber(nodes[i + 1]) < cutoff then
+    dead[nodes[i]] = true
+    any = true
+    redis.call('HDEL', KEYS[2], nodes[i])
+  end
+end
+if any then
+  local owners = redis.call('HGETALL', KEYS[6])
+  for i = 1, #owners, 2 do
+    if dead[owners[i + 1]] then
+      redis.call('HDEL', KEYS[1], owners[i])
+      redis.call('HDEL', KEYS[6], owners[i])
+    end
+  end
+  redis.call('INCR', KEYS[5])
+end
+local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. string.format('%.17g', cutoff))
+for _, guest in ipairs(old) do
+  redis.call('HDEL', KEYS[3], guest)
+  redis.call('ZREM', KEYS[4], guest)
+end
+local version = tonumber(redis.call('GET', KEYS[5]) or '0')
+local entries = false
+if version ~= tonumber(ARGV[4]) then entries = redis.call('HVALS', KEYS[1]) end
+local pairings = {}
+if #ARGV > 5 then pairings = redis.call('HMGET', KEYS[3], unpack(ARGV, 6)) end
+for i = 1, 6 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+return {version, entries, pairings}
+"""
+
+_QUEUE_TAKE = """
+local taken = {}
+for i = 0, tonumber(ARGV[2]) - 1 do
+  local b = 2 + i * 6
+  local first, second = ARGV[b + 1], ARGV[b + 3]
+  local held_first, held_second = redis.call('HGET', KEYS[1], first), redis.call('HGET', KEYS[1], second)
+  if held_first == ARGV[b + 2] and held_second == ARGV[b + 4] then
+    redis.call('HDEL', KEYS[1], first, second)
+    redis.call('HDEL', KEYS[6], first, second)
+    for k, guest in ipairs({first, second}) do
+      local noted = ARGV[b + 4 + k]
+      if noted ~= '' then
+        redis.call('HSET', KEYS[3], guest, noted)
+        redis.call('ZADD', KEYS[4], ARGV[1], guest)
+      end
+    end
+    redis.call('INCR', KEYS[5])
+    taken[#taken + 1] = 1
+  else
+    taken[#taken + 1] = 0
+  end
+end
+return taken
+"""
+
+_QUEUE_SETTLE = """
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
+return 1
+"""
+
+_QUEUE_DONE = """
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+return 1
+"""
+
+#: A ranked queue's keys live this long after its last join or look (they only collect an abandoned queue).
+QUEUE_KEYS_TTL = DAY
 
 
 def _json(data: Any) -> bytes:
@@ -465,6 +567,62 @@ class RedisLimits(_RedisPart):
         return bool(done)
 
 
+class RedisQueues(_RedisPart):
+    """The ranked queues: `{queue:<name>}:entries` (hash guest → entry), `:owners` (guest → node),
+    `:nodes` (node → its last look, wall seconds), `:pairings` (guest → pairing) and `:paired-at`
+    (sorted set: when each was noted), `:version` (counts the entries' changes); one slot per queue,
+    each operation one script."""
+
+    _PARTS = ("entries", "nodes", "pairings", "paired-at", "version", "owners")
+
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
+        super().__init__(client, prefix, trips)
+        self._join = client.register_script(_QUEUE_JOIN)
+        self._leave = client.register_script(_QUEUE_LEAVE)
+        self._look = client.register_script(_QUEUE_LOOK)
+        self._take = client.register_script(_QUEUE_TAKE)
+        self._settle = client.register_script(_QUEUE_SETTLE)
+        self._done = client.register_script(_QUEUE_DONE)
+
+    def _keys(self, queue: str) -> list[str]:
+        return [f"{self.prefix}{{queue:{queue}}}:{part}" for part in self._PARTS]
+
+    async def _run(self, script: Any, queue: str, args: list[Any]) -> Any:
+        self.trips.count += 1
+        return await script(keys=self._keys(queue), args=args)
+
+    async def join(self, queue: str, entry: QueueEntry, capacity: int, now: float) -> bool:
+        args = [entry.guest, entry.encoded(), capacity, entry.node, repr(now), _ms(QUEUE_KEYS_TTL)]
+        return bool(await self._run(self._join, queue, args))
+
+    async def leave(self, queue: str, guest: str) -> bool:
+        return bool(await self._run(self._leave, queue, [guest]))
+
+    async def look(self, queue: str, node: str, guests: tuple[str, ...], known: int, now: float,
+                   stale: float) -> QueueView:
+        args = [node, repr(now), repr(stale), known, _ms(QUEUE_KEYS_TTL), *guests]
+        version, entries, pairings = await self._run(self._look, queue, args)
+        seen = None if entries is None else tuple(QueueEntry.from_plain(json.loads(text)) for text in entries)
+        noted = tuple(None if text is None else Pairing.decoded(text) for text in pairings)
+        return QueueView(int(version), seen, noted)
+
+    async def take_pairs(self, queue: str, pairs: tuple[ProposedPair, ...], now: float) -> tuple[bool, ...]:
+        if not pairs:
+            return ()
+        args: list[Any] = [repr(now), len(pairs)]
+        for pair in pairs:
+            args += [pair.first.guest, pair.first.encoded(), pair.second.guest, pair.second.encoded()]
+            args += [p.encoded() if p is not None else "" for p in (pair.first_pairing, pair.second_pairing)]
+        taken = await self._run(self._take, queue, args)
+        return tuple(bool(t) for t in taken)
+
+    async def settle(self, queue: str, guest: str, pairing: Pairing, now: float) -> None:
+        await self._run(self._settle, queue, [guest, pairing.encoded(), repr(now)])
+
+    async def done(self, queue: str, guest: str) -> None:
+        await self._run(self._done, queue, [guest])
+
+
 class RedisStore(Stores):
     """The stores of every concern on one Redis (see the module docstring for the keys and bounds)."""
 
@@ -501,6 +659,7 @@ class RedisStore(Stores):
             RedisRankedLedger(*parts),
             RedisDaily(*parts, day_ttl=day_ttl),
             RedisLimits(*parts),
+            RedisQueues(*parts),
         )
 
     @classmethod
