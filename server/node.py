@@ -94,15 +94,16 @@ class Node:
                        config.ranked, config.ranked_min_play_frames)
         self.lobby = Lobby(self.hub, stores.limits, config.lobby, config.match.room_timeout, self.clock,
                            self.ids, lambda seconds: config.with_time_limit(seconds).match)
+        #: This node's name in leases, the ranked queue's entries and logs.
+        self.name = node_name(config.node)
         self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
-                                  stores.matches, stores.limits, self.clock, self.ids, self.background)
+                                  stores.matches, stores.limits, self.clock, self.ids, self.background,
+                                  stores.queue, self.name, config.match.ruleset.name)
         matches = self.hub.matches
         self.rematches = Rematches(matches, self.lobby, config.lobby, config.match.linger, self.background)
         self.dispatcher = Dispatcher(matches, self.ranked, self.rematches, self.signer, stores.limits,
                                      self.clock, self.background, config.match, config.session, config.lobby)
         self._wire()
-        #: This node's name in leases and logs.
-        self.name = node_name(config.node)
         self.ownership = ownership if ownership is not None else make_ownership(config.store, config.node)
         #: The matches' sharing with other nodes (None: a lone node on the embedded store).
         self.shared: SharedMatches | None = None

@@ -1,0 +1,141 @@
+"""The ranked queue, the live list and rooms across nodes: two real servers (in this process, each its own
+node, its own store client) on one store, embedded or Redis. Players who reached different nodes are
+paired, exactly one match per pair (also with many racing at once), the pair's match is played (on the
+node that made it: the one HAProxy pins `/ws?match=<id>` to) and rated once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+import pytest_asyncio
+import websockets
+
+from protocol.client import ClientSession
+from server import botclient
+from server.app import create_app
+from server.embed import RunningServer, running_server
+from server.node import Node
+from server.store.base import Stores
+from server.store.memory import MemoryStore
+from server.store.redis import RedisStore
+from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
+from tests.server.helpers import UNIT, until
+from tests.server.test_ranked import queue_on, ranked_config
+
+pytestmark = pytest.mark.asyncio
+
+
+@dataclass
+class TwoNodes:
+    """Two running servers on one store: each node's own server and its store client."""
+
+    a: RunningServer
+    b: RunningServer
+    stores: tuple[Stores, Stores]
+
+    @property
+    def nodes(self) -> tuple[Node, Node]:
+        return self.a.app.state.node, self.b.app.state.node
+
+    def owner_url(self, match_id: str) -> str:
+        """The websocket URL of the node that hosts the match (HAProxy's pinning, done by hand)."""
+        node_a, node_b = self.nodes
+        if match_id in node_a.hub.matches:
+            return self.a.ws_url
+        assert match_id in node_b.hub.matches, f"no node hosts {match_id}"
+        return self.b.ws_url
+
+
+@contextlib.asynccontextmanager
+async def two_nodes(kind: str) -> AsyncIterator[TwoNodes]:
+    """Two servers on one fresh store of `kind` (Redis: one prefix, a client per node, deleted after)."""
+    config = ranked_config()
+    if kind == "memory":
+        shared = MemoryStore()
+        stores: tuple[Stores, Stores] = (shared, shared)
+        prefix = ""
+    else:
+        probe = await redis_or_skip()
+        await probe.aclose()
+        prefix = unique_prefix()
+        stores = (RedisStore.from_url(REDIS_URL, prefix), RedisStore.from_url(REDIS_URL, prefix))
+    try:
+        async with running_server(create_app(config, stores[0])) as a, \
+                running_server(create_app(config, stores[1])) as b:
+            yield TwoNodes(a, b, stores)
+    finally:
+        if kind == "redis":
+            cleaner = await redis_or_skip()
+            await drop_prefix(cleaner, prefix)
+            await cleaner.aclose()
+
+
+@pytest_asyncio.fixture(params=["memory", "redis"])
+async def nodes(request: pytest.FixtureRequest) -> AsyncIterator[TwoNodes]:
+    async with two_nodes(str(request.param)) as made:
+        yield made
+
+
+async def test_players_on_two_nodes_are_paired_play_and_are_rated_once(nodes: TwoNodes) -> None:
+    """Ann queues on A, Bob on B: one of the nodes pairs them (exactly one match), both hear `matched`
+    with the same match id, play it on the node that hosts it, and each is rated once."""
+    ann, ann_token = await botclient.new_guest(nodes.a.http_url, "ann")
+    bob, bob_token = await botclient.new_guest(nodes.b.http_url, "bob")
+    runs = await asyncio.wait_for(asyncio.gather(
+        botclient.play(nodes.a.ws_url, ann_token, None, "competent", seed=1, until_rated=True,
+                       join_at=nodes.owner_url),
+        botclient.play(nodes.b.ws_url, bob_token, None, "lazy", seed=2, until_rated=True,
+                       join_at=nodes.owner_url),
+    ), 60 * UNIT)
+    matched = [run.session.matched for run in runs]
+    assert matched[0] is not None and matched[1] is not None
+    match_id = matched[0].match
+    assert matched[1].match == match_id and {m.seat for m in matched if m is not None} == {0, 1}
+    assert (matched[0].opponent, matched[1].opponent) == ("bob", "ann")
+    node_a, node_b = nodes.nodes
+    assert node_a.ranked.paired + node_b.ranked.paired == 1
+    record = await nodes.stores[0].matches.get_match(match_id)
+    assert record is not None and record.ranked and set(record.guests) == {ann, bob}
+    for guest, run in zip((ann, bob), runs, strict=True):
+        player = await nodes.stores[1].players.get_player(guest)
+        assert player is not None and player.played == 1 and player.games[0].match == match_id
+        assert [rated.match for rated in run.session.rated] == [match_id]
+    assert node_a.ranked.applied + node_b.ranked.applied == 2
+
+
+async def test_many_racing_guests_on_two_nodes_are_each_paired_once(nodes: TwoNodes) -> None:
+    """Twenty guests, half on each node, queue at once at one rating: every guest hears `matched` once,
+    each match has exactly its two guests in seats 0 and 1, and the nodes made ten matches in all."""
+    count = 20
+    servers = [nodes.a if i % 2 == 0 else nodes.b for i in range(count)]
+    guests = [await botclient.new_guest(server.http_url, f"g{i}") for i, server in enumerate(servers)]
+    sessions = [ClientSession(token) for _, token in guests]
+    async with contextlib.AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(websockets.connect(server.ws_url)) for server in servers]
+        await asyncio.gather(*(queue_on(ws, session) for ws, session in zip(sockets, sessions, strict=True)))
+
+        async def matched(ws: websockets.ClientConnection, session: ClientSession) -> None:
+            while session.matched is None:
+                data = await asyncio.wait_for(ws.recv(), 30 * UNIT)
+                assert isinstance(data, bytes)
+                session.receive(data, time.monotonic())
+            assert not session.errors
+
+        await asyncio.gather(*(matched(ws, session) for ws, session in zip(sockets, sessions, strict=True)))
+    by_match: dict[str, list[tuple[int, str]]] = {}
+    for (guest, _), session in zip(guests, sessions, strict=True):
+        assert session.matched is not None
+        by_match.setdefault(session.matched.match, []).append((session.matched.seat, guest))
+    assert len(by_match) == count // 2
+    assert all(sorted(seat for seat, _ in seated) == [0, 1] for seated in by_match.values())
+    node_a, node_b = nodes.nodes
+    assert node_a.ranked.paired + node_b.ranked.paired == count // 2
+    hosted = {m for node in nodes.nodes for m, live in node.hub.matches.items() if live.ranked}
+    assert hosted == set(by_match)
+    emptied = lambda: node_a.ranked.waiting() == node_b.ranked.waiting() == 0  # noqa: E731
+    await until(emptied, 10 * UNIT, "the queues emptied")
