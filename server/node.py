@@ -92,10 +92,11 @@ class Node:
         stores = self.stores
         self.hub = Hub(config.match, stores.replays, stores.matches, self.clock, self.ids, self.background,
                        config.ranked, config.ranked_min_play_frames)
-        self.lobby = Lobby(self.hub, stores.limits, config.lobby, config.match.room_timeout, self.clock,
-                           self.ids, lambda seconds: config.with_time_limit(seconds).match)
-        #: This node's name in leases, the ranked queue's entries and logs.
+        #: This node's name in leases, the ranked queue's entries, the lobby's shared parts and logs.
         self.name = node_name(config.node)
+        self.lobby = Lobby(self.hub, stores.limits, config.lobby, config.match.room_timeout, self.clock,
+                           self.ids, lambda seconds: config.with_time_limit(seconds).match, stores.lobby,
+                           self.name, self.background)
         self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
                                   stores.matches, stores.limits, self.clock, self.ids, self.background,
                                   stores.queue, self.name, config.match.ruleset.name)
@@ -113,7 +114,7 @@ class Node:
     def _wire(self) -> None:
         """The hub's hooks: what its peers are told."""
         hub, lobby, ranked, rematches = self.hub, self.lobby, self.ranked, self.rematches
-        hub.on_tick += [ranked.tick, rematches.tick]
+        hub.on_tick += [ranked.tick, rematches.tick, lobby.tick]
         hub.on_forget += [lobby.forget, lambda live: rematches.forget(live.id)]
         hub.on_vacated.append(lobby.vacated)
 

@@ -2,7 +2,8 @@
 still to apply, the daily boards, and the limits' primitives (rate tokens, claims, members, generations).
 
 The ranked queues (`QueueStore`) are shared the same way: one queue per ruleset, whose keys share
-one slot, paired by one atomic script (see the protocol).
+one slot, paired by one atomic script (see the protocol); so are the lobby's live list and rooms
+(`LobbyStore`: each node's listed matches, rooms by invitation, a mailbox of joins per node).
 
 Each concern is a small protocol with two implementations, embedded (`server/store/memory.py`, the
 default) and Redis (`server/store/redis.py`); `Stores` is the bundle of one of each that the composition
@@ -351,6 +352,58 @@ class QueueStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class RoomPlace:
+    """Where a room waits: its match and the node that hosts it (the room's record, by invitation)."""
+
+    match: str
+    node: str
+
+
+class LobbyStore(Protocol):
+    """What the lobbies of several nodes share: each node's part of the live list, where each room
+    waits (by its invitation), and each node's mailbox of room joins asked of it by other nodes, with
+    their answers. Every key is one node's, one invitation's or one ask's."""
+
+    async def put_live(self, node: str, entries: list[dict[str, Any]], until: float) -> None:
+        """Set the node's part of the live list (its listed matches), valid until `until` (wall
+        seconds) unless set again; an empty list drops the node's part."""
+        ...
+
+    async def live_elsewhere(self, node: str, now: float) -> list[dict[str, Any]]:
+        """Every other node's listed matches still valid at `now` (a lapsed part is dropped)."""
+        ...
+
+    async def put_room(self, invite: str, place: RoomPlace, ttl: float) -> None:
+        """Note where the room behind `invite` waits, for `ttl` seconds."""
+        ...
+
+    async def find_room(self, invite: str) -> RoomPlace | None:
+        """Where the room behind `invite` waits, or None."""
+        ...
+
+    async def drop_room(self, invite: str) -> None:
+        """The room behind `invite` is gone."""
+        ...
+
+    async def ask(self, node: str, request: str, limit: int, ttl: float) -> bool:
+        """Put a request in the node's mailbox (kept `ttl` seconds), unless `limit` requests wait there
+        already (False)."""
+        ...
+
+    async def take_asks(self, node: str, limit: int) -> list[str]:
+        """Take up to `limit` requests from the node's mailbox, oldest first."""
+        ...
+
+    async def answer(self, ask_id: str, reply: str, ttl: float) -> None:
+        """Leave the answer to a request (kept `ttl` seconds)."""
+        ...
+
+    async def take_answer(self, ask_id: str) -> str | None:
+        """Take the answer to a request, or None (not yet, or never)."""
+        ...
+
+
 class Stores:
     """One store of each concern, embedded or on Redis, as the composition root builds them."""
 
@@ -358,7 +411,7 @@ class Stores:
     shared: bool = False
 
     def __init__(self, replays: ReplayStore, matches: MatchStore, players: PlayerStore, ranked: RankedLedger,
-                 daily: DailyStore, limits: LimitStore, queue: QueueStore) -> None:
+                 daily: DailyStore, limits: LimitStore, queue: QueueStore, lobby: LobbyStore) -> None:
         self.replays = replays
         self.matches = matches
         self.players = players
@@ -366,6 +419,7 @@ class Stores:
         self.daily = daily
         self.limits = limits
         self.queue = queue
+        self.lobby = lobby
 
     async def replay(self, replay_id: str) -> bytes | None:
         """Any replay by its id: a daily run's from its day's board (`daily_run_id` names the day), a

@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import bisect
 import json
+import time
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
-from .base import MatchRecord, Pairing, PlayerChange, ProposedPair, QueueEntry, QueueView, Stores
+from .base import (
+    MatchRecord,
+    Pairing,
+    PlayerChange,
+    ProposedPair,
+    QueueEntry,
+    QueueView,
+    RoomPlace,
+    Stores,
+)
 from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 #: Limit keys (buckets, claims, sets) kept before the least recently touched are forgotten.
@@ -381,6 +391,70 @@ class MemoryQueues:
         self._queue(queue).pairings.pop(guest, None)
 
 
+class MemoryLobby:
+    """The lobby's shared parts in one process (server/store/base.py's LobbyStore): MAX_LIMIT_KEYS rooms
+    and answers each (the oldest go first), and mailboxes of the `limit` their asks give."""
+
+    def __init__(self) -> None:
+        self._live: dict[str, tuple[float, list[dict[str, Any]]]] = {}
+        #: invite -> (place, until); node -> [(request, until)]; ask id -> (reply, until).
+        self._rooms: OrderedDict[str, tuple[RoomPlace, float]] = OrderedDict()
+        self._asks: dict[str, list[tuple[str, float]]] = {}
+        self._answers: OrderedDict[str, tuple[str, float]] = OrderedDict()
+
+    @staticmethod
+    def _now() -> float:
+        return time.time()
+
+    async def put_live(self, node: str, entries: list[dict[str, Any]], until: float) -> None:
+        if entries:
+            self._live[node] = (until, [dict(entry) for entry in entries])
+        else:
+            self._live.pop(node, None)
+
+    async def live_elsewhere(self, node: str, now: float) -> list[dict[str, Any]]:
+        for lapsed in [name for name, (until, _) in self._live.items() if until < now]:
+            del self._live[lapsed]
+        return [dict(entry) for name, (_, entries) in self._live.items() if name != node for entry in entries]
+
+    async def put_room(self, invite: str, place: RoomPlace, ttl: float) -> None:
+        self._rooms[invite] = (place, self._now() + ttl)
+        self._rooms.move_to_end(invite)
+        while len(self._rooms) > MAX_LIMIT_KEYS:
+            self._rooms.popitem(last=False)
+
+    async def find_room(self, invite: str) -> RoomPlace | None:
+        held = self._rooms.get(invite)
+        return held[0] if held is not None and held[1] >= self._now() else None
+
+    async def drop_room(self, invite: str) -> None:
+        self._rooms.pop(invite, None)
+
+    async def ask(self, node: str, request: str, limit: int, ttl: float) -> bool:
+        now = self._now()
+        box = self._asks.setdefault(node, [])
+        box[:] = [(text, until) for text, until in box if until >= now]
+        if len(box) >= limit:
+            return False
+        box.append((request, now + ttl))
+        return True
+
+    async def take_asks(self, node: str, limit: int) -> list[str]:
+        box = self._asks.get(node, [])
+        taken, box[:] = box[:limit], box[limit:]
+        now = self._now()
+        return [text for text, until in taken if until >= now]
+
+    async def answer(self, ask_id: str, reply: str, ttl: float) -> None:
+        self._answers[ask_id] = (reply, self._now() + ttl)
+        while len(self._answers) > MAX_LIMIT_KEYS:
+            self._answers.popitem(last=False)
+
+    async def take_answer(self, ask_id: str) -> str | None:
+        held = self._answers.pop(ask_id, None)
+        return held[0] if held is not None and held[1] >= self._now() else None
+
+
 class MemoryStore(Stores):
     """The embedded stores, one of each concern: `capacity` replays, match records, player records
     and pending ranked results each."""
@@ -392,4 +466,5 @@ class MemoryStore(Stores):
         _check_capacity(capacity)
         self.capacity = capacity
         super().__init__(MemoryReplays(capacity), MemoryMatches(capacity), MemoryPlayers(capacity),
-                         MemoryRankedLedger(capacity), MemoryDaily(), MemoryLimits(), MemoryQueues())
+                         MemoryRankedLedger(capacity), MemoryDaily(), MemoryLimits(), MemoryQueues(),
+                         MemoryLobby())

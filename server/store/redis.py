@@ -37,6 +37,10 @@ so nothing spans two slots):
   ranked queue (`RedisQueues`): its entries (at most the queue's capacity), the nodes looking at it,
   the pairings noted for guests of other nodes (dropped after `look`'s `stale`); each operation one
   script on that one slot, the keys expiring QUEUE_KEYS_TTL after the last join or look;
+- `lobby:live` (hash node → its listed matches, with until when), `room:{invite}` (where a room
+  waits, for its timeout), `mailbox:{node}` (room joins asked of a node: at most the lobby's
+  `room_asks_max`, expiring with the last ask), `answer:{ask-id}`: the lobby's shared parts
+  (`RedisLobby`);
 - `gen:{key}`: a generation (an integer; `token:{guest}` is the oldest token generation of a guest
   still accepted), set by one script, expiring with the newest token.
 
@@ -55,7 +59,17 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import WatchError
 
-from .base import MatchRecord, Pairing, PlayerChange, ProposedPair, QueueEntry, QueueView, StoreError, Stores
+from .base import (
+    MatchRecord,
+    Pairing,
+    PlayerChange,
+    ProposedPair,
+    QueueEntry,
+    QueueView,
+    RoomPlace,
+    StoreError,
+    Stores,
+)
 from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 DAY = 24 * 3600.0
@@ -262,6 +276,13 @@ return 1
 _QUEUE_DONE = """
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
+return 1
+"""
+
+_ASK = """
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 
@@ -623,6 +644,74 @@ class RedisQueues(_RedisPart):
         await self._run(self._done, queue, [guest])
 
 
+class RedisLobby(_RedisPart):
+    """The lobby's shared parts: `lobby:live` (hash node → its listed matches and until when),
+    `room:{invite}` (where a room waits; PX its timeout), `mailbox:{node}` (a list of room joins asked
+    of the node), `answer:{ask-id}` (PX the answer's TTL)."""
+
+    @property
+    def _live_key(self) -> str:
+        return f"{self.prefix}lobby:live"
+
+    async def put_live(self, node: str, entries: list[dict[str, Any]], until: float) -> None:
+        if not entries:
+            await self._call("HDEL", self._live_key, node)
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(self._live_key, node, _json({"until": until, "entries": entries}))
+            pipe.pexpire(self._live_key, _ms(DAY))
+            self.trips.count += 1
+            await pipe.execute()
+
+    async def live_elsewhere(self, node: str, now: float) -> list[dict[str, Any]]:
+        parts = await self._call("HGETALL", self._live_key)
+        found: list[dict[str, Any]] = []
+        lapsed: list[str] = []
+        pairs = parts.items() if isinstance(parts, dict) else zip(parts[::2], parts[1::2], strict=True)
+        for name, data in pairs:
+            held = json.loads(data)
+            if float(held["until"]) < now:
+                lapsed.append(_text(name))
+            elif _text(name) != node:
+                found.extend(held["entries"])
+        if lapsed:
+            await self._call("HDEL", self._live_key, *lapsed)
+        return found
+
+    async def put_room(self, invite: str, place: RoomPlace, ttl: float) -> None:
+        data = _json({"match": place.match, "node": place.node})
+        await self._call("SET", self._limit_key("room", invite), data, "PX", _ms(ttl))
+
+    async def find_room(self, invite: str) -> RoomPlace | None:
+        data = await self._call("GET", self._limit_key("room", invite))
+        if data is None:
+            return None
+        held = json.loads(data)
+        return RoomPlace(str(held["match"]), str(held["node"]))
+
+    async def drop_room(self, invite: str) -> None:
+        await self._call("DEL", self._limit_key("room", invite))
+
+    async def ask(self, node: str, request: str, limit: int, ttl: float) -> bool:
+        self.trips.count += 1
+        return bool(await self._ask(keys=[self._limit_key("mailbox", node)], args=[request, limit, _ms(ttl)]))
+
+    async def take_asks(self, node: str, limit: int) -> list[str]:
+        taken = await self._call("LPOP", self._limit_key("mailbox", node), limit)
+        return [_text(text) for text in taken or []]
+
+    async def answer(self, ask_id: str, reply: str, ttl: float) -> None:
+        await self._call("SET", self._limit_key("answer", ask_id), reply, "PX", _ms(ttl))
+
+    async def take_answer(self, ask_id: str) -> str | None:
+        data = await self._call("GETDEL", self._limit_key("answer", ask_id))
+        return None if data is None else _text(data)
+
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
+        super().__init__(client, prefix, trips)
+        self._ask = client.register_script(_ASK)
+
+
 class RedisStore(Stores):
     """The stores of every concern on one Redis (see the module docstring for the keys and bounds)."""
 
@@ -660,6 +749,7 @@ class RedisStore(Stores):
             RedisDaily(*parts, day_ttl=day_ttl),
             RedisLimits(*parts),
             RedisQueues(*parts),
+            RedisLobby(*parts),
         )
 
     @classmethod

@@ -1,16 +1,18 @@
 """The ranked queue, the live list and rooms across nodes: two real servers (in this process, each its own
 node, its own store client) on one store, embedded or Redis. Players who reached different nodes are
 paired, exactly one match per pair (also with many racing at once), the pair's match is played (on the
-node that made it: the one HAProxy pins `/ws?match=<id>` to) and rated once."""
+node that made it: the one HAProxy pins `/ws?match=<id>` to) and rated once; B's live list shows A's
+matches; a room made on A is joined with its invitation at B."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
+import httpx
 import pytest
 import pytest_asyncio
 import websockets
@@ -18,13 +20,14 @@ import websockets
 from protocol.client import ClientSession
 from server import botclient
 from server.app import create_app
+from server.config import ServerConfig
 from server.embed import RunningServer, running_server
 from server.node import Node
 from server.store.base import Stores
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
-from tests.server.helpers import UNIT, until
+from tests.server.helpers import UNIT, until, until_awaited
 from tests.server.test_ranked import queue_on, ranked_config
 
 pytestmark = pytest.mark.asyncio
@@ -52,9 +55,9 @@ class TwoNodes:
 
 
 @contextlib.asynccontextmanager
-async def two_nodes(kind: str) -> AsyncIterator[TwoNodes]:
+async def two_nodes(kind: str, config: ServerConfig | None = None) -> AsyncIterator[TwoNodes]:
     """Two servers on one fresh store of `kind` (Redis: one prefix, a client per node, deleted after)."""
-    config = ranked_config()
+    config = config or ranked_config()
     if kind == "memory":
         shared = MemoryStore()
         stores: tuple[Stores, Stores] = (shared, shared)
@@ -139,3 +142,67 @@ async def test_many_racing_guests_on_two_nodes_are_each_paired_once(nodes: TwoNo
     assert hosted == set(by_match)
     emptied = lambda: node_a.ranked.waiting() == node_b.ranked.waiting() == 0  # noqa: E731
     await until(emptied, 10 * UNIT, "the queues emptied")
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str) -> None:
+    """A bot duel on A is listed by B (its `/api/matches`, as A summarised it) and leaves B's list when
+    it is over; a match on B is listed by A."""
+    async with two_nodes(kind, ranked_config().with_time_limit(600)) as nodes:
+        node_a, node_b = nodes.nodes
+        live = node_a.hub.create_bot_duel("lazy", "lazy")
+        other = node_b.hub.create_bot_duel("lazy", "lazy")
+
+        def listing(node: Node, match_id: str, present: bool) -> Callable[[], Awaitable[bool]]:
+            async def check() -> bool:
+                return (match_id in [entry["id"] for entry in await node.lobby.live_list()]) == present
+            return check
+
+        await until_awaited(listing(node_b, live.id, True), 10 * UNIT, "B lists A's match")
+        await until_awaited(listing(node_a, other.id, True), 10 * UNIT, "A lists B's match")
+        async with httpx.AsyncClient(base_url=nodes.b.http_url) as http:
+            listed = (await http.get("/api/matches")).json()["matches"]
+        entry = next(entry for entry in listed if entry["id"] == live.id)
+        assert entry["seats"] == ["lazy-bot", "lazy-bot"] and entry["state"] == "running"
+        assert [e["created"] for e in listed] == sorted((e["created"] for e in listed), reverse=True)
+        live.cancel(node_a.hub.now(), "the test is done with it")
+        await until_awaited(listing(node_b, live.id, False), 10 * UNIT, "B no longer lists A's match")
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_room_made_on_a_is_joined_with_its_invitation_at_b(kind: str) -> None:
+    """Ann makes a room on A; Bob brings its invitation to B and gets A's seat 1 (B asked A); Cyd, at B
+    too, is refused as A would refuse her (the room is full), and a wrong invitation opens nothing;
+    both play the room's match at A to its end."""
+    async with two_nodes(kind) as nodes:
+        node_a, node_b = nodes.nodes
+        tokens = []
+        async with httpx.AsyncClient(base_url=nodes.a.http_url) as at_a, \
+                httpx.AsyncClient(base_url=nodes.b.http_url) as at_b:
+            for name in ("ann", "bob", "cyd"):
+                answer = (await at_a.post("/api/guests", json={"name": name})).json()
+                tokens.append(answer["token"])
+            headers = [{"Authorization": f"Bearer {token}"} for token in tokens]
+            room = (await at_a.post("/api/rooms", headers=headers[0])).json()
+            invite = {"invite": room["invite"]}
+            joined = await at_b.post("/api/rooms/join", json=invite, headers=headers[1])
+            assert joined.json() == {"match": room["match"], "seat": 1}
+            assert node_b.lobby.joined_elsewhere == 1 and room["match"] not in node_b.hub.matches
+            live = node_a.hub.matches[room["match"]]
+            assert [seat.name for seat in live.seats] == ["ann", "bob"]
+            full = await at_b.post("/api/rooms/join", json=invite, headers=headers[2])
+            assert full.status_code == 409 and full.json()["code"] == "room-full"
+            wrong = await at_b.post("/api/rooms/join", json={"invite": "x" * 24}, headers=headers[2])
+            assert wrong.status_code == 404 and wrong.json()["code"] == "no-such-match"
+        runs = await asyncio.wait_for(asyncio.gather(
+            botclient.play(nodes.owner_url(room["match"]), tokens[0], room["match"], "competent", seed=1),
+            botclient.play(nodes.owner_url(room["match"]), tokens[1], room["match"], "lazy", seed=2),
+        ), 60 * UNIT)
+        assert all(run.session.over is not None for run in runs)
+
+        async def recorded() -> bool:
+            return await nodes.stores[1].matches.get_match(room["match"]) is not None
+
+        await until_awaited(recorded, 10 * UNIT, "the room's match is recorded")
+        record = await nodes.stores[1].matches.get_match(room["match"])
+        assert record is not None and record.private and record.seats == ("ann", "bob")
