@@ -16,6 +16,7 @@ import httpx
 import pytest
 import pytest_asyncio
 import websockets
+from redis.asyncio.cluster import RedisCluster
 
 from protocol.client import ClientSession
 from server import botclient
@@ -26,6 +27,7 @@ from server.node import Node
 from server.store.base import Stores
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
+from tests.cluster_helpers import RunningCluster
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
 from tests.server.helpers import UNIT, until, until_awaited
 from tests.server.test_ranked import queue_on, ranked_config
@@ -55,13 +57,19 @@ class TwoNodes:
 
 
 @contextlib.asynccontextmanager
-async def two_nodes(kind: str, config: ServerConfig | None = None) -> AsyncIterator[TwoNodes]:
-    """Two servers on one fresh store of `kind` (Redis: one prefix, a client per node, deleted after)."""
+async def two_nodes(kind: str, config: ServerConfig | None = None,
+                    cluster: RunningCluster | None = None) -> AsyncIterator[TwoNodes]:
+    """Two servers on one fresh store of `kind` (Redis, or the Redis Cluster `cluster`: one prefix, a
+    client per node, deleted after)."""
     config = config or ranked_config()
     if kind == "memory":
         shared = MemoryStore()
         stores: tuple[Stores, Stores] = (shared, shared)
         prefix = ""
+    elif cluster is not None:
+        prefix = unique_prefix()
+        url = f"redis+cluster://127.0.0.1:{cluster.ports[0]}"
+        stores = (RedisStore.from_url(url, prefix), RedisStore.from_url(url, prefix))
     else:
         probe = await redis_or_skip()
         await probe.aclose()
@@ -72,15 +80,23 @@ async def two_nodes(kind: str, config: ServerConfig | None = None) -> AsyncItera
                 running_server(create_app(config, stores[1])) as b:
             yield TwoNodes(a, b, stores)
     finally:
-        if kind == "redis":
+        if cluster is not None:
+            client = RedisCluster.from_url(cluster.url)
+            for key in [key async for key in client.scan_iter(match=f"{prefix}*", count=500)]:
+                await client.delete(key)
+            await client.aclose()
+        elif kind == "redis":
             cleaner = await redis_or_skip()
             await drop_prefix(cleaner, prefix)
             await cleaner.aclose()
 
 
-@pytest_asyncio.fixture(params=["memory", "redis"])
+@pytest_asyncio.fixture(params=["memory", "redis", "cluster"])
 async def nodes(request: pytest.FixtureRequest) -> AsyncIterator[TwoNodes]:
-    async with two_nodes(str(request.param)) as made:
+    """Two nodes on the embedded store, on Redis, and on the session's three-master Redis Cluster."""
+    kind = str(request.param)
+    cluster = request.getfixturevalue("cluster") if kind == "cluster" else None
+    async with two_nodes(kind, cluster=cluster) as made:
         yield made
 
 
