@@ -30,7 +30,7 @@ from server.store.redis import RedisStore
 from tests.cluster_helpers import RunningCluster
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
 from tests.server.helpers import UNIT, until, until_awaited
-from tests.server.test_ranked import queue_on, ranked_config
+from tests.server.test_ranked import queue_on, ranked_config, read_until
 
 pytestmark = pytest.mark.asyncio
 
@@ -222,3 +222,25 @@ async def test_a_room_made_on_a_is_joined_with_its_invitation_at_b(kind: str) ->
         await until_awaited(recorded, 10 * UNIT, "the room's match is recorded")
         record = await nodes.stores[1].matches.get_match(room["match"])
         assert record is not None and record.private and record.seats == ("ann", "bob")
+
+
+async def test_a_pair_refused_by_the_seats_tells_both_nodes_players(nodes: TwoNodes) -> None:
+    """Bob waits on B; the store then shows him seated in another live match (as another node's room
+    would); Ann queues on A: whichever node takes the pair is refused the seats, and both players hear
+    `already-playing` (the other node's through the refusal noted in the store), neither `matched`."""
+    _, ann_token = await botclient.new_guest(nodes.a.http_url, "ann")
+    bob, bob_token = await botclient.new_guest(nodes.b.http_url, "bob")
+    ann, bob_session = ClientSession(ann_token), ClientSession(bob_token)
+    node_a, node_b = nodes.nodes
+    async with websockets.connect(nodes.b.ws_url) as bob_ws, websockets.connect(nodes.a.ws_url) as ann_ws:
+        await queue_on(bob_ws, bob_session)
+        await read_until(bob_ws, bob_session, lambda: bob_session.queued is not None)
+        assert await nodes.stores[1].limits.add_member(f"live:{bob}", "m-elsewhere", 1, 60.0,
+                                                       node_b.clock.wall())
+        await queue_on(ann_ws, ann)
+        await read_until(ann_ws, ann, lambda: bool(ann.errors))
+        await read_until(bob_ws, bob_session, lambda: bool(bob_session.errors))
+    assert [e.code for e in ann.errors] == [e.code for e in bob_session.errors] == ["already-playing"]
+    assert ann.matched is None and bob_session.matched is None
+    assert node_a.ranked.paired + node_b.ranked.paired == 1
+    assert not [live for node in nodes.nodes for live in node.hub.matches.values() if live.ranked]
