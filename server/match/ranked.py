@@ -227,7 +227,7 @@ class RankedLobby:
                                self.node, session.peer, tuple(sorted(tags)), tuple(sorted(avoid)))
             if not await self.queue_store.join(self.queue_name, entry, capacity, wall):
                 await self._release(guest.id, session.peer)
-                message = f"the ranked queue holds {capacity} guests already"
+                message = f"the ranked queue holds {capacity} guests already (or still your last wait)"
                 session.send(error_message(ErrorCode.BUSY, message, "queue"))
                 return
             if self._gave_up(session, guest):
@@ -350,8 +350,8 @@ class RankedLobby:
             if pairing is not None:
                 if pairing.state != PAIRING:  # made (or refused) by another node: tell the guest
                     del self._waiting[guest_id]
-                    await store.done(self.queue_name, guest_id)
                     self._tell(waiting, pairing)
+                    await store.done(self.queue_name, guest_id)
                 continue
             if guest_id not in present or (wall - waiting.entry.since > settings.max_wait
                                            and await store.leave(self.queue_name, guest_id)):
