@@ -1,6 +1,6 @@
 """Ranked on Redis: queue-to-match latency and store round trips per match: `python -m bench.ranked_queue`.
 
-    python -m bench.ranked_queue [--pairs 20] [--seconds 4] [--redis redis://127.0.0.1:6379/0]
+    python -m bench.ranked_queue [--pairs 20] [--seconds 4] [--redis redis://127.0.0.1:6379/0] [--nodes 2]
 
 The server (default settings, but matches of `--seconds` and the per-address bounds raised) runs in
 this process on a RedisStore under a fresh key prefix (deleted afterwards). 2 × `--pairs` guests, all
@@ -9,7 +9,10 @@ from sending `queue` to receiving `matched` (the store's checks, the pairing pas
 the lobby, the journal note). Then bots play every match to its end and read on to `rated`. The store
 counts its round trips (RedisStore.round_trips: a command, a pipeline or a script is one), read per
 phase: the queue and pairing, and everything from the start of play to the last `rated` (the match
-record, replay, seats given back, both rating updates, the leaderboard, the journal).
+record, replay, seats given back, both rating updates, the leaderboard, the journal). `--nodes 2`
+runs two servers (two nodes, each its own store client, on one prefix) and sends the guests to them in
+turn, so most pairs span the two nodes (paired through the store's shared queue); each match is played
+at the node that hosts it, and the round trips are both nodes'.
 Results: bench/README.md.
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import time
 import uuid
@@ -48,9 +52,9 @@ async def queue_latency(ws_url: str, token: str) -> tuple[float, str]:
         return time.perf_counter() - sent, session.matched.match
 
 
-async def measure(pairs: int, seconds: float, url: str) -> None:
+async def measure(pairs: int, seconds: float, url: str, nodes: int = 1) -> None:
     prefix = f"floe-bench:{uuid.uuid4().hex[:8]}:"
-    store = RedisStore.from_url(url, prefix)
+    stores = [RedisStore.from_url(url, prefix) for _ in range(nodes)]
     limits = LimitSettings(guest_rate_per_address=1000.0, guest_burst_per_address=1000,  # one bench address
                            live_matches_per_address=10**6)
     # every result rated (no minimum of play): the bench times the queue and the rating path, and its
@@ -60,25 +64,38 @@ async def measure(pairs: int, seconds: float, url: str) -> None:
                           message_rate_per_address=10.0**9, message_burst_per_address=10.0**9,
                           capacity_board_frames=10**9)
     config = config.with_time_limit(seconds)
+    def trips() -> int:
+        return sum(store.round_trips for store in stores)
+
     try:
-        async with running_server(create_app(config, store)) as server:
-            tokens = [(await botclient.new_guest(server.http_url, f"g{i}"))[1] for i in range(2 * pairs)]
-            before = store.round_trips
-            found = await asyncio.gather(*(queue_latency(server.ws_url, token) for token in tokens))
-            queued = store.round_trips
+        async with contextlib.AsyncExitStack() as stack:
+            servers = [await stack.enter_async_context(running_server(create_app(config, store)))
+                       for store in stores]
+            tokens = [(await botclient.new_guest(servers[0].http_url, f"g{i}"))[1] for i in range(2 * pairs)]
+            before = trips()
+            found = await asyncio.gather(*(queue_latency(servers[i % nodes].ws_url, token)
+                                           for i, token in enumerate(tokens)))
+            queued = trips()
             latencies = sorted(latency for latency, _ in found)
             matches = {match for _, match in found}
+
+            def host(match_id: str) -> str:
+                """The websocket URL of the node that hosts the match (HAProxy's pinning)."""
+                return next(s.ws_url for s in servers if match_id in s.app.state.node.hub.matches)
+
             # the `matched` connections are closed: the bots rejoin by id within the join timeout
             runs = await asyncio.gather(*(
-                botclient.play(server.ws_url, token, match, "competent", seed=i, until_rated=True)
+                botclient.play(host(match), token, match, "competent", seed=i, until_rated=True)
                 for i, (token, (_, match)) in enumerate(zip(tokens, found, strict=True))
             ))
-            node = server.app.state.node
-            while node.background:
-                await asyncio.sleep(0.01)
-            played = store.round_trips
+            for server in servers:
+                while server.app.state.node.background:
+                    await asyncio.sleep(0.01)
+            played = trips()
             rated = sum(len(run.session.rated) for run in runs)
-        print(f"{pairs} pairs, {len(matches)} matches, {rated} rated messages (Redis at {url})")
+            paired = [server.app.state.node.ranked.paired for server in servers]
+        print(f"{pairs} pairs, {len(matches)} matches, {rated} rated messages (Redis at {url}); "
+              f"pairs made per node: {paired}")
         p95 = latencies[int(0.95 * (len(latencies) - 1))]
         print(f"queue → matched: p50 {statistics.median(latencies) * 1000:.1f} ms, "
               f"p95 {p95 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms")
@@ -99,8 +116,10 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=4.0, help="match length (default 4 s)")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--nodes", type=int, default=1, choices=(1, 2),
+                        help="servers the guests reach in turn")
     args = parser.parse_args()
-    asyncio.run(measure(args.pairs, args.seconds, args.redis))
+    asyncio.run(measure(args.pairs, args.seconds, args.redis, args.nodes))
 
 
 if __name__ == "__main__":

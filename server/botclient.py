@@ -147,10 +147,13 @@ async def play(
     max_size: int = 2**22,
     record: list[bytes] | None = None,
     until_rated: bool = False,
+    join_at: Callable[[str], str] | None = None,
 ) -> BotRun:
     """Play the seat `token` holds in `match_id` until the match is over.
 
-    `match_id=None` joins the ranked queue first and plays the match it is paired into (`matched`).
+    `match_id=None` joins the ranked queue first and plays the match it is paired into (`matched`);
+    `join_at(match)`, when given, is the websocket URL to play that match at (another node's: the one
+    that hosts it, as HAProxy's `/ws?match=<id>` pinning does), on a connection of its own.
     `leave(run)`, asked after every message, makes the bot leave (forfeit) once it says True; the
     bot then reads on until the match's `over`. `until_rated` reads on after `over` until `rated`.
     `record`, when given, gets every websocket message's bytes as it arrived (the stream's fixtures
@@ -161,6 +164,12 @@ async def play(
     player: Bot[Any] | None = None
     held: list[tuple[int, Input, bytes]] = []  # (release frame, message, its bytes), in order
     left = False
+    if match_id is None and join_at is not None:
+        async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as queue_ws:
+            await queue_ws.send(session.hello())
+            await queue_ws.send(session.queue())
+            match_id = await _matched(queue_ws, session)
+        ws_url = join_at(match_id)
     async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
         await ws.send(session.hello())
         if match_id is None:

@@ -7,7 +7,8 @@ Every setting of the server (server/config.py's sections) is read from its flag,
 FLOE_* variable, else its default: the setting `reconnect_grace` is `--reconnect-grace` and
 FLOE_RECONNECT_GRACE, a group's `limits.open_rooms_per_guest` is `--limits-open-rooms-per-guest` and
 FLOE_LIMITS_OPEN_ROOMS_PER_GUEST; `floe serve --help` lists them all with their defaults. A few keep
-their older, shorter names too: `--redis` (FLOE_REDIS_URL), `--trusted-proxy` (repeatable;
+their older, shorter names too: `--redis` (FLOE_REDIS_URL; `redis+cluster://host:port` names a Redis
+Cluster by one of its nodes), `--trusted-proxy` (repeatable;
 FLOE_TRUSTED_PROXIES, comma-separated), `--capacity` (FLOE_CAPACITY), `--origins` (FLOE_ORIGINS,
 comma-separated: added to the default origins and this host and port's; "*" allows any). The token
 secret is FLOE_SECRET only (a flag would show it in the process list): at least 16 bytes; without it

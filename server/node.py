@@ -92,17 +92,19 @@ class Node:
         stores = self.stores
         self.hub = Hub(config.match, stores.replays, stores.matches, self.clock, self.ids, self.background,
                        config.ranked, config.ranked_min_play_frames)
+        #: This node's name in leases, the ranked queue's entries, the lobby's shared parts and logs.
+        self.name = node_name(config.node)
         self.lobby = Lobby(self.hub, stores.limits, config.lobby, config.match.room_timeout, self.clock,
-                           self.ids, lambda seconds: config.with_time_limit(seconds).match)
+                           self.ids, lambda seconds: config.with_time_limit(seconds).match, stores.lobby,
+                           self.name, self.background)
         self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
-                                  stores.matches, stores.limits, self.clock, self.ids, self.background)
+                                  stores.matches, stores.limits, self.clock, self.ids, self.background,
+                                  stores.queue, self.name, config.match.ruleset.name)
         matches = self.hub.matches
         self.rematches = Rematches(matches, self.lobby, config.lobby, config.match.linger, self.background)
         self.dispatcher = Dispatcher(matches, self.ranked, self.rematches, self.signer, stores.limits,
                                      self.clock, self.background, config.match, config.session, config.lobby)
         self._wire()
-        #: This node's name in leases and logs.
-        self.name = node_name(config.node)
         self.ownership = ownership if ownership is not None else make_ownership(config.store, config.node)
         #: The matches' sharing with other nodes (None: a lone node on the embedded store).
         self.shared: SharedMatches | None = None
@@ -112,7 +114,7 @@ class Node:
     def _wire(self) -> None:
         """The hub's hooks: what its peers are told."""
         hub, lobby, ranked, rematches = self.hub, self.lobby, self.ranked, self.rematches
-        hub.on_tick += [ranked.tick, rematches.tick]
+        hub.on_tick += [ranked.tick, rematches.tick, lobby.tick]
         hub.on_forget += [lobby.forget, lambda live: rematches.forget(live.id)]
         hub.on_vacated.append(lobby.vacated)
 

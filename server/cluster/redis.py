@@ -39,6 +39,7 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
+from ..store.redis import cluster_url
 from .bus import Handler, Subscription, check_channel, check_message, match_tag
 from .journal import (
     Batch,
@@ -176,8 +177,10 @@ class RedisOwnership:
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", cluster: bool = False,
                  settings: ClusterSettings | None = None) -> RedisOwnership:
-        """Ownership on the Redis at `url` (connections open on first use)."""
-        return cls(connect(url, cluster), prefix, settings)
+        """Ownership on the Redis at `url` (connections open on first use): a Redis Cluster when
+        `cluster` or when the URL says so (`redis+cluster://`, server/store/redis.py)."""
+        plain, named = cluster_url(url)
+        return cls(connect(plain, cluster or named), prefix, settings)
 
     # ---- keys --------------------------------------------------------------------------------------------
 

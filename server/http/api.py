@@ -119,8 +119,8 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
     ) -> dict[str, Any]:
         """Take the free seat of the room an invitation opens."""
         guest = await guest_of(authorization)
-        live, seat = await api.lobby.join_room(body.invite, guest, address_of(request))
-        return {"match": live.id, "seat": seat}
+        match_id, seat = await api.lobby.join_room_anywhere(body.invite, guest, address_of(request))
+        return {"match": match_id, "seat": seat}
 
     @router.post(
         "/api/bot-matches",
@@ -138,7 +138,7 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
     @router.get("/api/matches")
     async def live_matches() -> dict[str, Any]:
         """Running public matches to watch, newest first (a match played from a room is not listed)."""
-        return {"matches": api.hub.live_list()}
+        return {"matches": await api.lobby.live_list()}
 
     @router.get("/api/matches/{match_id}", responses=refusals(404))
     async def match_record(match_id: str) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..tokens import Guest
 from .live import LiveMatch, Seat
@@ -50,4 +50,8 @@ class MatchHost(Protocol):
 
     def seat_held(self, guest_id: str) -> bool:
         """Does the guest hold a seat in a hosted match that waits or runs?"""
+        ...
+
+    def live_list(self) -> list[dict[str, Any]]:
+        """The hosted matches listed for spectating (running, public), newest first."""
         ...

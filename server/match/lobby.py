@@ -30,20 +30,41 @@ No one client may degrade what others get, so every way to make a match is bound
 
 The counters live behind the store interface (`take_token`, `add_member`, `remove_member`), so they
 hold across nodes sharing a store. A match that ends (or is cancelled) gives its seats back.
+
+Across nodes (server/store/base.py's `LobbyStore`):
+
+- **the live list**: each node writes its part (its listed matches, the newest `live_list_max`) to
+  the store every `live_list_every` seconds, valid three times that long, and lists its own matches
+  as they are now with the others' parts (read at most every `live_list_every`). A node that dies
+  drops out of the list when its part lapses. Kept in the store rather than sent as LOBBY bus
+  messages because a list is state, not events: a node that starts, or missed messages, reads it
+  whole in one request, and a dead node's part lapses by itself;
+- **rooms by invitation**: a room's node notes where it waits (its invitation → its match and node,
+  for `room_timeout`); a guest who brings the invitation to another node is joined by the room's
+  node, which alone holds the room's seats: the other node puts the join in the room's node's
+  mailbox (at most `room_asks_max` waiting) and waits `room_join_timeout` for its answer (the seat,
+  or the refusal, the same as on the room's node). A node with rooms reads its mailbox every
+  `room_asks_every` seconds. The guest then plays at the room's node (HAProxy pins
+  `/ws?match=<id>` to it).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import MatchState
 
 from ..errors import ServerError
 from ..logs import log_event
-from ..store.base import LimitStore
+from ..store.base import LimitStore, LobbyStore, RoomPlace
+from ..store.memory import MemoryLobby
 from ..tokens import Guest
+from .background import Background
 from .host import MatchHost
 from .live import LiveMatch, Seat
 from .settings import LobbySettings, MatchSettings
@@ -75,8 +96,11 @@ class Lobby:
 
     def __init__(
         self, hub: MatchHost, store: LimitStore, settings: LobbySettings, room_timeout: float, clock: Clock,
-        ids: IdSource, time_limit: Callable[[float], MatchSettings],
+        ids: IdSource, time_limit: Callable[[float], MatchSettings], shared: LobbyStore | None = None,
+        node: str = "node", background: Background | None = None,
     ) -> None:
+        """`shared` is what the lobbies of the nodes on one store share (default: this node's own),
+        `node` this node's name there."""
         #: The hub that hosts the matches the lobby makes (admit, new_match, check_bot, matches).
         self.hub = hub
         self.store = store
@@ -93,6 +117,109 @@ class Lobby:
         self._invites: dict[str, str] = {}
         #: The rematch rooms (no invitation leads to them: every seat is taken when they are made).
         self._rematches: set[str] = set()
+        self.shared: LobbyStore = shared if shared is not None else MemoryLobby()
+        self.node = node
+        self.background = background if background is not None else Background()
+        #: The other nodes' listed matches as last read, and when (the hub's clock).
+        self._elsewhere: list[dict[str, Any]] = []
+        self._elsewhere_at = float("-inf")
+        self._last_listing = float("-inf")
+        self._listed = False
+        self._listing = False
+        self._last_asks = float("-inf")
+        self._serving = False
+        #: Joins this node put in other nodes' mailboxes and answered by them (stats, tests).
+        self.joined_elsewhere = 0
+
+    # ---- across nodes ------------------------------------------------------------------------------------
+
+    def tick(self, now: float) -> None:
+        """On the hub's clock: now and then list this node's matches for the others, and read the
+        mailbox of joins while this node has rooms."""
+        settings = self.settings
+        if now - self._last_listing >= settings.live_list_every and not self._listing:
+            self._last_listing = now
+            self._listing = True
+            self.background.spawn(self._list())
+        if self._invites and now - self._last_asks >= settings.room_asks_every and not self._serving:
+            self._last_asks = now
+            self._serving = True
+            self.background.spawn(self._serve_asks())
+
+    async def _list(self) -> None:
+        try:
+            entries = self.hub.live_list()[: self.settings.live_list_max]
+            if entries or self._listed:
+                until = self.clock.wall() + 3 * self.settings.live_list_every
+                await self.shared.put_live(self.node, entries, until)
+                self._listed = bool(entries)
+        finally:
+            self._listing = False
+
+    async def live_list(self) -> list[dict[str, Any]]:
+        """Running public matches of every node, newest first: this node's as they are now, the
+        others' as they listed them (within `live_list_every`)."""
+        own = self.hub.live_list()
+        now = self.hub.now()
+        if now - self._elsewhere_at >= self.settings.live_list_every:
+            self._elsewhere_at = now
+            self._elsewhere = await self.shared.live_elsewhere(self.node, self.clock.wall())
+        ids = {entry["id"] for entry in own}
+        merged = own + [entry for entry in self._elsewhere if entry["id"] not in ids]
+        return sorted(merged, key=lambda entry: float(entry["created"]), reverse=True)
+
+    async def join_room_anywhere(self, invite: str, guest: Guest, address: str) -> tuple[str, int]:
+        """Take a seat of the room this invitation opens, on whichever node it waits: (match id, seat)."""
+        if invite in self._invites:
+            live, seat = await self.join_room(invite, guest, address)
+            return live.id, seat
+        place = await self.shared.find_room(invite)
+        if place is None or place.node == self.node:
+            raise ServerError(ErrorCode.NO_SUCH_MATCH, "no room waits behind this invitation", 404)
+        settings = self.settings
+        ask_id = self.ids.invite()
+        request = {"id": ask_id, "invite": invite, "guest": guest.id, "name": guest.name,
+                   "generation": guest.generation, "address": address,
+                   "until": self.clock.wall() + settings.room_join_timeout}
+        if not await self.shared.ask(place.node, json.dumps(request), settings.room_asks_max,
+                                     settings.room_join_timeout):
+            message = "the room's node has too many joins waiting"
+            raise ServerError(ErrorCode.BUSY, message, 503, retry_after=1.0)
+        deadline = self.hub.now() + settings.room_join_timeout
+        while True:
+            reply = await self.shared.take_answer(ask_id)
+            if reply is not None:
+                return self._answered(json.loads(reply))
+            if self.hub.now() >= deadline:
+                log_event(log, logging.WARNING, "room.join-unanswered", node=place.node, match=place.match)
+                raise ServerError(ErrorCode.BUSY, "the room's node did not answer", 503, retry_after=1.0)
+            await asyncio.sleep(settings.room_asks_every)  # the poll's pace: the answer is in the store
+
+    def _answered(self, reply: dict[str, Any]) -> tuple[str, int]:
+        error = reply.get("error")
+        if error is not None:
+            code, message, status, retry_after = error
+            raise ServerError(ErrorCode(code), str(message), int(status), retry_after=retry_after)
+        self.joined_elsewhere += 1
+        return str(reply["match"]), int(reply["seat"])
+
+    async def _serve_asks(self) -> None:
+        """Answer the joins other nodes asked of this node's rooms (as if asked here)."""
+        settings = self.settings
+        try:
+            for text in await self.shared.take_asks(self.node, settings.room_asks_max):
+                ask = json.loads(text)
+                if float(ask["until"]) < self.clock.wall():
+                    continue  # the asking node gave up
+                guest = Guest(str(ask["guest"]), str(ask["name"]), int(ask["generation"]))
+                try:
+                    live, seat = await self.join_room(str(ask["invite"]), guest, str(ask["address"]))
+                    reply: dict[str, Any] = {"match": live.id, "seat": seat}
+                except ServerError as error:
+                    reply = {"error": [error.code.value, error.message, error.status, error.retry_after]}
+                await self.shared.answer(str(ask["id"]), json.dumps(reply), settings.room_join_timeout)
+        finally:
+            self._serving = False
 
     # ---- rates -----------------------------------------------------------------------------------------
 
@@ -204,8 +331,8 @@ class Lobby:
 
     def forget(self, live: LiveMatch) -> None:
         """The hub forgot a match: its invitation (if still open) leads nowhere now."""
-        if live.invite is not None:
-            self._invites.pop(live.invite, None)
+        if live.invite is not None and self._invites.pop(live.invite, None) is not None:
+            self.background.spawn(self.shared.drop_room(live.invite))
         self._rematches.discard(live.id)
 
     # ---- making matches ---------------------------------------------------------------------------------
@@ -246,6 +373,7 @@ class Lobby:
             await self.store.remove_member(_rooms_key(guest.id), room_id)
             raise
         self._invites[invite] = live.id
+        await self.shared.put_room(invite, RoomPlace(live.id, self.node), self.room_timeout)
         log_event(log, logging.INFO, "room.create", match=live.id, guest=guest.id, address=address)
         return live
 

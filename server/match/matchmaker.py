@@ -34,12 +34,15 @@ class QueueSettings:
     max_wait: float = 600.0
     #: Guests waiting at once (a node's queue, and the queue across nodes in the store).
     capacity: int = 1000
+    #: Seconds after its last pairing pass a node counts as gone: its guests' entries leave the shared
+    #: queue, and so do pairings noted that long ago and never told (their nodes are gone).
+    stale_after: float = 30.0
 
     def __post_init__(self) -> None:
         if self.window_base < 0 or self.window_growth < 0 or self.window_max < self.window_base:
             raise ValueError("queue windows: 0 ≤ window_base ≤ window_max and window_growth ≥ 0")
-        if self.max_wait <= 0 or self.capacity < 2:
-            raise ValueError("queue: max_wait must be positive and capacity at least 2")
+        if self.max_wait <= 0 or self.capacity < 2 or self.stale_after <= 0:
+            raise ValueError("queue: max_wait and stale_after must be positive and capacity at least 2")
 
 
 @dataclass(frozen=True)

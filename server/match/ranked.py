@@ -8,11 +8,24 @@
   While it waits it holds a place among its client address's live matches (as a room waiting does),
   so an address at its share is refused at `queue` (`too-many-matches`), never at pairing, where the
   refusal would cost its opponent the wait.
-- Pairing (`tick`, every `ranked_pair_every` seconds, and at once on an arrival): the pure
+- The queue is the store's, shared by every node (server/store/base.py's `QueueStore`: one queue
+  per ruleset, named by the ruleset; an entry per guest with its rating, wait, node and address).
+- Pairing (a *pass*: every `ranked_pair_every` seconds while guests wait on this node, and at once
+  on an arrival): the node reads the queue's entries (again only when they changed), and the pure
   matchmaker (server/match/matchmaker.py) pairs the nearest ratings within the widening windows;
-  each pair gets a ranked match (1 v 1, the server's ruleset) and a `matched` each, and the match is
-  noted in the store's journal of ranked results to apply. Pairing is per node: guests waiting on
-  different nodes are not paired with each other.
+  the node takes each pair with one of its own guests in it from the store by one atomic script,
+  which refuses a pair whose entries another node took (or changed) meanwhile: whichever nodes race,
+  a guest is paired once. The node that took a pair makes its match (1 v 1, the server's ruleset)
+  and hosts it: the node of the arrival that completed the pair, or of the first pass that found
+  it. It tells its own guests `matched`; for a guest waiting on another node it notes the pairing
+  in the store (`pairing`, then `matched` or `refused` once the match is made or refused), and that
+  node's next pass (within `ranked_pair_every`) tells its guest: polled, not sent over the bus,
+  because the note must outlive a missed message, and the poll is the look a node with waiting
+  guests makes anyway. The match is noted in the store's journal of ranked results to apply. A
+  node silent for `queue.stale_after` counts as gone: its entries leave the queue. A guest that
+  leaves in the instant another node takes its pair is paired all the same (as when `unqueue`
+  crosses `matched`); one that leaves while its own node takes the pair is not: its opponent waits
+  again in its place.
 - Both must connect (`join`) within `ranked_join_timeout`; the match starts only when both are
   connected. Otherwise it is cancelled, and whoever was not connected (or left) when it had to
   start (frozen then: server/match/live.py's `dodgers`) dodged. A ranked match that ends before a
@@ -27,6 +40,8 @@
   The match then leaves the journal. `recover` (at start and every `ranked_recovery_every`) applies
   what a restart or a failure left in the journal: a match recorded over is rated (again: no
   change where it was applied), one without a record after `ranked_stale_after` is dropped.
+
+The players of a pair's match must reach its node (HAProxy pins `/ws?match=<id>` to it).
 
 Nothing here awaits on the match loop: store work runs in the node's background tasks.
 """
@@ -44,13 +59,27 @@ from protocol.messages import Matched, MatchState, Queued, Rated, Unqueued
 
 from ..errors import ServerError
 from ..logs import log_event
-from ..store.base import LimitStore, MatchRecord, MatchStore, PlayerStore, RankedLedger
+from ..store.base import (
+    MATCHED,
+    PAIRING,
+    REFUSED,
+    LimitStore,
+    MatchRecord,
+    MatchStore,
+    Pairing,
+    PlayerStore,
+    ProposedPair,
+    QueueEntry,
+    QueueStore,
+    RankedLedger,
+)
+from ..store.memory import MemoryQueues
 from ..store.players import DodgeNote, Glicko, PlayerRecord
 from ..tokens import Guest
 from .background import Background
 from .host import MatchHost
 from .lobby import Lobby
-from .matchmaker import Matchmaker, QueueFullError
+from .matchmaker import Matchmaker
 from .ratings import (
     START,
     address_tag,
@@ -79,11 +108,12 @@ RECOVERY_BATCH = 100
 
 @dataclass
 class _Waiting:
-    """A connection waiting in the queue, for its guest, at its rating."""
+    """A connection waiting in the queue, for its guest, at its rating, as its entry in the store."""
 
     session: Session
     guest: Guest
     glicko: Glicko
+    entry: QueueEntry
 
 
 class RankedLobby:
@@ -101,7 +131,12 @@ class RankedLobby:
         clock: Clock,
         ids: IdSource,
         background: Background,
+        queue: QueueStore | None = None,
+        node: str = "node",
+        queue_name: str = "ranked",
     ) -> None:
+        """`queue` is the store's shared queues (default: one of this node's own), `node` this node's
+        name in its entries, `queue_name` the queue its guests wait in (the ruleset's name)."""
         #: The hub that hosts the ranked matches (create_ranked_match, seat_held, matches).
         self.hub = hub
         self.lobby = lobby
@@ -113,16 +148,29 @@ class RankedLobby:
         self.clock = clock
         self.ids = ids
         self.background = background
-        self.queue = Matchmaker(settings.queue)
+        self.queue_store: QueueStore = queue if queue is not None else MemoryQueues()
+        self.node = node
+        self.queue_name = queue_name
+        #: The pure pairing's settings and windows (a fresh matchmaker pairs each look's entries).
+        self.matchmaker = Matchmaker(settings.queue)
         self._waiting: dict[str, _Waiting] = {}
         #: Guests whose `queue` is being checked against the store, and those that withdrew meanwhile.
         self._admitting: dict[str, Session] = {}
         self._withdrawn: set[str] = set()
+        #: The queue's entries as last read, and their version (the store sends them again only when
+        #: they changed).
+        self._entries: tuple[QueueEntry, ...] = ()
+        self._version = -1
+        #: A pairing pass is under way; another is due when it ends.
+        self._passing = False
+        self._again = False
         self._last_pairing = float("-inf")
         self._last_recovery = float("-inf")
         #: Ratings applied and `rated` messages sent by this node (stats, tests).
         self.applied = 0
         self.notified = 0
+        #: Pairs this node took from the queue and made a match of (stats, tests).
+        self.paired = 0
 
     # ---- the queue -------------------------------------------------------------------------------------
 
@@ -169,35 +217,48 @@ class RankedLobby:
                 await self.limits.remove_member(QUEUE_KEY, guest.id)
                 session.send(error.to_message("queue"))
                 return
-            if guest.id in self._withdrawn or not session.out.open or session.guest is not guest:
-                await self.limits.remove_member(QUEUE_KEY, guest.id)
-                await lobby.release_queue(session.peer, guest.id)
+            if self._gave_up(session, guest):
+                await self._release(guest.id, session.peer)
                 return
             glicko = player.glicko if player is not None else START
-            tags = frozenset((guest_tag(guest.id), address_tag(session.peer)))
+            tags = (guest_tag(guest.id), address_tag(session.peer))
             avoid = avoided(player, self.config.ranked_avoid_after, self.config.ranked_dodge_memory, wall)
-            try:
-                self.queue.add(guest.id, glicko.rating, self.hub.now(), tags, avoid)
-            except QueueFullError as error:
-                await self.limits.remove_member(QUEUE_KEY, guest.id)
-                await lobby.release_queue(session.peer, guest.id)
-                session.send(error_message(ErrorCode.BUSY, str(error), "queue"))
+            entry = QueueEntry(guest.id, guest.name, glicko.rating, glicko.rd, glicko.provisional, wall,
+                               self.node, session.peer, tuple(sorted(tags)), tuple(sorted(avoid)))
+            if not await self.queue_store.join(self.queue_name, entry, capacity, wall):
+                await self._release(guest.id, session.peer)
+                message = f"the ranked queue holds {capacity} guests already (or still your last wait)"
+                session.send(error_message(ErrorCode.BUSY, message, "queue"))
                 return
-            self._waiting[guest.id] = _Waiting(session, guest, glicko)
+            if self._gave_up(session, guest):
+                await self.queue_store.leave(self.queue_name, guest.id)
+                await self._release(guest.id, session.peer)
+                return
+            self._waiting[guest.id] = _Waiting(session, guest, glicko, entry)
             session.send(
                 Queued(
                     rating=glicko.rating,
                     rd=glicko.rd,
                     provisional=glicko.provisional,
-                    window=self.queue.window(0.0),
+                    window=self.matchmaker.window(0.0),
                     max_wait=settings.max_wait,
                 )
             )
-            log_event(log, logging.INFO, "queue.join", guest=guest.id, rating=round(glicko.rating, 1))
-            self._pair(self.hub.now())
+            log_event(log, logging.INFO, "queue.join", guest=guest.id, rating=round(glicko.rating, 1),
+                      node=self.node)
+            self._request_pass()
         finally:
             self._admitting.pop(guest.id, None)
             self._withdrawn.discard(guest.id)
+
+    def _gave_up(self, session: Session, guest: Guest) -> bool:
+        """Did the connection withdraw (or close, or change guest) while its `queue` was checked?"""
+        return guest.id in self._withdrawn or not session.out.open or session.guest is not guest
+
+    async def _release(self, guest_id: str, address: str) -> None:
+        """The guest's one place in the queue across nodes and its address's place are given back."""
+        await self.limits.remove_member(QUEUE_KEY, guest_id)
+        await self.lobby.release_queue(address, guest_id)
 
     def withdraw(self, session: Session) -> None:
         """`unqueue`: out of the queue (or of the check under way), told `unqueued`."""
@@ -226,67 +287,189 @@ class RankedLobby:
 
     def _leave_queue(self, guest_id: str) -> None:
         waiting = self._waiting.pop(guest_id, None)
-        self.queue.remove(guest_id)
-        self.background.spawn(self.limits.remove_member(QUEUE_KEY, guest_id))
         if waiting is not None:
-            self.background.spawn(self.lobby.release_queue(waiting.session.peer, guest_id))
+            self.background.spawn(self._leave_store(waiting))
+
+    async def _leave_store(self, waiting: _Waiting) -> None:
+        """Out of the shared queue (a guest another node paired meanwhile is in its match already:
+        its places went to the match)."""
+        await self.queue_store.leave(self.queue_name, waiting.guest.id)
+        await self._release(waiting.guest.id, waiting.session.peer)
 
     # ---- the clock -------------------------------------------------------------------------------------
 
     def tick(self, now: float) -> None:
-        """On the hub's clock: expire, pair, and now and then look at the journal."""
+        """On the hub's clock: now and then a pairing pass (while guests wait here), and a look at the
+        journal."""
         if now - self._last_pairing >= self.config.ranked_pair_every:
-            for gone in self.queue.expired(now):
-                waiting = self._waiting.get(gone.guest)
-                self._leave_queue(gone.guest)
-                if waiting is not None:
-                    waiting.session.send(Unqueued(reason="timeout"))
-            self._pair(now)
+            self._last_pairing = now
+            if self._waiting:
+                self._request_pass()
         if now - self._last_recovery >= self.config.ranked_recovery_every:
             self._last_recovery = now
             self.background.spawn(self.recover())
 
-    def _pair(self, now: float) -> None:
-        self._last_pairing = now
-        for pair in self.queue.pair(now):
-            first, second = self._waiting.pop(pair.first.guest), self._waiting.pop(pair.second.guest)
-            for guest_id in (pair.first.guest, pair.second.guest):
-                self.background.spawn(self.limits.remove_member(QUEUE_KEY, guest_id))
-            self.background.spawn(self._open(first, second))
+    def _request_pass(self) -> None:
+        """A pairing pass now (or right after the one under way)."""
+        if self._passing:
+            self._again = True
+            return
+        self._passing = True
+        self.background.spawn(self._passes())
 
-    async def _open(self, first: _Waiting, second: _Waiting) -> None:
-        """Seat a pair (one live match per guest, across nodes), make their match, tell them."""
-        match_id = self.ids.match_id()
-        addresses = (first.session.peer, second.session.peer)
-        for waiting in (first, second):  # the match takes the places their waits held
-            await self.lobby.release_queue(waiting.session.peer, waiting.guest.id)
+    async def _passes(self) -> None:
         try:
-            await self.lobby.seat_pair(first.guest.id, second.guest.id, match_id, addresses)
+            while True:
+                self._again = False
+                try:
+                    await self._pass()
+                except Exception:  # noqa: BLE001 - the store failed this once: the next tick tries again
+                    log_event(log, logging.WARNING, "queue.pass-failed", exc_info=True)
+                    return
+                if not self._again or not self._waiting:
+                    return
+        finally:
+            self._passing = False
+
+    async def _pass(self) -> None:
+        """One pairing pass: look at the shared queue (noting this node alive), tell this node's guests
+        what other nodes paired them into, take out those that waited too long, then pair whom the
+        windows allow (pairs with one of this node's guests) and make a match of each pair taken."""
+        local = tuple(self._waiting)
+        if not local:
+            return
+        wall, settings, store = self.clock.wall(), self.config.queue, self.queue_store
+        view = await store.look(self.queue_name, self.node, local, self._version, wall, settings.stale_after)
+        if view.entries is not None:
+            self._entries, self._version = view.entries, view.version
+        present = {entry.guest for entry in self._entries}
+        for guest_id, pairing in zip(local, view.pairings, strict=True):
+            waiting = self._waiting.get(guest_id)
+            if waiting is None:
+                continue
+            if pairing is not None:
+                if pairing.state != PAIRING:  # made (or refused) by another node: tell the guest
+                    del self._waiting[guest_id]
+                    self._tell(waiting, pairing)
+                    await store.done(self.queue_name, guest_id)
+                continue
+            if guest_id not in present or (wall - waiting.entry.since > settings.max_wait
+                                           and await store.leave(self.queue_name, guest_id)):
+                del self._waiting[guest_id]  # waited too long (or dropped as a dead node's)
+                await self._release(guest_id, waiting.session.peer)
+                waiting.session.send(Unqueued(reason="timeout"))
+        for entry in self._entries:  # left behind by an earlier process of this node's name
+            ours = entry.node == self.node
+            if ours and entry.guest not in self._waiting and entry.guest not in self._admitting:
+                await store.leave(self.queue_name, entry.guest)
+        await self._pair(wall)
+
+    async def _pair(self, wall: float) -> None:
+        matchmaker = Matchmaker(self.config.queue)
+        by_guest: dict[str, QueueEntry] = {}
+        for entry in self._entries:
+            if entry.node != self.node or entry.guest in self._waiting:
+                by_guest[entry.guest] = entry
+                matchmaker.add(entry.guest, entry.rating, entry.since, frozenset(entry.tags),
+                               frozenset(entry.avoid))
+        proposals: list[tuple[str, ProposedPair]] = []
+        for pair in matchmaker.pair(wall):
+            first, second = by_guest[pair.first.guest], by_guest[pair.second.guest]
+            if self.node not in (first.node, second.node):
+                continue  # their own nodes pair them
+            match_id = self.ids.match_id()
+            notes = [None if me.node == self.node else Pairing(match_id, seat, self.node, wall, other)
+                     for seat, (me, other) in enumerate(((first, second), (second, first)))]
+            proposals.append((match_id, ProposedPair(first, second, notes[0], notes[1])))
+        if not proposals:
+            return
+        taken = await self.queue_store.take_pairs(self.queue_name, tuple(p for _, p in proposals), wall)
+        for (match_id, proposed), took in zip(proposals, taken, strict=True):
+            if not took:
+                continue
+            both = (proposed.first, proposed.second)
+            local = {e.guest: self._waiting.pop(e.guest) for e in both
+                     if e.node == self.node and e.guest in self._waiting}
+            if any(e.node == self.node and e.guest not in local for e in both):
+                await self._unpair(proposed, local)  # one of ours left while the pair was taken
+                continue
+            self.paired += 1
+            self.background.spawn(self._open(match_id, proposed, local))
+
+    async def _unpair(self, pair: ProposedPair, local: dict[str, _Waiting]) -> None:
+        """A pair taken while one of this node's guests left: the other waits again, in its place (a
+        join drops the pairing noted for it)."""
+        for entry in (pair.first, pair.second):
+            if entry.node != self.node or entry.guest in local:
+                await self.queue_store.join(self.queue_name, entry, self.config.queue.capacity, entry.since)
+            if entry.guest in local:
+                self._waiting[entry.guest] = local[entry.guest]
+
+    def _matched(self, match_id: str, seat: int, opponent: QueueEntry) -> Matched:
+        config = self.config
+        return Matched(
+            match=match_id,
+            seat=seat,
+            opponent=opponent.name,
+            opponent_rating=opponent.rating,
+            join_within=config.ranked_join_timeout,
+            opponent_provisional=opponent.provisional,
+            min_play=config.ranked_min_play_seconds,
+            abort_cooldown=config.ranked_dodge_cooldown,
+        )
+
+    def _tell(self, waiting: _Waiting, pairing: Pairing) -> None:
+        """A guest of this node paired by another node: its match, or why there is none."""
+        if pairing.state == MATCHED:
+            waiting.session.send(self._matched(pairing.match, pairing.seat, pairing.opponent))
+            log_event(log, logging.INFO, "queue.matched-elsewhere", match=pairing.match,
+                      guest=waiting.guest.id, by=pairing.by)
+            return
+        code, message = pairing.error or (ErrorCode.BUSY.value, "the match could not be made")
+        try:
+            known = ErrorCode(code)
+        except ValueError:
+            known = ErrorCode.BUSY
+        waiting.session.send(error_message(known, message, "queue"))
+
+    async def _open(self, match_id: str, pair: ProposedPair, local: dict[str, _Waiting]) -> None:
+        """Seat a pair (one live match per guest, across nodes), make their match here, tell them: this
+        node's guests directly, another node's through the pairing noted for them."""
+        first, second = pair.first, pair.second
+        addresses = (first.address, second.address)
+        for entry in (first, second):  # the match takes the places their waits held
+            await self._release(entry.guest, entry.address)
+        sides = ((first, second), (second, first))
+        try:
+            await self.lobby.seat_pair(first.guest, second.guest, match_id, addresses)
             try:
-                live = self.hub.create_ranked_match(first.guest, second.guest, match_id, addresses)
+                guests = (Guest(first.guest, first.name), Guest(second.guest, second.name))
+                live = self.hub.create_ranked_match(*guests, match_id, addresses)
             except ServerError:
-                await self.lobby.ended(match_id, (first.guest.id, second.guest.id), addresses)
+                await self.lobby.ended(match_id, (first.guest, second.guest), addresses)
                 raise
         except ServerError as error:
-            for waiting in (first, second):
-                waiting.session.send(error.to_message("queue"))
+            wall = self.clock.wall()
+            for seat, (me, other) in enumerate(sides):
+                waiting = local.get(me.guest)
+                if waiting is not None:
+                    waiting.session.send(error.to_message("queue"))
+                else:
+                    refused = Pairing(match_id, seat, self.node, wall, other, REFUSED,
+                                      (error.code.value, error.message))
+                    await self.queue_store.settle(self.queue_name, me.guest, refused, wall)
             return
         await self.ledger.note_ranked(live.id, self.clock.wall())
-        for seat, (me, other) in enumerate(((first, second), (second, first))):
-            me.session.send(
-                Matched(
-                    match=live.id,
-                    seat=seat,
-                    opponent=other.guest.name,
-                    opponent_rating=other.glicko.rating,
-                    join_within=self.config.ranked_join_timeout,
-                    opponent_provisional=other.glicko.provisional,
-                    min_play=self.config.ranked_min_play_seconds,
-                    abort_cooldown=self.config.ranked_dodge_cooldown,
-                )
-            )
-        log_event(log, logging.INFO, "queue.matched", match=live.id, guests=[first.guest.id, second.guest.id],
-                  ratings=[round(first.glicko.rating, 1), round(second.glicko.rating, 1)])
+        wall = self.clock.wall()
+        for seat, (me, other) in enumerate(sides):
+            waiting = local.get(me.guest)
+            if waiting is not None:
+                waiting.session.send(self._matched(live.id, seat, other))
+            else:
+                made = Pairing(live.id, seat, self.node, wall, other, MATCHED)
+                await self.queue_store.settle(self.queue_name, me.guest, made, wall)
+        log_event(log, logging.INFO, "queue.matched", match=live.id, guests=[first.guest, second.guest],
+                  ratings=[round(first.rating, 1), round(second.rating, 1)], node=self.node)
 
     # ---- the end of a ranked match ---------------------------------------------------------------------
 

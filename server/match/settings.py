@@ -128,6 +128,18 @@ class LobbySettings:
     #: at most the verifier's `verify_max_frames`, so every room's replay stays verifiable.
     room_minutes_min: int = 1
     room_minutes_max: int = 10
+    #: A node lists its matches for the others (in the store) this often, each part valid three times
+    #: that long; a node reads the others' parts at most this often (seconds).
+    live_list_every: float = 1.0
+    #: Matches one node lists for the others (its newest).
+    live_list_max: int = 100
+    #: Seconds a node waits for the node of a room it was asked to join (by its invitation) to answer.
+    room_join_timeout: float = 5.0
+    #: Joins asked of one node by the others that may wait in its mailbox at once.
+    room_asks_max: int = 100
+    #: A node with rooms reads its mailbox this often, and an asking node looks for the answer as
+    #: often (seconds).
+    room_asks_every: float = 0.05
     #: Seconds a rematch offer waits for the other player's answer before it expires...
     rematch_offer_seconds: float = REMATCH_OFFER_SECONDS
     #: ...and the offers one seat may make of one ended match (declined and expired ones count).

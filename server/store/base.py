@@ -1,6 +1,10 @@
 """The stores by concern: replays, finished matches, players and their ratings, the ranked results
 still to apply, the daily boards, and the limits' primitives (rate tokens, claims, members, generations).
 
+The ranked queues (`QueueStore`) are shared the same way: one queue per ruleset, whose keys share
+one slot, paired by one atomic script (see the protocol); so are the lobby's live list and rooms
+(`LobbyStore`: each node's listed matches, rooms by invitation, a mailbox of joins per node).
+
 Each concern is a small protocol with two implementations, embedded (`server/store/memory.py`, the
 default) and Redis (`server/store/redis.py`); `Stores` is the bundle of one of each that the composition
 root builds and passes around (each part of the server takes only the stores it uses). Every
@@ -15,6 +19,7 @@ key's atomic update. Times are wall-clock seconds given by the caller (several n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -217,6 +222,188 @@ class LimitStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class QueueEntry:
+    """A guest waiting in a ranked queue, as every node sees it: who, at what rating, since when (wall
+    seconds), on which node, from which client address, and the matchmaker's tags (who it is) and
+    avoid (who it must not be paired with)."""
+
+    guest: str
+    name: str
+    rating: float
+    rd: float
+    provisional: bool
+    since: float
+    node: str
+    address: str
+    tags: tuple[str, ...] = ()
+    avoid: tuple[str, ...] = ()
+
+    def plain(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {"guest": self.guest, "name": self.name, "rating": self.rating, "rd": self.rd,
+                "provisional": self.provisional, "since": self.since, "node": self.node,
+                "address": self.address, "tags": list(self.tags), "avoid": list(self.avoid)}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> QueueEntry:
+        """Rebuild from `plain()`."""
+        return cls(str(data["guest"]), str(data["name"]), float(data["rating"]), float(data["rd"]),
+                   bool(data["provisional"]), float(data["since"]), str(data["node"]), str(data["address"]),
+                   tuple(str(t) for t in data["tags"]), tuple(str(t) for t in data["avoid"]))
+
+    def encoded(self) -> str:
+        """The entry as the store keeps it (one canonical JSON text: a pairing names entries by it)."""
+        return json.dumps(self.plain(), separators=(",", ":"), sort_keys=True)
+
+
+#: A pairing's states: its match is being made, was made, or was refused (`Pairing.error` says why).
+PAIRING, MATCHED, REFUSED = "pairing", "matched", "refused"
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """What a paired guest's own node learns from the queue: its match (made by the node `by`), its
+    seat, its opponent, and the state of the match's making."""
+
+    match: str
+    seat: int
+    by: str
+    at: float
+    opponent: QueueEntry
+    state: str = PAIRING
+    #: A refusal's error code and message (state REFUSED).
+    error: tuple[str, str] | None = None
+
+    def encoded(self) -> str:
+        """The pairing as the store keeps it."""
+        return json.dumps({"match": self.match, "seat": self.seat, "by": self.by, "at": self.at,
+                           "opponent": self.opponent.plain(), "state": self.state,
+                           "error": list(self.error) if self.error is not None else None},
+                          separators=(",", ":"))
+
+    @classmethod
+    def decoded(cls, text: str | bytes) -> Pairing:
+        """From `encoded()`."""
+        data = json.loads(text)
+        error = data.get("error")
+        return cls(str(data["match"]), int(data["seat"]), str(data["by"]), float(data["at"]),
+                   QueueEntry.from_plain(data["opponent"]), str(data["state"]),
+                   (str(error[0]), str(error[1])) if error else None)
+
+
+@dataclass(frozen=True)
+class QueueView:
+    """One look at a queue: its version, its entries (None: unchanged since the version the caller
+    knew), and the pairings of the guests the caller asked about (None where there is none)."""
+
+    version: int
+    entries: tuple[QueueEntry, ...] | None
+    pairings: tuple[Pairing | None, ...]
+
+
+@dataclass(frozen=True)
+class ProposedPair:
+    """Two entries to pair into `match` (by the node taking the pair), and the pairing to note for
+    each guest whose node is another (None: the taking node tells that guest itself)."""
+
+    first: QueueEntry
+    second: QueueEntry
+    first_pairing: Pairing | None
+    second_pairing: Pairing | None
+
+
+class QueueStore(Protocol):
+    """The ranked queues shared by every node: one per ruleset (`queue`), each a bounded set of
+    entries, and the pairings noted for guests whose node did not make their match.
+
+    Pairing is optimistic: a node reads the entries (`look`), runs the pure matchmaker over them and
+    takes each pair it found with `take_pairs`, which removes both entries and notes the pairings
+    atomically only if both entries are still there as read; so two nodes racing for one guest never
+    both pair it. Each node looks only while it has guests waiting, and proposes only pairs with one
+    of its guests in them."""
+
+    async def join(self, queue: str, entry: QueueEntry, capacity: int, now: float) -> bool:
+        """Add an entry unless the guest waits already or the queue holds `capacity` entries (False)."""
+        ...
+
+    async def leave(self, queue: str, guest: str) -> bool:
+        """Take the guest's entry out; False when it was not there (paired meanwhile, or dropped)."""
+        ...
+
+    async def look(self, queue: str, node: str, guests: tuple[str, ...], known: int, now: float,
+                   stale: float) -> QueueView:
+        """Note that `node` is alive at `now`; drop the entries of nodes not seen for `stale` seconds
+        and the pairings noted longer ago than that; the entries (unless the queue's version is
+        still `known`) and the pairings noted for `guests`."""
+        ...
+
+    async def take_pairs(self, queue: str, pairs: tuple[ProposedPair, ...], now: float) -> tuple[bool, ...]:
+        """Take each pair whose two entries are still there as given: out of the queue, their pairings
+        noted; True for each pair taken."""
+        ...
+
+    async def settle(self, queue: str, guest: str, pairing: Pairing, now: float) -> None:
+        """Replace the guest's noted pairing (its match made, or refused), if it is still noted."""
+        ...
+
+    async def done(self, queue: str, guest: str) -> None:
+        """The guest's node has told it its pairing: the note is dropped."""
+        ...
+
+
+@dataclass(frozen=True)
+class RoomPlace:
+    """Where a room waits: its match and the node that hosts it (the room's record, by invitation)."""
+
+    match: str
+    node: str
+
+
+class LobbyStore(Protocol):
+    """What the lobbies of several nodes share: each node's part of the live list, where each room
+    waits (by its invitation), and each node's mailbox of room joins asked of it by other nodes, with
+    their answers. Every key is one node's, one invitation's or one ask's."""
+
+    async def put_live(self, node: str, entries: list[dict[str, Any]], until: float) -> None:
+        """Set the node's part of the live list (its listed matches), valid until `until` (wall
+        seconds) unless set again; an empty list drops the node's part."""
+        ...
+
+    async def live_elsewhere(self, node: str, now: float) -> list[dict[str, Any]]:
+        """Every other node's listed matches still valid at `now` (a lapsed part is dropped)."""
+        ...
+
+    async def put_room(self, invite: str, place: RoomPlace, ttl: float) -> None:
+        """Note where the room behind `invite` waits, for `ttl` seconds."""
+        ...
+
+    async def find_room(self, invite: str) -> RoomPlace | None:
+        """Where the room behind `invite` waits, or None."""
+        ...
+
+    async def drop_room(self, invite: str) -> None:
+        """The room behind `invite` is gone."""
+        ...
+
+    async def ask(self, node: str, request: str, limit: int, ttl: float) -> bool:
+        """Put a request in the node's mailbox (kept `ttl` seconds), unless `limit` requests wait there
+        already (False)."""
+        ...
+
+    async def take_asks(self, node: str, limit: int) -> list[str]:
+        """Take up to `limit` requests from the node's mailbox, oldest first."""
+        ...
+
+    async def answer(self, ask_id: str, reply: str, ttl: float) -> None:
+        """Leave the answer to a request (kept `ttl` seconds)."""
+        ...
+
+    async def take_answer(self, ask_id: str) -> str | None:
+        """Take the answer to a request, or None (not yet, or never)."""
+        ...
+
+
 class Stores:
     """One store of each concern, embedded or on Redis, as the composition root builds them."""
 
@@ -224,13 +411,15 @@ class Stores:
     shared: bool = False
 
     def __init__(self, replays: ReplayStore, matches: MatchStore, players: PlayerStore, ranked: RankedLedger,
-                 daily: DailyStore, limits: LimitStore) -> None:
+                 daily: DailyStore, limits: LimitStore, queue: QueueStore, lobby: LobbyStore) -> None:
         self.replays = replays
         self.matches = matches
         self.players = players
         self.ranked = ranked
         self.daily = daily
         self.limits = limits
+        self.queue = queue
+        self.lobby = lobby
 
     async def replay(self, replay_id: str) -> bytes | None:
         """Any replay by its id: a daily run's from its day's board (`daily_run_id` names the day), a

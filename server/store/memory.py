@@ -2,23 +2,37 @@
 
 Bounds: `capacity` replays, match records and player records each (the least recently written go
 first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT daily boards, each keeping its runs' replays within the
-bytes budget `put_daily` is given. Everything is gone when the process ends.
+bytes budget `put_daily` is given; MAX_QUEUES ranked queues, each of at most the capacity `join` is
+given (the pairings noted there are dropped after `look`'s `stale`). Everything is gone when the process ends.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
+import time
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
-from .base import MatchRecord, PlayerChange, Stores
+from .base import (
+    MatchRecord,
+    Pairing,
+    PlayerChange,
+    ProposedPair,
+    QueueEntry,
+    QueueView,
+    RoomPlace,
+    Stores,
+)
 from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 #: Limit keys (buckets, claims, sets) kept before the least recently touched are forgotten.
 MAX_LIMIT_KEYS = 100_000
 #: Daily boards kept (the oldest day is forgotten first).
 DAYS_KEPT = 31
+#: Ranked queues kept (one per ruleset; the least recently joined is forgotten first).
+MAX_QUEUES = 64
 
 
 class _Ranking:
@@ -288,6 +302,159 @@ class MemoryLimits:
         return True
 
 
+class _Queue:
+    """One ranked queue: entries by guest (as encoded), the nodes' last looks, the noted pairings."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, str] = {}
+        self.nodes: dict[str, float] = {}
+        self.pairings: dict[str, tuple[str, float]] = {}
+        self.version = 0
+
+
+class MemoryQueues:
+    """The ranked queues of one process (server/store/base.py's QueueStore), MAX_QUEUES of them."""
+
+    def __init__(self) -> None:
+        self._queues: OrderedDict[str, _Queue] = OrderedDict()
+
+    def _queue(self, name: str) -> _Queue:
+        queue = self._queues.get(name)
+        if queue is None:
+            queue = self._queues[name] = _Queue()
+            while len(self._queues) > MAX_QUEUES:
+                self._queues.popitem(last=False)
+        return queue
+
+    async def join(self, queue: str, entry: QueueEntry, capacity: int, now: float) -> bool:
+        held = self._queue(queue)
+        self._queues.move_to_end(queue)
+        if entry.guest in held.entries or len(held.entries) >= capacity:
+            return False
+        held.entries[entry.guest] = entry.encoded()
+        held.nodes[entry.node] = now
+        held.pairings.pop(entry.guest, None)
+        held.version += 1
+        return True
+
+    async def leave(self, queue: str, guest: str) -> bool:
+        held = self._queue(queue)
+        if held.entries.pop(guest, None) is None:
+            return False
+        held.version += 1
+        return True
+
+    async def look(self, queue: str, node: str, guests: tuple[str, ...], known: int, now: float,
+                   stale: float) -> QueueView:
+        held = self._queue(queue)
+        held.nodes[node] = now
+        dead = {name for name, seen in held.nodes.items() if seen < now - stale}
+        if dead:
+            for name in dead:
+                del held.nodes[name]
+            gone = [guest for guest, text in held.entries.items()
+                    if QueueEntry.from_plain(json.loads(text)).node in dead]
+            for guest in gone:
+                del held.entries[guest]
+            held.version += 1
+        for guest in [g for g, (_, at) in held.pairings.items() if at < now - stale]:
+            del held.pairings[guest]
+        entries = None
+        if held.version != known:
+            entries = tuple(QueueEntry.from_plain(json.loads(text)) for text in held.entries.values())
+        pairings = tuple(Pairing.decoded(held.pairings[g][0]) if g in held.pairings else None for g in guests)
+        return QueueView(held.version, entries, pairings)
+
+    async def take_pairs(self, queue: str, pairs: tuple[ProposedPair, ...], now: float) -> tuple[bool, ...]:
+        held = self._queue(queue)
+        taken: list[bool] = []
+        for pair in pairs:
+            first, second = pair.first, pair.second
+            if (held.entries.get(first.guest) != first.encoded()
+                    or held.entries.get(second.guest) != second.encoded()):
+                taken.append(False)
+                continue
+            del held.entries[first.guest], held.entries[second.guest]
+            for entry, pairing in ((first, pair.first_pairing), (second, pair.second_pairing)):
+                if pairing is not None:
+                    held.pairings[entry.guest] = (pairing.encoded(), now)
+            held.version += 1
+            taken.append(True)
+        return tuple(taken)
+
+    async def settle(self, queue: str, guest: str, pairing: Pairing, now: float) -> None:
+        held = self._queue(queue)
+        if guest in held.pairings:
+            held.pairings[guest] = (pairing.encoded(), now)
+
+    async def done(self, queue: str, guest: str) -> None:
+        self._queue(queue).pairings.pop(guest, None)
+
+
+class MemoryLobby:
+    """The lobby's shared parts in one process (server/store/base.py's LobbyStore): MAX_LIMIT_KEYS rooms
+    and answers each (the oldest go first), and mailboxes of the `limit` their asks give."""
+
+    def __init__(self) -> None:
+        self._live: dict[str, tuple[float, list[dict[str, Any]]]] = {}
+        #: invite -> (place, until); node -> [(request, until)]; ask id -> (reply, until).
+        self._rooms: OrderedDict[str, tuple[RoomPlace, float]] = OrderedDict()
+        self._asks: dict[str, list[tuple[str, float]]] = {}
+        self._answers: OrderedDict[str, tuple[str, float]] = OrderedDict()
+
+    @staticmethod
+    def _now() -> float:
+        return time.time()
+
+    async def put_live(self, node: str, entries: list[dict[str, Any]], until: float) -> None:
+        if entries:
+            self._live[node] = (until, [dict(entry) for entry in entries])
+        else:
+            self._live.pop(node, None)
+
+    async def live_elsewhere(self, node: str, now: float) -> list[dict[str, Any]]:
+        for lapsed in [name for name, (until, _) in self._live.items() if until < now]:
+            del self._live[lapsed]
+        return [dict(entry) for name, (_, entries) in self._live.items() if name != node for entry in entries]
+
+    async def put_room(self, invite: str, place: RoomPlace, ttl: float) -> None:
+        self._rooms[invite] = (place, self._now() + ttl)
+        self._rooms.move_to_end(invite)
+        while len(self._rooms) > MAX_LIMIT_KEYS:
+            self._rooms.popitem(last=False)
+
+    async def find_room(self, invite: str) -> RoomPlace | None:
+        held = self._rooms.get(invite)
+        return held[0] if held is not None and held[1] >= self._now() else None
+
+    async def drop_room(self, invite: str) -> None:
+        self._rooms.pop(invite, None)
+
+    async def ask(self, node: str, request: str, limit: int, ttl: float) -> bool:
+        now = self._now()
+        box = self._asks.setdefault(node, [])
+        box[:] = [(text, until) for text, until in box if until >= now]
+        if len(box) >= limit:
+            return False
+        box.append((request, now + ttl))
+        return True
+
+    async def take_asks(self, node: str, limit: int) -> list[str]:
+        box = self._asks.get(node, [])
+        taken, box[:] = box[:limit], box[limit:]
+        now = self._now()
+        return [text for text, until in taken if until >= now]
+
+    async def answer(self, ask_id: str, reply: str, ttl: float) -> None:
+        self._answers[ask_id] = (reply, self._now() + ttl)
+        while len(self._answers) > MAX_LIMIT_KEYS:
+            self._answers.popitem(last=False)
+
+    async def take_answer(self, ask_id: str) -> str | None:
+        held = self._answers.pop(ask_id, None)
+        return held[0] if held is not None and held[1] >= self._now() else None
+
+
 class MemoryStore(Stores):
     """The embedded stores, one of each concern: `capacity` replays, match records, player records
     and pending ranked results each."""
@@ -299,4 +466,5 @@ class MemoryStore(Stores):
         _check_capacity(capacity)
         self.capacity = capacity
         super().__init__(MemoryReplays(capacity), MemoryMatches(capacity), MemoryPlayers(capacity),
-                         MemoryRankedLedger(capacity), MemoryDaily(), MemoryLimits())
+                         MemoryRankedLedger(capacity), MemoryDaily(), MemoryLimits(), MemoryQueues(),
+                         MemoryLobby())

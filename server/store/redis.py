@@ -1,6 +1,12 @@
 """The shared stores on Redis (redis-py's asyncio client): what several nodes need to agree on.
 
     stores = RedisStore.from_url("redis://127.0.0.1:6379/0")       # `floe serve --redis URL`
+    stores = RedisStore.from_url("redis+cluster://127.0.0.1:7000")   # a Redis Cluster (any one node)
+
+A URL whose scheme is `redis+cluster` (`rediss+cluster` with TLS) names a Redis Cluster: redis-py's
+asyncio `RedisCluster` is given one node and discovers the others (`connect_url`); every other URL is
+one Redis. Nothing else differs: every key below keeps its hash tag, so no command spans two slots
+(the pipelines that touch several keys are not transactions, and the cluster client splits them).
 
 One class per concern of server/store/base.py (`RedisReplays`, `RedisMatches`, `RedisPlayers`,
 `RedisRankedLedger`, `RedisDaily`, `RedisLimits`), on one client and one key prefix; `RedisStore` is
@@ -27,6 +33,14 @@ so nothing spans two slots):
   together by one script (one slot: the day is their hash tag) and kept `day_ttl` (31 days);
 - `bucket:{key}`, `claim:{key}`, `set:{key}`: the limit primitives, one script on one key each,
   expiring when nothing in them is live any more;
+- `{queue:<ruleset>}:entries`, `:owners`, `:nodes`, `:pairings`, `:paired-at`, `:version`: a
+  ranked queue (`RedisQueues`): its entries (at most the queue's capacity), the nodes looking at it,
+  the pairings noted for guests of other nodes (dropped after `look`'s `stale`); each operation one
+  script on that one slot, the keys expiring QUEUE_KEYS_TTL after the last join or look;
+- `lobby:live` (hash node → its listed matches, with until when), `room:{invite}` (where a room
+  waits, for its timeout), `mailbox:{node}` (room joins asked of a node: at most the lobby's
+  `room_asks_max`, expiring with the last ask), `answer:{ask-id}`: the lobby's shared parts
+  (`RedisLobby`);
 - `gen:{key}`: a generation (an integer; `token:{guest}` is the oldest token generation of a guest
   still accepted), set by one script, expiring with the newest token.
 
@@ -42,12 +56,46 @@ import math
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import WatchError
 
-from .base import MatchRecord, PlayerChange, StoreError, Stores
+from .base import (
+    MatchRecord,
+    Pairing,
+    PlayerChange,
+    ProposedPair,
+    QueueEntry,
+    QueueView,
+    RoomPlace,
+    StoreError,
+    Stores,
+)
 from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 DAY = 24 * 3600.0
+#: URL schemes that name a Redis Cluster, and the scheme redis-py reads for its node.
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+#: A client of one Redis or of a Redis Cluster.
+Client = aioredis.Redis | RedisCluster
+
+
+def cluster_url(url: str) -> tuple[str, bool]:
+    """The URL redis-py reads, and whether it names a Redis Cluster (`redis+cluster://…`)."""
+    scheme, sep, rest = url.partition("://")
+    plain = CLUSTER_SCHEMES.get(scheme.lower())
+    if sep and plain is not None:
+        return f"{plain}://{rest}", True
+    return url, False
+
+
+def connect_url(url: str) -> Client:
+    """A client of the Redis or Redis Cluster `url` names (connections open on first use)."""
+    plain, cluster = cluster_url(url)
+    if cluster:
+        return RedisCluster.from_url(plain)
+    return aioredis.Redis.from_url(plain)
+
 #: Attempts at one player record's read-modify-write before giving up as too contended (each round of
 #: racing writers lets at least one through, so this many writers at once all get through).
 MAX_UPDATE_ATTEMPTS = 32
@@ -137,6 +185,111 @@ return {1, redis.call('HGET', entries, guest)}
 """
 
 
+_QUEUE_JOIN = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[6], ARGV[1], ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[4], ARGV[5])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('INCR', KEYS[5])
+for i = 1, 6 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+return 1
+"""
+
+_QUEUE_LEAVE = """
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[6], ARGV[1])
+redis.call('INCR', KEYS[5])
+return 1
+"""
+
+_QUEUE_LOOK = """
+local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+local nodes = redis.call('HGETALL', KEYS[2])
+local dead, any = {}, false
+for i = 1, #nodes, 2 do
+  if tonumber(nodes[i + 1]) < cutoff then
+    dead[nodes[i]] = true
+    any = true
+    redis.call('HDEL', KEYS[2], nodes[i])
+  end
+end
+if any then
+  local owners = redis.call('HGETALL', KEYS[6])
+  for i = 1, #owners, 2 do
+    if dead[owners[i + 1]] then
+      redis.call('HDEL', KEYS[1], owners[i])
+      redis.call('HDEL', KEYS[6], owners[i])
+    end
+  end
+  redis.call('INCR', KEYS[5])
+end
+local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. string.format('%.17g', cutoff))
+for _, guest in ipairs(old) do
+  redis.call('HDEL', KEYS[3], guest)
+  redis.call('ZREM', KEYS[4], guest)
+end
+local version = tonumber(redis.call('GET', KEYS[5]) or '0')
+local entries = false
+if version ~= tonumber(ARGV[4]) then entries = redis.call('HVALS', KEYS[1]) end
+local pairings = {}
+if #ARGV > 5 then pairings = redis.call('HMGET', KEYS[3], unpack(ARGV, 6)) end
+for i = 1, 6 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+return {version, entries, pairings}
+"""
+
+_QUEUE_TAKE = """
+local taken = {}
+for i = 0, tonumber(ARGV[2]) - 1 do
+  local b = 2 + i * 6
+  local first, second = ARGV[b + 1], ARGV[b + 3]
+  local held_first, held_second = redis.call('HGET', KEYS[1], first), redis.call('HGET', KEYS[1], second)
+  if held_first == ARGV[b + 2] and held_second == ARGV[b + 4] then
+    redis.call('HDEL', KEYS[1], first, second)
+    redis.call('HDEL', KEYS[6], first, second)
+    for k, guest in ipairs({first, second}) do
+      local noted = ARGV[b + 4 + k]
+      if noted ~= '' then
+        redis.call('HSET', KEYS[3], guest, noted)
+        redis.call('ZADD', KEYS[4], ARGV[1], guest)
+      end
+    end
+    redis.call('INCR', KEYS[5])
+    taken[#taken + 1] = 1
+  else
+    taken[#taken + 1] = 0
+  end
+end
+return taken
+"""
+
+_QUEUE_SETTLE = """
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
+return 1
+"""
+
+_QUEUE_DONE = """
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+return 1
+"""
+
+_ASK = """
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+#: A ranked queue's keys live this long after its last join or look (they only collect an abandoned queue).
+QUEUE_KEYS_TTL = DAY
+
+
 def _json(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode("utf-8")
 
@@ -171,7 +324,7 @@ class _Trips:
 class _RedisPart:
     """A store of one concern on a shared client, key prefix and request counter."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
         self.redis = client
         self.prefix = prefix
         self.trips = trips
@@ -194,13 +347,13 @@ class _RedisPart:
     async def _call(self, command: str, *args: Any) -> Any:
         """One command, one round trip."""
         self.trips.count += 1
-        return await self.redis.execute_command(command, *args)  # type: ignore[no-untyped-call]
+        return await self.redis.execute_command(command, *args)
 
 
 class RedisReplays(_RedisPart):
     """Match replays: `{match-id}:replay`, kept `archive_ttl` (evicted with their record)."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, archive_ttl: float) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, archive_ttl: float) -> None:
         super().__init__(client, prefix, trips)
         self.archive_ttl = archive_ttl
 
@@ -216,7 +369,7 @@ class RedisReplays(_RedisPart):
 class RedisMatches(_RedisPart):
     """Match records: `{match-id}:record`, `matches:recent`, `matches:archive`."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, archive_ttl: float,
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, archive_ttl: float,
                  archive_capacity: int, recent_limit: int) -> None:
         super().__init__(client, prefix, trips)
         self.archive_ttl = archive_ttl
@@ -269,7 +422,7 @@ class RedisMatches(_RedisPart):
 class RedisPlayers(_RedisPart):
     """Player records (`player:{guest}`) and the leaderboards (`leaderboard:ranked`, `:provisional`)."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, player_ttl: float,
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, player_ttl: float,
                  leaderboard_capacity: int) -> None:
         super().__init__(client, prefix, trips)
         self.player_ttl = player_ttl
@@ -350,7 +503,7 @@ class RedisRankedLedger(_RedisPart):
 class RedisDaily(_RedisPart):
     """The daily boards: `daily:{day}:…`, all of a day updated together by one script."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips, *, day_ttl: float) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips, *, day_ttl: float) -> None:
         super().__init__(client, prefix, trips)
         self.day_ttl = day_ttl
         self._put_daily = client.register_script(_PUT_DAILY)
@@ -387,7 +540,7 @@ class RedisDaily(_RedisPart):
 class RedisLimits(_RedisPart):
     """The limit primitives: `bucket:{key}`, `claim:{key}`, `set:{key}`, `gen:{key}`."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str, trips: _Trips) -> None:
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
         super().__init__(client, prefix, trips)
         self._take_token = client.register_script(_TAKE_TOKEN)
         self._claim = client.register_script(_CLAIM)
@@ -435,6 +588,130 @@ class RedisLimits(_RedisPart):
         return bool(done)
 
 
+class RedisQueues(_RedisPart):
+    """The ranked queues: `{queue:<name>}:entries` (hash guest → entry), `:owners` (guest → node),
+    `:nodes` (node → its last look, wall seconds), `:pairings` (guest → pairing) and `:paired-at`
+    (sorted set: when each was noted), `:version` (counts the entries' changes); one slot per queue,
+    each operation one script."""
+
+    _PARTS = ("entries", "nodes", "pairings", "paired-at", "version", "owners")
+
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
+        super().__init__(client, prefix, trips)
+        self._join = client.register_script(_QUEUE_JOIN)
+        self._leave = client.register_script(_QUEUE_LEAVE)
+        self._look = client.register_script(_QUEUE_LOOK)
+        self._take = client.register_script(_QUEUE_TAKE)
+        self._settle = client.register_script(_QUEUE_SETTLE)
+        self._done = client.register_script(_QUEUE_DONE)
+
+    def _keys(self, queue: str) -> list[str]:
+        return [f"{self.prefix}{{queue:{queue}}}:{part}" for part in self._PARTS]
+
+    async def _run(self, script: Any, queue: str, args: list[Any]) -> Any:
+        self.trips.count += 1
+        return await script(keys=self._keys(queue), args=args)
+
+    async def join(self, queue: str, entry: QueueEntry, capacity: int, now: float) -> bool:
+        args = [entry.guest, entry.encoded(), capacity, entry.node, repr(now), _ms(QUEUE_KEYS_TTL)]
+        return bool(await self._run(self._join, queue, args))
+
+    async def leave(self, queue: str, guest: str) -> bool:
+        return bool(await self._run(self._leave, queue, [guest]))
+
+    async def look(self, queue: str, node: str, guests: tuple[str, ...], known: int, now: float,
+                   stale: float) -> QueueView:
+        args = [node, repr(now), repr(stale), known, _ms(QUEUE_KEYS_TTL), *guests]
+        version, entries, pairings = await self._run(self._look, queue, args)
+        seen = None if entries is None else tuple(QueueEntry.from_plain(json.loads(text)) for text in entries)
+        noted = tuple(None if text is None else Pairing.decoded(text) for text in pairings)
+        return QueueView(int(version), seen, noted)
+
+    async def take_pairs(self, queue: str, pairs: tuple[ProposedPair, ...], now: float) -> tuple[bool, ...]:
+        if not pairs:
+            return ()
+        args: list[Any] = [repr(now), len(pairs)]
+        for pair in pairs:
+            args += [pair.first.guest, pair.first.encoded(), pair.second.guest, pair.second.encoded()]
+            args += [p.encoded() if p is not None else "" for p in (pair.first_pairing, pair.second_pairing)]
+        taken = await self._run(self._take, queue, args)
+        return tuple(bool(t) for t in taken)
+
+    async def settle(self, queue: str, guest: str, pairing: Pairing, now: float) -> None:
+        await self._run(self._settle, queue, [guest, pairing.encoded(), repr(now)])
+
+    async def done(self, queue: str, guest: str) -> None:
+        await self._run(self._done, queue, [guest])
+
+
+class RedisLobby(_RedisPart):
+    """The lobby's shared parts: `lobby:live` (hash node → its listed matches and until when),
+    `room:{invite}` (where a room waits; PX its timeout), `mailbox:{node}` (a list of room joins asked
+    of the node), `answer:{ask-id}` (PX the answer's TTL)."""
+
+    @property
+    def _live_key(self) -> str:
+        return f"{self.prefix}lobby:live"
+
+    async def put_live(self, node: str, entries: list[dict[str, Any]], until: float) -> None:
+        if not entries:
+            await self._call("HDEL", self._live_key, node)
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(self._live_key, node, _json({"until": until, "entries": entries}))
+            pipe.pexpire(self._live_key, _ms(DAY))
+            self.trips.count += 1
+            await pipe.execute()
+
+    async def live_elsewhere(self, node: str, now: float) -> list[dict[str, Any]]:
+        parts = await self._call("HGETALL", self._live_key)
+        found: list[dict[str, Any]] = []
+        lapsed: list[str] = []
+        pairs = parts.items() if isinstance(parts, dict) else zip(parts[::2], parts[1::2], strict=True)
+        for name, data in pairs:
+            held = json.loads(data)
+            if float(held["until"]) < now:
+                lapsed.append(_text(name))
+            elif _text(name) != node:
+                found.extend(held["entries"])
+        if lapsed:
+            await self._call("HDEL", self._live_key, *lapsed)
+        return found
+
+    async def put_room(self, invite: str, place: RoomPlace, ttl: float) -> None:
+        data = _json({"match": place.match, "node": place.node})
+        await self._call("SET", self._limit_key("room", invite), data, "PX", _ms(ttl))
+
+    async def find_room(self, invite: str) -> RoomPlace | None:
+        data = await self._call("GET", self._limit_key("room", invite))
+        if data is None:
+            return None
+        held = json.loads(data)
+        return RoomPlace(str(held["match"]), str(held["node"]))
+
+    async def drop_room(self, invite: str) -> None:
+        await self._call("DEL", self._limit_key("room", invite))
+
+    async def ask(self, node: str, request: str, limit: int, ttl: float) -> bool:
+        self.trips.count += 1
+        return bool(await self._ask(keys=[self._limit_key("mailbox", node)], args=[request, limit, _ms(ttl)]))
+
+    async def take_asks(self, node: str, limit: int) -> list[str]:
+        taken = await self._call("LPOP", self._limit_key("mailbox", node), limit)
+        return [_text(text) for text in taken or []]
+
+    async def answer(self, ask_id: str, reply: str, ttl: float) -> None:
+        await self._call("SET", self._limit_key("answer", ask_id), reply, "PX", _ms(ttl))
+
+    async def take_answer(self, ask_id: str) -> str | None:
+        data = await self._call("GETDEL", self._limit_key("answer", ask_id))
+        return None if data is None else _text(data)
+
+    def __init__(self, client: Client, prefix: str, trips: _Trips) -> None:
+        super().__init__(client, prefix, trips)
+        self._ask = client.register_script(_ASK)
+
+
 class RedisStore(Stores):
     """The stores of every concern on one Redis (see the module docstring for the keys and bounds)."""
 
@@ -443,7 +720,7 @@ class RedisStore(Stores):
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Client,
         prefix: str = "floe:",
         *,
         archive_ttl: float = 30 * DAY,
@@ -471,12 +748,15 @@ class RedisStore(Stores):
             RedisRankedLedger(*parts),
             RedisDaily(*parts, day_ttl=day_ttl),
             RedisLimits(*parts),
+            RedisQueues(*parts),
+            RedisLobby(*parts),
         )
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", **bounds: Any) -> RedisStore:
-        """The stores on the Redis at `url` (connections open on first use)."""
-        return cls(aioredis.Redis.from_url(url), prefix, **bounds)
+        """The stores on the Redis (or the Redis Cluster: `redis+cluster://`) at `url` (connections open
+        on first use)."""
+        return cls(connect_url(url), prefix, **bounds)
 
     @property
     def round_trips(self) -> int:

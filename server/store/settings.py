@@ -11,6 +11,7 @@ class StoreSettings:
 
     #: Replays, match records and player records kept by the in-memory store (oldest evicted first).
     store_capacity: int = 10_000
-    #: The Redis store's URL (None: the embedded store) and its keys' prefix.
+    #: The Redis store's URL (None: the embedded store; `redis+cluster://host:port`: a Redis Cluster, by
+    #: any one of its nodes) and its keys' prefix.
     redis_url: str | None = None
     redis_prefix: str = "floe:"

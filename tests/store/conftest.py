@@ -40,7 +40,7 @@ async def store(request: object) -> AsyncIterator[Stores]:
     if kind == "cluster":
         running = request.getfixturevalue("cluster")  # type: ignore[attr-defined]
         client = RedisCluster.from_url(running.url)
-        made_cluster = RedisStore(client, unique_prefix(), archive_capacity=100,  # type: ignore[arg-type]
+        made_cluster = RedisStore(client, unique_prefix(), archive_capacity=100,
                                   recent_limit=100, leaderboard_capacity=100)
         try:
             yield made_cluster
