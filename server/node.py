@@ -93,7 +93,7 @@ class Node:
         self.hub = Hub(config.match, stores.replays, stores.matches, self.clock, self.ids, self.background,
                        config.ranked, config.ranked_min_play_frames)
         self.lobby = Lobby(self.hub, stores.limits, config.lobby, config.match.room_timeout, self.clock,
-                           self.ids, lambda seconds: config.with_time_limit(seconds).match)
+                           self.ids)
         self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
                                   stores.matches, stores.limits, self.clock, self.ids, self.background)
         matches = self.hub.matches
@@ -134,7 +134,7 @@ class Node:
             self.shared.start()
             log_event(log, logging.INFO, "node.shared", node=self.name)
         source = self.secret_source
-        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.frame_rate, secret=source)
+        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.pace, secret=source)
         if source == "random":
             why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
             why += "is signed out when it stops"

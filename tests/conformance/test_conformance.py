@@ -1,9 +1,9 @@
 """One conformance suite over every ruleset, as OpenSpiel's api_test runs over every game.
 
-The rulesets come from the registry (rules/registry.py, plus the ones tests/conformance/rulesets.py
-says await registration); a new ruleset is tested here the moment it is registered, and fails until
-it conforms. Each test plays one scripted bot match (`rulesets.play`) or reads the ruleset's golden
-set (tests/conformance/golden.py) and checks one property of the seam (rules/ruleset.py):
+The rulesets come from the registry (rules/registry.py); a new ruleset is tested here the moment it
+is registered, and fails until it conforms. Each test plays one scripted bot match (`rulesets.play`)
+or reads the ruleset's golden set (tests/conformance/golden.py) and checks one property of the seam
+(rules/ruleset.py):
 
 - the ruleset's declared surface is coherent (seats, bots, end reasons, the input byte, the config's
   plain form read back strictly);
@@ -42,10 +42,9 @@ from rules.synctest import canonical_encoding, run_synctest, state_checksum
 from tests.test_purity import ROOT
 
 from .golden import golden_dir, manifest_line
-from .rulesets import Played, conforming, fingerprint, play, registered, ruleset_id
+from .rulesets import Played, conforming, fingerprint, play, ruleset_id
 
-with registered():
-    RULESETS = conforming()
+RULESETS = conforming()
 IDS = [ruleset_id(r) for r in RULESETS]
 #: Golden replays verified per ruleset, shortest first, until this many frames have been verified (at
 #: least one): pengo-versus's sets are verified in full, with traces, by tests/versus/test_golden_replays.py.
@@ -67,7 +66,7 @@ def played(ruleset: Ruleset[Any, Any]) -> Played:
 
 
 def test_every_registered_ruleset_is_tested() -> None:
-    """The suite's list is the registry's (and the awaiting ones), and it holds every game."""
+    """The suite's list is the registry's, and it holds every game."""
     names = {r.name for r in RULESETS}
     assert {"pengo-versus", "pengo-solo", "payload", "payload-versus"} <= names, names
     assert len(set(IDS)) == len(IDS)
@@ -80,6 +79,8 @@ def test_the_declared_surface_is_coherent(ruleset: Ruleset[Any, Any]) -> None:
     assert ruleset.name and ruleset.version >= 1
     assert 1 <= ruleset.min_seats <= ruleset.max_seats
     assert ruleset.bot_names and ruleset.end_reasons
+    assert ruleset.frame_hz > 0
+    assert ruleset.rule_tables and all(title for title, _ in ruleset.rule_tables)
     inputs = ruleset.inputs
     for byte in (inputs.neutral, inputs.forfeit):
         assert inputs.is_valid(byte), byte
