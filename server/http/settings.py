@@ -60,6 +60,7 @@ class DailySettings:
     midnight the previous day still takes runs, and bytes of runs' replays kept per day (the
     lowest-ranked runs' replays go first; their scores stay)."""
 
+    #: The ruleset the daily is played under (one seat: each guest's run).
     daily_ruleset: Ruleset[Any, Any]
     daily_config: Any = None
     daily_submissions: int = 20
