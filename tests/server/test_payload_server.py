@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from protocol.codec import decode_server_messages
+from protocol.messages import Frame, Joined, Over
 from protocol.replay_codec import encode_replay
 from rules.payload.ruleset import PAYLOAD_VERSUS
 from rules.replay import Replay, verify
@@ -53,8 +55,8 @@ async def verified_by_server(server: RunningServer, replay: Replay) -> dict[str,
 @pytest.mark.asyncio
 async def test_a_payload_versus_room_plays_to_a_record_that_names_it(start_server: StartServer) -> None:
     """A room made with `ruleset: payload-versus` on a pengo-versus node: two client bots play it over the
-    websocket, a spectator follows it, its record, the live entry and the replay list name
-    payload-versus, and its replay verifies locally and on the server."""
+    websocket, a spectator follows it, its record and live entry name payload-versus, its replay
+    verifies locally and on the server, and its replay stream is the spectator's."""
     server = await start_server(fast_config())
     node = server.app.state.node
     _, first = await botclient.new_guest(server.http_url, "ann")
@@ -89,6 +91,14 @@ async def test_a_payload_versus_room_plays_to_a_record_that_names_it(start_serve
     record = await stored_record(server, match_id)
     assert record.ruleset == "payload-versus" and record.private and record.frames == replay.final_frame
     assert MatchRecord.from_plain(record.plain()).ruleset == "payload-versus"
+
+    status, body = await botclient.http_bytes(f"{server.http_url}/api/replays/{match_id}/stream")
+    assert status == 200
+    joined, *stream, over = decode_server_messages(body, max_bytes=len(body))
+    assert isinstance(joined, Joined) and joined.ruleset == "payload-versus"
+    assert isinstance(over, Over) and over.result == replay.result.plain()
+    frames = {m.frame: m.events for m in stream if isinstance(m, Frame)}
+    assert frames == {f: spectator.frames[f]["events"] for f in sorted(spectator.frames)}
 
 
 @pytest.mark.asyncio
