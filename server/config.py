@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.solo.ruleset import PENGO_SOLO
-from rules.versus.ruleset import PENGO_VERSUS
+from rules.registry import newest
 
 from .cluster.settings import ClusterSettings, NodeSettings
 from .errors import ConfigError
@@ -32,7 +31,13 @@ from .store.settings import StoreSettings
 from .tokens import TokenSettings
 from .transport.settings import TransportSettings
 
-__all__ = ["ConfigError", "GROUPS", "ServerConfig"]
+__all__ = ["ConfigError", "DAILY_RULESET", "DEFAULT_RULESET", "GROUPS", "ServerConfig"]
+
+#: The node's default ruleset (rules/registry.py's name, its newest version): what a match that names
+#: none plays, and the ranked queue.
+DEFAULT_RULESET = "pengo-versus"
+#: The daily challenge's ruleset.
+DAILY_RULESET = "pengo-solo"
 
 #: The settings groups inside a section, by the prefix of their fields' names.
 GROUPS: dict[str, type[Any]] = {"limits": LimitSettings, "queue": QueueSettings, "runner": RunnerSettings,
@@ -46,10 +51,10 @@ class ServerConfig:
     transport: TransportSettings = field(default_factory=TransportSettings)
     http: HttpSettings = field(default_factory=HttpSettings)
     verify: VerifySettings = field(default_factory=VerifySettings)
-    #: The node's defaults name the games: pengo-versus is played unless a match names another ruleset
-    #: (rules/registry.py has every one), and the daily is a pengo-solo run.
-    daily: DailySettings = field(default_factory=lambda: DailySettings(PENGO_SOLO))
-    match: MatchSettings = field(default_factory=lambda: MatchSettings(PENGO_VERSUS))
+    #: The node's defaults name the games, by name: DEFAULT_RULESET is played unless a match names
+    #: another ruleset (rules/registry.py has every one), and the daily is a DAILY_RULESET run.
+    daily: DailySettings = field(default_factory=lambda: DailySettings(newest(DAILY_RULESET)))
+    match: MatchSettings = field(default_factory=lambda: MatchSettings(newest(DEFAULT_RULESET)))
     session: SessionSettings = field(default_factory=SessionSettings)
     lobby: LobbySettings = field(default_factory=LobbySettings)
     ranked: RankedSettings = field(default_factory=RankedSettings)

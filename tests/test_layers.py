@@ -30,10 +30,10 @@ What the list says (ARCHITECTURE.md):
   roots app, cli, embed);
 - `tests` may import anything.
 
-The composition root `server.config` names the node's default rulesets (pengo-versus, the daily's
-pengo-solo): the one place of server/ that names a game. Today's truth the list records rather than
-endorses (a line to delete when it is fixed): `protocol` reads `rules.kick` and `rules.versus` (the
-TypeScript tables, the client's input prediction).
+The composition root `server.config` names the node's default rulesets by their registry names
+(pengo-versus, the daily's pengo-solo): no module of server/ imports a game. Today's truth the list
+records rather than endorses (a line to delete when it is fixed): `protocol` reads `rules.kick` and
+`rules.versus` (the TypeScript tables, the client's input prediction).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("server.tokens", _units("server.errors")),
     Layer("server.origins"),
     # The composition of every layer's settings section.
-    Layer("server.config", _units("rules", "rules.solo", "rules.versus", "protocol", "server.netcode",
+    Layer("server.config", _units("rules", "rules.registry", "protocol", "server.netcode",
                                   "server.match", "server.http", "server.store", "server.transport",
                                   "server.tokens", "server.errors", "server.cluster")),
     # The composition root: builds the stores, the ownership of shared matches, the signer, the clock, the
