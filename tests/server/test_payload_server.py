@@ -17,15 +17,19 @@ import pytest
 from protocol.codec import decode_server_messages
 from protocol.messages import Frame, Joined, Over
 from protocol.replay_codec import encode_replay
+from rules import registry
 from rules.payload.ruleset import PAYLOAD_VERSUS
 from rules.replay import Replay, verify
 from rules.ruleset import seat_seed
 from server import botclient
+from server.config import ServerConfig
 from server.embed import RunningServer
+from server.errors import ServerError
 from server.store.base import MatchRecord
-from tests.server.conftest import StartServer, fast_config
+from tests.server.conftest import TEST_FRAME_RATE, StartServer, fast_config
 from tests.server.helpers import UNIT, plain, replay_log, until_awaited
 from tests.server.test_match_network import fetch_replay
+from tests.toy.ruleset import RaceRuleset
 
 
 async def stored_record(server: RunningServer, match_id: str) -> MatchRecord:
@@ -179,3 +183,33 @@ async def test_a_payload_bot_duel_on_the_server(start_server: StartServer) -> No
     assert straight.log_hash == replay.log_hash and straight.result == replay.result
     record = await stored_record(server, live.id)
     assert record.ruleset == "payload-versus" and not record.private
+
+
+class SlowRace(RaceRuleset):
+    """toy-race at 30 frames a second: a ruleset of another pace than the node's loop."""
+
+    name = "toy-slow"
+    frame_hz = 30
+
+
+@pytest.mark.asyncio
+async def test_the_frame_rate_is_the_rulesets_unless_the_node_sets_one(start_server: StartServer) -> None:
+    """A match's settings take its ruleset's frame rate when the node sets none (`frame_rate` 0), and the
+    time limit in its frames; a ruleset of another pace than the node's loop is refused (422)."""
+    default = ServerConfig().match
+    assert default.frame_rate == 0 and default.pace == default.ruleset.frame_hz == 60
+    payload = default.for_ruleset(PAYLOAD_VERSUS).with_time_limit(2)
+    assert payload.pace == 60 and payload.match_config.time_limit_frames == 2 * PAYLOAD_VERSUS.frame_hz
+    slow = SlowRace()
+    registry.register(slow)
+    try:
+        assert default.for_ruleset(slow).pace == 30
+        server = await start_server(fast_config(frame_rate=0))
+        hub = server.app.state.node.hub
+        assert hub.settings.pace == 60 and hub.settings_for("payload-versus").pace == 60
+        with pytest.raises(ServerError) as refused:
+            hub.settings_for("toy-slow")
+        assert refused.value.status == 422 and "30 frames a second" in refused.value.message
+        assert fast_config().match.for_ruleset(slow).pace == TEST_FRAME_RATE  # a node's set rate is kept
+    finally:
+        registry.unregister(slow)
