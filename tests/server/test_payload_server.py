@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from protocol.codec import decode_server_messages
-from protocol.messages import Frame, Joined, Over
+from protocol.messages import Frame, Joined, Over, RematchOffer, RematchReady
 from protocol.replay_codec import encode_replay
 from rules import registry
 from rules.payload.ruleset import PAYLOAD_VERSUS
@@ -27,8 +27,9 @@ from server.embed import RunningServer
 from server.errors import ServerError
 from server.store.base import MatchRecord
 from tests.server.conftest import TEST_FRAME_RATE, StartServer, fast_config
-from tests.server.helpers import UNIT, plain, replay_log, until_awaited
+from tests.server.helpers import UNIT, plain, replay_log, until, until_awaited
 from tests.server.test_match_network import fetch_replay
+from tests.server.test_rematch import both_told, played_to_the_end
 from tests.toy.ruleset import RaceRuleset
 
 
@@ -213,3 +214,28 @@ async def test_the_frame_rate_is_the_rulesets_unless_the_node_sets_one(start_ser
         assert fast_config().match.for_ruleset(slow).pace == TEST_FRAME_RATE  # a node's set rate is kept
     finally:
         registry.unregister(slow)
+
+
+@pytest.mark.asyncio
+async def test_a_payload_rooms_rematch_plays_payload(start_server: StartServer) -> None:
+    """The rematch of a payload-versus room is a room of payload-versus too, with the ended match's
+    config (its time limit), on a node whose default is pengo-versus."""
+    server = await start_server(fast_config())
+    node = server.app.state.node
+    _, first_token = await botclient.new_guest(server.http_url, "ann")
+    _, second_token = await botclient.new_guest(server.http_url, "bob")
+    room = await botclient.http_json(f"{server.http_url}/api/rooms", "POST",
+                                     {"ruleset": "payload-versus", "minutes": 2}, first_token)
+    await botclient.http_json(f"{server.http_url}/api/rooms/join", "POST", {"invite": room["invite"]},
+                              second_token)
+    first, second = await played_to_the_end(server, room["match"], (first_token, second_token))
+    await first.send(first.session.rematch(room["match"]))
+    await until(lambda: bool(second.of(RematchOffer)), 10 * UNIT, "the offer")
+    await second.send(second.session.answer_rematch(room["match"], accept=True))
+    await until(lambda: both_told(first, second), 10 * UNIT, "the rematch")
+    old, new = node.hub.matches[room["match"]], node.hub.matches[first.of(RematchReady)[0].rematch]
+    assert new.config.ruleset is PAYLOAD_VERSUS and new.config.match_config == old.config.match_config
+    assert new.config.match_config.time_limit_frames == 2 * 60 * PAYLOAD_VERSUS.frame_hz
+    assert new.summary()["ruleset"] == "payload-versus"
+    for peer in (first, second):
+        await peer.close()
