@@ -266,10 +266,16 @@ def _print_rows(out: TextIO, title: str, rows: list[tuple[str, str, str]]) -> No
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
+    from rules.registry import UnknownRulesetError, newest
     from server.compendium import compendium
 
     out: TextIO = args.stdout
-    book = compendium()
+    try:
+        ruleset = newest(args.ruleset)
+    except UnknownRulesetError as error:
+        print(f"floe rules: {error}", file=sys.stderr)
+        return 2
+    book = compendium(ruleset)
     print(book.heading, file=out)
     for section in book.sections:
         print(file=out)
@@ -320,7 +326,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify.add_argument("--no-progress", action="store_true", help="no progress bar, one line per file")
     verify.set_defaults(versus_run=_cmd_verify)
 
-    rules = subparsers.add_parser("rules", help="print the attack table, versus settings and Pengo's numbers")
+    rules = subparsers.add_parser("rules", help="print a ruleset's numbers (by default pengo-versus's attack "
+                                               "table, versus settings and Pengo's)")
+    rules.add_argument("--ruleset", default="pengo-versus",
+                       help="a registered ruleset's name (its newest version): pengo-versus, pengo-solo, "
+                            "payload, payload-versus")
     rules.set_defaults(versus_run=_cmd_rules)
 
 

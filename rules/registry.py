@@ -4,7 +4,9 @@
 
 A newer version of a ruleset ships next to the older one instead of replacing it, so every replay
 recorded under an older version stays verifiable (pengo-versus 1, 2 and 3 are all served: new matches
-are played under `rules.versus.tables.RULESET_VERSION`, each replay verifies under its own). The
+are played under the newest, `newest(name)`, which is `rules.versus.tables.RULESET_VERSION`; each
+replay verifies under its own). Pengo's `pengo-versus` and `pengo-solo`, and Payload's `payload` and
+`payload-versus` are registered. The
 built-in rulesets are registered when this module is imported; `register` adds another (the tests'
 toy ruleset, a plug-in) and `unregister` takes it away again.
 """
@@ -13,11 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .payload.ruleset import PAYLOAD, PAYLOAD_VERSUS
 from .ruleset import Ruleset
 from .solo.ruleset import PENGO_SOLO
 from .versus.ruleset import PENGO_VERSUS_BY_VERSION
 
-__all__ = ["UnknownRulesetError", "known", "lookup", "register", "unregister"]
+__all__ = ["UnknownRulesetError", "known", "lookup", "newest", "register", "unregister"]
 
 _RULESETS: dict[tuple[str, int], Ruleset[Any, Any]] = {}
 
@@ -56,6 +59,15 @@ def lookup(name: str, version: int) -> Ruleset[Any, Any]:
     return ruleset
 
 
+def newest(name: str) -> Ruleset[Any, Any]:
+    """The newest version of the ruleset of that name: the one a new match is played under."""
+    versions = [v for n, v in _RULESETS if n == name]
+    if not versions:
+        names = sorted({n for n, _ in _RULESETS})
+        raise UnknownRulesetError(f"unknown ruleset {name!r} (this build plays {', '.join(names)})")
+    return _RULESETS[(name, max(versions))]
+
+
 def known() -> list[tuple[str, int]]:
     """Every registered (name, version), sorted."""
     return sorted(_RULESETS)
@@ -64,3 +76,5 @@ def known() -> list[tuple[str, int]]:
 for _versus in PENGO_VERSUS_BY_VERSION.values():
     register(_versus)
 register(PENGO_SOLO)
+register(PAYLOAD)
+register(PAYLOAD_VERSUS)

@@ -197,6 +197,20 @@ class Ruleset(Protocol[C, V]):
         ...
 
     @property
+    def frame_hz(self) -> int:
+        """The game's frames a second: what its frame counts mean in seconds (a time limit, a rated
+        minimum of play) and the pace a server plays its matches at unless told otherwise."""
+        ...
+
+    @property
+    def rule_tables(self) -> tuple[tuple[str, Any], ...]:
+        """What its rules page shows, in order: (title, table), a table being a dataclass instance (its
+        fields with their `#:` comments), a module of tables (its UPPER number and tuple constants with
+        theirs) or rows already written (a tuple of (name, value, comment) strings). The server renders
+        them (server/compendium.py): reading the comments is I/O, which rules/ does not do."""
+        ...
+
+    @property
     def bot_names(self) -> tuple[str, ...]:
         """The bots `make_bot` knows."""
         ...

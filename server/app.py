@@ -49,7 +49,7 @@ DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web" / "di
 NOT_BUILT = ("<!doctype html><title>floe</title><p>The browser client is not built: run "
              "<code>make serve</code> (or <code>npm ci && npm run build</code> in clients/web).</p>")
 #: The top of /docs.
-API_DESCRIPTION = f"""The HTTP API of floe, an authoritative versus server for Pengo.
+API_DESCRIPTION = f"""The HTTP API of floe, an authoritative match server for its rulesets (Pengo, Payload).
 
 Matches themselves are played, watched and resumed over the **websocket at `/ws`** (binary msgpack
 frames, protocol version {PROTOCOL_VERSION}): a client says `hello` with the guest token from

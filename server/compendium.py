@@ -1,8 +1,8 @@
-"""The rule compendium: every number of the attack table, the versus settings and Pengo's, with its comment.
+"""A ruleset's rule compendium: every number of its tables, with the comment that documents it.
 
-`floe rules` prints it and `GET /api/rules` serves it as JSON (the browser's rules page), from this
-one table: each section a title and rows of (name, value, the comment that documents it in
-rules/versus/tables.py or rules/kick/tables.py).
+`floe rules` prints it and `GET /api/rules` serves it as JSON (the browser's rules page), from the
+ruleset's `rule_tables` (rules/ruleset.py): each section a title and rows of (name, value, comment),
+the comments read from the tables' source (`#:` blocks; here, since reading source is I/O).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from types import ModuleType
 from typing import Any
 
-from rules.versus.tables import FRAME_HZ
+from rules.ruleset import Ruleset
 
 Row = tuple[str, str, str]
 
@@ -81,53 +81,59 @@ def _comments(module: ModuleType) -> dict[str, str]:
     return found
 
 
-def _value_text(name: str, value: Any) -> str:
+def _value_text(name: str, value: Any, frame_hz: int) -> str:
     if isinstance(value, tuple):
-        text = ", ".join(_value_text("", v) if isinstance(v, tuple) else str(v) for v in value)
+        text = ", ".join(_value_text("", v, frame_hz) if isinstance(v, tuple) else str(v) for v in value)
         return f"({text})"
     text = str(value)
     if isinstance(value, int) and not isinstance(value, bool) and name.endswith(("_frames", "_frame")):
-        text += f" ({value / FRAME_HZ:g} s)"
+        text += f" ({value / frame_hz:g} s)"
     return text
 
 
-def _dataclass_rows(instance: Any, comments: dict[str, str]) -> list[tuple[str, str, str]]:
+def _dataclass_rows(instance: Any, frame_hz: int) -> list[Row]:
+    """A dataclass instance's fields (nested dataclasses left to their own table) with their comments
+    from the module that defines its class."""
+    module = inspect.getmodule(type(instance))
+    comments = _comments(module) if module is not None else {}
     rows = []
     owner = type(instance).__name__
     for f in fields(instance):
         value = getattr(instance, f.name)
         if is_dataclass(value):
             continue
-        rows.append((f.name, _value_text(f.name, value), comments.get(f"{owner}.{f.name}", "")))
+        rows.append((f.name, _value_text(f.name, value, frame_hz), comments.get(f"{owner}.{f.name}", "")))
     return rows
 
 
-def _constant_rows(module: ModuleType) -> list[tuple[str, str, str]]:
+def _constant_rows(module: ModuleType, frame_hz: int) -> list[Row]:
     """A tables module's UPPER number and tuple constants with their comments, in source order."""
     notes = _comments(module)
     rows = []
     for name in dir(module):
         value = getattr(module, name)
         if name.isupper() and isinstance(value, int | tuple) and not isinstance(value, bool):
-            rows.append((name, _value_text(name, value), notes.get(name, "")))
+            rows.append((name, _value_text(name, value, frame_hz), notes.get(name, "")))
     order = {name: index for index, name in enumerate(notes)}
     rows.sort(key=lambda row: order.get(row[0], len(order)))
     return rows
 
 
-def compendium() -> Compendium:
-    """The compendium of the ruleset this build plays."""
-    from rules.kick import tables as kick_tables
-    from rules.versus import tables as versus_tables
+def _rows(table: Any, frame_hz: int) -> tuple[Row, ...]:
+    """One of a ruleset's `rule_tables` as rows (see rules/ruleset.py `Ruleset.rule_tables`)."""
+    if isinstance(table, ModuleType):
+        return tuple(_constant_rows(table, frame_hz))
+    if is_dataclass(table) and not isinstance(table, type):
+        return tuple(_dataclass_rows(table, frame_hz))
+    rows: list[Row] = []
+    for row in table:
+        name, value, comment = row  # a written table's rows are (name, value, comment)
+        rows.append((str(name), str(value), str(comment)))
+    return tuple(rows)
 
-    versus_notes = _comments(versus_tables)
-    rules = versus_tables.VERSUS_RULES
-    heading = (f"{versus_tables.RULESET_NAME} ruleset version {versus_tables.RULESET_VERSION} "
-               f"(rules/versus/tables.py); frames are 1/{FRAME_HZ} s")
-    return Compendium(heading, (
-        Section("Versus settings (VersusRules)", tuple(_dataclass_rows(rules, versus_notes))),
-        Section("Attack table (AttackTable)", tuple(_dataclass_rows(rules.attack, versus_notes))),
-        Section("Fixed for the ruleset version (not in a replay's config)",
-                tuple(_constant_rows(versus_tables))),
-        Section("Pengo (rules/kick/tables.py)", tuple(_constant_rows(kick_tables))),
-    ))
+
+def compendium(ruleset: Ruleset[Any, Any]) -> Compendium:
+    """The compendium of `ruleset`, from its `rule_tables`."""
+    heading = f"{ruleset.name} ruleset version {ruleset.version}; frames are 1/{ruleset.frame_hz} s"
+    return Compendium(heading, tuple(Section(title, _rows(table, ruleset.frame_hz))
+                                     for title, table in ruleset.rule_tables))

@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.versus.ruleset import PENGO_VERSUS
-from rules.versus.tables import FRAME_HZ
+from rules.registry import newest
 
 from .cluster.settings import ClusterSettings, NodeSettings
 from .errors import ConfigError
@@ -32,7 +31,13 @@ from .store.settings import StoreSettings
 from .tokens import TokenSettings
 from .transport.settings import TransportSettings
 
-__all__ = ["ConfigError", "GROUPS", "ServerConfig"]
+__all__ = ["ConfigError", "DAILY_RULESET", "DEFAULT_RULESET", "GROUPS", "ServerConfig"]
+
+#: The node's default ruleset (rules/registry.py's name, its newest version): what a match that names
+#: none plays, and the ranked queue.
+DEFAULT_RULESET = "pengo-versus"
+#: The daily challenge's ruleset.
+DAILY_RULESET = "pengo-solo"
 
 #: The settings groups inside a section, by the prefix of their fields' names.
 GROUPS: dict[str, type[Any]] = {"limits": LimitSettings, "queue": QueueSettings, "runner": RunnerSettings,
@@ -46,8 +51,10 @@ class ServerConfig:
     transport: TransportSettings = field(default_factory=TransportSettings)
     http: HttpSettings = field(default_factory=HttpSettings)
     verify: VerifySettings = field(default_factory=VerifySettings)
-    daily: DailySettings = field(default_factory=DailySettings)
-    match: MatchSettings = field(default_factory=lambda: MatchSettings(PENGO_VERSUS, FRAME_HZ))
+    #: The node's defaults name the games, by name: DEFAULT_RULESET is played unless a match names
+    #: another ruleset (rules/registry.py has every one), and the daily is a DAILY_RULESET run.
+    daily: DailySettings = field(default_factory=lambda: DailySettings(newest(DAILY_RULESET)))
+    match: MatchSettings = field(default_factory=lambda: MatchSettings(newest(DEFAULT_RULESET)))
     session: SessionSettings = field(default_factory=SessionSettings)
     lobby: LobbySettings = field(default_factory=LobbySettings)
     ranked: RankedSettings = field(default_factory=RankedSettings)
@@ -91,15 +98,13 @@ class ServerConfig:
         return config
 
     def with_time_limit(self, seconds: float) -> ServerConfig:
-        """The same config, every other rule kept, with matches limited to `seconds` of the game's frames
-        (FRAME_HZ a second, whatever the loop's pace)."""
-        frames = max(1, round(seconds * FRAME_HZ))
-        match = self.match
-        limited = match.ruleset.with_time_limit(match.match_config, frames)
-        return replace(self, match=replace(match, match_config=limited))
+        """The same config, every other rule kept, with the default ruleset's matches limited to `seconds`
+        of the game's frames (its `frame_hz` a second, whatever the loop's pace)."""
+        return replace(self, match=self.match.with_time_limit(seconds))
 
     @property
     def ranked_min_play_frames(self) -> int:
-        """`ranked_min_play_seconds` in the match's frames (the game's FRAME_HZ a second, whatever the
-        loop's pace): the frame a ranked match must reach for its result to be rated."""
-        return round(self.ranked.ranked_min_play_seconds * FRAME_HZ)
+        """`ranked_min_play_seconds` in the ranked matches' frames (their ruleset's, the node's default:
+        its `frame_hz` a second, whatever the loop's pace): the frame a ranked match must reach for its
+        result to be rated."""
+        return round(self.ranked.ranked_min_play_seconds * self.match.ruleset.frame_hz)

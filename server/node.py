@@ -95,8 +95,7 @@ class Node:
         #: This node's name in leases, the ranked queue's entries, the lobby's shared parts and logs.
         self.name = node_name(config.node)
         self.lobby = Lobby(self.hub, stores.limits, config.lobby, config.match.room_timeout, self.clock,
-                           self.ids, lambda seconds: config.with_time_limit(seconds).match, stores.lobby,
-                           self.name, self.background)
+                           self.ids, stores.lobby, self.name, self.background)
         self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
                                   stores.matches, stores.limits, self.clock, self.ids, self.background,
                                   stores.queue, self.name, config.match.ruleset.name)
@@ -136,7 +135,7 @@ class Node:
             self.shared.start()
             log_event(log, logging.INFO, "node.shared", node=self.name)
         source = self.secret_source
-        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.frame_rate, secret=source)
+        log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.pace, secret=source)
         if source == "random":
             why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
             why += "is signed out when it stops"

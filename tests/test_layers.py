@@ -21,7 +21,8 @@ What the list says (ARCHITECTURE.md):
   another game. No game imports the registry, replay, protocol or server;
 - `protocol` and `server.netcode` are sans-I/O: besides their allow-list, no asyncio, web framework
   or websocket library, clock, randomness, secrets, OS or sockets (`IO_AND_TIME`);
-- `server.netcode` and `server.match` serve any ruleset: the rules core and replay, never one game;
+- `server.netcode` and `server.match` serve any ruleset: the rules core and replay (and the match layer
+  the registry, where a match's ruleset is found by name), never one game;
 - the layers of server/ import downward only: http → match → netcode; transport → match; none of
   them imports http; match and netcode import no transport; store imports no other layer; cluster
   (leases, journals, the bus) imports the netcode's data and the store, nothing above them. The
@@ -29,10 +30,10 @@ What the list says (ARCHITECTURE.md):
   roots app, cli, embed);
 - `tests` may import anything.
 
-Today's truths the list records rather than endorses (each a line to delete when it is fixed):
-`protocol` reads `rules.kick` and `rules.versus` (the TypeScript tables, the client's input
-prediction), and `server.config`/`server.compendium` name pengo's rulesets and tables (issue 22's
-per-match ruleset removes them).
+The composition root `server.config` names the node's default rulesets by their registry names
+(pengo-versus, the daily's pengo-solo): no module of server/ imports a game. Today's truth the list
+records rather than endorses (a line to delete when it is fixed): `protocol` reads `rules.kick` and
+`rules.versus` (the TypeScript tables, the client's input prediction).
 """
 
 from __future__ import annotations
@@ -89,15 +90,12 @@ LAYERS: tuple[Layer, ...] = (
           _units("msgpack", "pydantic"), sans_io=True),
     # ---- server/: its layers ----
     Layer("server.netcode", _RULES_CORE, sans_io=True),
-    Layer("server.match", _units("rules", "rules.replay", "protocol", "server.netcode", "server.store",
-                                 "server.cluster",
+    Layer("server.match", _units("rules", "rules.registry", "rules.replay", "protocol", "server.netcode",
+                                 "server.store", "server.cluster",
                                  *_SERVER_SHARED), _units("glicko2")),
     Layer("server.transport", _units("protocol", "server.match", "server.config", "server.errors",
                                      "server.logs", "server.origins"), _units("websockets", "h11")),
-    # server.http's settings name the daily's ruleset (pengo-solo) and its frame rate: a fact to remove when
-    # the ruleset becomes the match's (issue 22), not an endorsement.
-    Layer("server.http", _units("rules", "rules.registry", "rules.replay", "rules.solo", "rules.versus",
-                                "protocol", "server.netcode",
+    Layer("server.http", _units("rules", "rules.registry", "rules.replay", "protocol", "server.netcode",
                                 "server.match", "server.store", "server.compendium", *_SERVER_SHARED),
           _units("fastapi", "starlette", "pydantic")),
     Layer("server.store", _units("protocol"), _units("redis")),
@@ -110,14 +108,14 @@ LAYERS: tuple[Layer, ...] = (
     Layer("server.tokens", _units("server.errors")),
     Layer("server.origins"),
     # The composition of every layer's settings section.
-    Layer("server.config", _units("rules", "rules.solo", "rules.versus", "protocol", "server.netcode",
+    Layer("server.config", _units("rules", "rules.registry", "protocol", "server.netcode",
                                   "server.match", "server.http", "server.store", "server.transport",
                                   "server.tokens", "server.errors", "server.cluster")),
     # The composition root: builds the stores, the ownership of shared matches, the signer, the clock, the
     # hub and its peers, and wires them.
     Layer("server.node", _units("protocol", "server.match", "server.store", "server.cluster",
                                 *_SERVER_SHARED)),
-    Layer("server.compendium", _units("rules.kick", "rules.versus")),
+    Layer("server.compendium", _RULES_CORE),
     Layer("server.botclient", _units("rules", "rules.registry", "protocol"), _units("websockets")),
     Layer("server.app", _units("protocol", "server.http", "server.match", "server.store", "server.node",
                                *_SERVER_SHARED),

@@ -1,6 +1,5 @@
 """Payload as `Ruleset`s (rules/ruleset.py): `payload` (a solo run, 1 seat) and `payload-versus`
-(2 seats on shared deals). Not registered with the server yet (rules/registry.py): that is the
-per-match-ruleset step of issue 22.
+(2 seats on shared deals), both registered by rules/registry.py.
 """
 
 from __future__ import annotations
@@ -12,15 +11,17 @@ from typing import Any
 from rules.plain import check_int, check_map, check_str, exact_keys
 
 from .bots import BOT_NAMES, SeatBot, make_bot
-from .content import DIFFICULTIES, PARTS, VARIANTS, compendium
+from .content import DIFFICULTIES, PARTS, VARIANTS, N, compendium
 from .exchange import ExchangeRules
 from .inputs import INPUTS, PayloadInputs
 from .match import PAYLOAD_TIME_LIMIT, SUMMARY_FIELDS, PayloadConfig, PayloadMatch
 
 __all__ = ["PAYLOAD", "PAYLOAD_VERSUS", "PayloadRuleset"]
 
+#: Frames a second: a move takes frames (inputs.py), a time limit is counted in them.
+FRAME_HZ = 60
 #: The longest match a config may ask for: 2 hours of frames.
-MAX_TIME_LIMIT = 2 * 60 * 60 * 60
+MAX_TIME_LIMIT = 2 * 60 * 60 * FRAME_HZ
 _FIELDS = ("difficulty", "variant", "time_limit_frames", "margin_percent", "queue_cap")
 SOLO_END_REASONS = ("cleared", "missed", "forfeit", "time")
 VERSUS_END_REASONS = ("finished", "out", "forfeit", "time")
@@ -32,6 +33,7 @@ class PayloadRuleset:
     version = 1
     inputs: PayloadInputs = INPUTS
     bot_names = BOT_NAMES
+    frame_hz = FRAME_HZ
 
     def __init__(self, name: str, seats: int) -> None:
         self.name = name
@@ -44,6 +46,24 @@ class PayloadRuleset:
         """What a client needs to read the stream: the summary's fields, the part codes, the compendium."""
         return {"summary": list(SUMMARY_FIELDS), "parts": list(PARTS), "compendium": compendium(),
                 "cell_px": 16}
+
+    @property
+    def rule_tables(self) -> tuple[tuple[str, Any], ...]:
+        """The parts (from PARTS, as the compendium), the difficulties' rounds, every part's number, and
+        versus's exchange."""
+        parts = tuple((f"{row['glyph']} {row['name']}", row["badge"], f"{row['rule']} ({row['role']})")
+                      for row in compendium())
+        rounds = tuple(
+            (spec.name, f"{len(spec.rounds)} rounds",
+             "quotas " + "/".join(str(r.quota) for r in spec.rounds)
+             + "; drops " + "/".join(str(r.drops) for r in spec.rounds))
+            for spec in DIFFICULTIES.values())
+        tables: tuple[tuple[str, Any], ...] = (
+            ("Parts (PARTS)", parts), ("Difficulties (DIFFICULTIES)", rounds),
+            ("Part numbers (PartNumbers)", N))
+        if self.max_seats > 1:
+            tables += (("Versus exchange (ExchangeRules)", self.default_config().exchange),)
+        return tables
 
     def default_config(self) -> PayloadConfig:
         """Easy, the standard variant, 30 minutes."""

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from rules.kick import tables as kick_tables
 from rules.plain import check_int, check_map, check_str, exact_keys
 from rules.versus.bots import BOT_NAMES, Bot, make_bot
 from rules.versus.inputs import INPUTS, PengoInputs
+from rules.versus.tables import FRAME_HZ
 from rules.versus.view import SeatView
 
 from .match import SOLO_TABLES, SoloConfig, SoloEnd, SoloMatch
@@ -36,6 +38,13 @@ class SoloRuleset:
     inputs: PengoInputs = INPUTS
     bot_names = BOT_NAMES
     end_reasons: tuple[str, ...] = tuple(reason.value for reason in SoloEnd)
+    frame_hz = FRAME_HZ
+
+    @property
+    def rule_tables(self) -> tuple[tuple[str, Any], ...]:
+        """The run's settings (SoloConfig) and Pengo's numbers (rules/kick/tables.py)."""
+        return (("Run settings (SoloConfig)", self.default_config()),
+                ("Pengo (rules/kick/tables.py)", kick_tables))
 
     @property
     def stream_tables(self) -> dict[str, Any]:

@@ -18,13 +18,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from rules.kick import tables as kick_tables
 from rules.plain import check_int, check_list, check_map, check_str, exact_keys, is_int, show
 
+from . import tables as versus_tables
 from .bots import BOT_NAMES, Bot, make_bot
 from .ending import EndReason
 from .inputs import INPUTS, PengoInputs
 from .match import MAX_SEATS, MIN_SEATS, VersusConfig, VersusMatch, versus_config
-from .tables import RULESET_NAME, RULESET_VERSION, RULESET_VERSIONS
+from .tables import FRAME_HZ, RULESET_NAME, RULESET_VERSION, RULESET_VERSIONS
 from .view import TABLES, SeatView
 
 __all__ = [
@@ -194,11 +196,24 @@ class VersusRuleset:
     inputs: PengoInputs = INPUTS
     bot_names = BOT_NAMES
     end_reasons: tuple[str, ...] = tuple(reason.value for reason in EndReason)
+    frame_hz = FRAME_HZ
 
     def __init__(self, version: int) -> None:
         if version not in RULESET_VERSIONS:
             raise ValueError(f"pengo-versus has versions {RULESET_VERSIONS}, not {version!r}")
         self.version = version
+
+    @property
+    def rule_tables(self) -> tuple[tuple[str, Any], ...]:
+        """The version's versus settings and attack table, the constants fixed for the ruleset version,
+        and Pengo's (rules/versus/tables.py, rules/kick/tables.py)."""
+        rules = self.default_config().rules
+        return (
+            ("Versus settings (VersusRules)", rules),
+            ("Attack table (AttackTable)", rules.attack),
+            ("Fixed for the ruleset version (not in a replay's config)", versus_tables),
+            ("Pengo (rules/kick/tables.py)", kick_tables),
+        )
 
     @property
     def stream_tables(self) -> dict[str, Any]:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from protocol.errors import ErrorCode
+from rules.registry import known, newest
 
 from ..compendium import compendium
 from ..errors import ServerError
@@ -42,20 +43,28 @@ class GuestRequest(BaseModel):
     name: Annotated[str | None, Field(max_length=64)] = None
 
 
+#: A ruleset's name in a request (rules/registry.py's names; absent: the node's default ruleset).
+RulesetName = Annotated[str | None, Field(min_length=1, max_length=32)]
+
+
 class BotRequest(BaseModel):
-    """`POST /api/bot-matches` body: the bot to play (one of the ruleset's, listed in the schema)."""
+    """`POST /api/bot-matches` body: the bot to play (one of its ruleset's, listed in the schema) and the
+    ruleset (absent: the node's)."""
 
     model_config = ConfigDict(extra="forbid")
     bot: Annotated[str, Field(max_length=32)] = "competent"
+    ruleset: RulesetName = None
 
 
 class RoomRequest(BaseModel):
-    """`POST /api/rooms` body (optional): the room's seats (2 to 4, the creator's included) and its
-    match's time limit in minutes (absent: the ruleset's default); bounds in LobbySettings `room_*`."""
+    """`POST /api/rooms` body (optional): the room's seats (2 to 4, the creator's included, as many as
+    its ruleset plays), its match's time limit in minutes (absent: the ruleset's default; bounds in
+    LobbySettings `room_*`) and its ruleset (absent: the node's)."""
 
     model_config = ConfigDict(extra="forbid")
     seats: Annotated[int, Field(ge=0, le=1000)] = 2
     minutes: Annotated[int | None, Field(ge=0, le=1000)] = None
+    ruleset: RulesetName = None
 
 
 class JoinRequest(BaseModel):
@@ -83,11 +92,15 @@ def address_of(request: Request) -> str:
 def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) -> APIRouter:
     """The routes, closed over one node's context, verifier and cache of replay streams."""
     router = APIRouter()
-    book = compendium().plain()
+    default = api.hub.settings.ruleset
+    rulesets = sorted({name for name, _ in known()})
+    books = {name: compendium(default if name == default.name else newest(name)).plain() for name in rulesets}
+    bots = sorted({bot for name in rulesets for bot in newest(name).bot_names})
     bot_schema = {
         "type": "object",
         "additionalProperties": False,
-        "properties": {"bot": {"type": "string", "enum": list(api.hub.settings.ruleset.bot_names)}},
+        "properties": {"bot": {"type": "string", "enum": bots},
+                       "ruleset": {"type": "string", "enum": rulesets}},
     }
 
     async def guest_of(authorization: str | None) -> Guest:
@@ -105,13 +118,15 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
     async def new_room(
         request: Request, body: RoomRequest | None = None, authorization: Authorization = None
     ) -> dict[str, Any]:
-        """A private room of 2 to 4 seats (`seats`) and an optional time limit (`minutes`): the guest
-        holds seat 0; whoever has the invitation takes a free seat, each of them by the same one."""
+        """A private room of 2 to 4 seats (`seats`), an optional time limit (`minutes`) and ruleset
+        (`ruleset`, a name of rules/registry.py; absent: the node's): the guest holds seat 0; whoever has
+        the invitation takes a free seat, each of them by the same one."""
         guest = await guest_of(authorization)
         asked = body or RoomRequest()
-        live = await api.lobby.create_room(guest, address_of(request), asked.seats, asked.minutes)
+        live = await api.lobby.create_room(guest, address_of(request), asked.seats, asked.minutes,
+                                           asked.ruleset)
         return {"match": live.id, "seat": 0, "invite": live.invite, "seats": len(live.seats),
-                "minutes": asked.minutes}
+                "minutes": asked.minutes, "ruleset": live.config.ruleset.name}
 
     @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422, 429))
     async def join_room(
@@ -130,10 +145,11 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
     async def new_bot_match(
         request: Request, body: BotRequest, authorization: Authorization = None
     ) -> dict[str, Any]:
-        """Play against a server-side bot of this ruleset; the match starts when you connect."""
+        """Play against a server-side bot of a ruleset (`ruleset`; absent: the node's); the match starts
+        when you connect."""
         guest = await guest_of(authorization)
-        live = await api.lobby.create_bot_match(guest, body.bot, address_of(request))
-        return {"match": live.id, "seat": 0}
+        live = await api.lobby.create_bot_match(guest, body.bot, address_of(request), body.ruleset)
+        return {"match": live.id, "seat": 0, "ruleset": live.config.ruleset.name}
 
     @router.get("/api/matches")
     async def live_matches() -> dict[str, Any]:
@@ -168,7 +184,8 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
         matches), newest first: a private room's replay is reachable by its id, not listed."""
         records = await api.stores.matches.recent_matches(RECENT_REPLAYS)
         return {"replays": [
-            {"id": r.replay, "seats": list(r.seats), "result": r.result, "ended": r.ended, "frames": r.frames}
+            {"id": r.replay, "seats": list(r.seats), "result": r.result, "ended": r.ended, "frames": r.frames,
+             "ruleset": r.ruleset}
             for r in records if r.replay is not None and not r.private
         ]}
 
@@ -227,9 +244,14 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
             raise ServerError(ErrorCode.MALFORMED, "send one Origin header", 400)
         return origin_answer(origins[0] if origins else None, api.origins)
 
-    @router.get("/api/rules")
-    async def rules_compendium() -> dict[str, Any]:
-        """The rules' numbers as `floe rules` prints them: {"heading", "sections": [{"title", "rows"}]}."""
+    @router.get("/api/rules", responses=refusals(404))
+    async def rules_compendium(ruleset: Annotated[str | None, Query(max_length=32)] = None) -> dict[str, Any]:
+        """A ruleset's numbers (`?ruleset=NAME`; absent: the node's) as `floe rules --ruleset NAME` prints
+        them: {"heading", "sections": [{"title", "rows"}]}."""
+        book = books.get(ruleset or default.name)
+        if book is None:
+            raise ServerError(ErrorCode.NOT_FOUND, f"no ruleset {ruleset!r} (this build plays "
+                              f"{', '.join(rulesets)})", 404)
         return book
 
     @router.get("/health")

@@ -5,6 +5,8 @@
   (`provisional=true`), as lichess shows them.
 - `GET /api/players/{id}`: rating, RD, volatility, games won/lost/drawn, the recent rated matches
   (opponent, outcome, rating change, replay id), the queue cooldown.
+
+Both name the `ruleset` the ratings are of: the ranked queue plays the node's ruleset.
 - `POST /api/guests/renew` (the token as `Authorization: Bearer`): a fresh token for the same guest
   (same id and name: the rating stays), while the old one is still valid; the old one (and any
   older) is revoked by it. At most `renewals_per_guest` an hour per guest and `renewals_per_address`
@@ -62,6 +64,7 @@ def ranked_router(api: ApiContext, address_of: Callable[[Request], str]) -> APIR
         """Players by rating, highest first: the ranked ones, or (provisional=true) the provisional ones."""
         players, total = await api.stores.players.leaderboard(provisional, offset, limit)
         return {
+            "ruleset": api.hub.settings.ruleset.name,
             "provisional": provisional,
             "offset": offset,
             "total": total,
@@ -74,7 +77,7 @@ def ranked_router(api: ApiContext, address_of: Callable[[Request], str]) -> APIR
         record = await api.stores.players.get_player(guest_id)
         if record is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no rated player {guest_id!r}", 404)
-        return record.public()
+        return {**record.public(), "ruleset": api.hub.settings.ruleset.name}
 
     async def take_renewal(key: str, per_hour: int, whose: str) -> None:
         wait = await api.stores.limits.take_token(key, per_hour / HOUR, per_hour, api.clock.wall())

@@ -6,8 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.ruleset import Ruleset
-from rules.solo.ruleset import PENGO_SOLO
-from rules.versus.tables import FRAME_HZ
 
 
 @dataclass(frozen=True)
@@ -41,7 +39,8 @@ class VerifySettings:
     """Replay verification: body bound, frame bound, concurrency, wall-time bound, pool kind, queue."""
 
     verify_max_bytes: int = 1024 * 1024
-    verify_max_frames: int = 10 * 60 * FRAME_HZ
+    #: The most frames a verified replay may have: 10 minutes at 60 frames a second.
+    verify_max_frames: int = 10 * 60 * 60
     verify_concurrency: int = 2
     #: Of those, how many one client address may hold at once.
     verify_per_client: int = 1
@@ -56,11 +55,13 @@ class VerifySettings:
 
 @dataclass(frozen=True)
 class DailySettings:
-    """The daily challenge: its ruleset and config (None: the ruleset's default, a 10-minute pengo-solo
-    run), runs a guest may submit a day, seconds after midnight the previous day still takes runs, and
-    bytes of runs' replays kept per day (the lowest-ranked runs' replays go first; their scores stay)."""
+    """The daily challenge: its ruleset (the composition root names it: pengo-solo) and config (None:
+    the ruleset's default, for pengo-solo a 10-minute run), runs a guest may submit a day, seconds after
+    midnight the previous day still takes runs, and bytes of runs' replays kept per day (the
+    lowest-ranked runs' replays go first; their scores stay)."""
 
-    daily_ruleset: Ruleset[Any, Any] = PENGO_SOLO
+    #: The ruleset the daily is played under (one seat: each guest's run).
+    daily_ruleset: Ruleset[Any, Any]
     daily_config: Any = None
     daily_submissions: int = 20
     daily_grace: float = 900.0

@@ -169,7 +169,7 @@ class Dispatcher:
                 version=PROTOCOL_VERSION,
                 guest=guest.id if guest else None,
                 name=guest.name if guest else None,
-                frame_rate=config.frame_rate,
+                frame_rate=config.pace,
                 input_delay=config.input_delay,
                 rollback_window=config.runner.rollback_window,
                 max_ahead=config.runner.max_ahead,

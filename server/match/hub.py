@@ -19,6 +19,10 @@ Admission: a new match (a room, a bot match, a ranked match) is refused with HTT
 Retry-After when the table holds `max_matches` or when its work would take the node past its budget
 (`capacity_board_frames`: every waiting or running match costs its seats times the frame rate). The
 budget counts work the hub knows, never the machine's measured load.
+
+Rulesets: each match plays its own (`settings_for` names it, by the registry's name, rules/registry.py;
+the node's `settings.ruleset` when none is named). The one clock runs every match at the node's pace,
+so a match whose frame rate is another is refused (422 `malformed`): every ruleset today declares 60.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 from protocol.codec import error_message
 from protocol.errors import ErrorCode
 from protocol.messages import MatchState
+from rules.registry import UnknownRulesetError, newest
 
 from ..errors import ServerError
 from ..logs import log_event
@@ -39,6 +44,7 @@ from ..store.base import MatchRecord, MatchStore, ReplayStore
 from ..tokens import Guest
 from .background import Background
 from .clock import FrameClock
+from .host import check_seats
 from .live import Finished, LiveMatch, Seat
 from .settings import MatchSettings, RankedSettings
 from .sources import Clock, IdSource, RandomIds, SystemClock
@@ -84,7 +90,7 @@ class Hub:
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
         self._last_subtick = 0
-        self.frame_clock = FrameClock(settings.frame_rate * self.slices, self._on_tick)
+        self.frame_clock = FrameClock(settings.pace * self.slices, self._on_tick)
         self.finished = 0
         self.crashed = 0
         self.frames_simulated = 0
@@ -197,9 +203,24 @@ class Hub:
     def work(self) -> int:
         """The board-frames a second the live matches cost (rooms waiting included: they will run)."""
         live_states = (MatchState.WAITING, MatchState.RUNNING)
-        return sum(len(live.seats) for live in self.matches.values() if live.state in live_states) * (
-            self.settings.frame_rate
-        )
+        return sum(len(live.seats) * live.config.pace for live in self.matches.values()
+                   if live.state in live_states)
+
+    def settings_for(self, ruleset: str | None = None, seconds: float | None = None) -> MatchSettings:
+        """The settings of a new match of the ruleset named `ruleset` (None: the node's; a name is played
+        under its newest version, rules/registry.py, or the node's own version when it is the node's
+        ruleset), limited to `seconds` of the game's frames when given. 422 `malformed` for a ruleset
+        this build does not have, or one whose frame rate is not the loop's."""
+        settings = self.settings
+        if ruleset is not None and ruleset != settings.ruleset.name:
+            try:
+                settings = settings.for_ruleset(newest(ruleset))
+            except UnknownRulesetError as error:
+                raise ServerError(ErrorCode.MALFORMED, str(error), 422) from None
+            if settings.pace != self.settings.pace:
+                raise ServerError(ErrorCode.MALFORMED, f"{ruleset} plays at {settings.pace} frames a second, "
+                                  f"this node's loop at {self.settings.pace}", 422)
+        return settings.with_time_limit(seconds) if seconds is not None else settings
 
     def admit(self, seats: int) -> None:
         """Refuse (503 `busy`, Retry-After) a new match of `seats` seats the node has no room for: its
@@ -209,7 +230,7 @@ class Hub:
             raise ServerError(ErrorCode.BUSY, "this server holds as many matches as it can", 503,
                               retry_after=BUSY_RETRY_AFTER)
         work = self.work()
-        if work + seats * config.frame_rate > config.capacity_board_frames:
+        if work + seats * config.pace > config.capacity_board_frames:
             if not self._full:  # logged once per time the node fills, not once per refusal
                 self._full = True
                 log_event(log, logging.WARNING, "hub.full", work=work, budget=config.capacity_board_frames)
@@ -222,7 +243,7 @@ class Hub:
         settings: MatchSettings | None = None,
     ) -> LiveMatch:
         """A new live match of these seats (a room while a seat is free); 503 when the node is full.
-        `settings`: the node's with another match config (a room's time limit), else the node's."""
+        `settings`: the match's own (`settings_for`: its ruleset, a room's time limit), else the node's."""
         self.admit(len(seats))
         live = LiveMatch(
             settings or self.settings,
@@ -271,15 +292,19 @@ class Hub:
         return any(live.state in live_states and live.seat_of(guest_id) is not None
                    for live in self.matches.values())
 
-    def create_bot_duel(self, first: str, second: str) -> LiveMatch:
-        """A match of two server-side bots (starts at once; used to watch bots and by the SyncTest tests)."""
+    def create_bot_duel(self, first: str, second: str, ruleset: str | None = None) -> LiveMatch:
+        """A match of two server-side bots of a ruleset (None: the node's) that starts at once; used to
+        watch bots and by the SyncTest tests."""
+        settings = self.settings_for(ruleset)
+        check_seats(settings, 2)
         for bot in (first, second):
-            self.check_bot(bot)
-        return self.new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)])
+            self.check_bot(bot, settings)
+        return self.new_match([Seat(f"{first}-bot", bot=first), Seat(f"{second}-bot", bot=second)],
+                              settings=settings)
 
-    def check_bot(self, bot: str) -> None:
-        """Refuse (422) a bot this server's ruleset does not have."""
-        names = self.settings.ruleset.bot_names
+    def check_bot(self, bot: str, settings: MatchSettings | None = None) -> None:
+        """Refuse (422) a bot the match's ruleset (`settings`'s; None: the node's) does not have."""
+        names = (settings or self.settings).ruleset.bot_names
         if bot not in names:
             raise ServerError(ErrorCode.MALFORMED, f"bot must be one of {names}, got {bot!r}", 422)
 

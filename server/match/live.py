@@ -789,6 +789,7 @@ class LiveMatch:
             ranked=self.ranked,
             aborted=self.aborted,
             private=self.private,
+            ruleset=self.config.ruleset.name,
         )
 
     def close_all(self) -> None:
@@ -836,6 +837,7 @@ class LiveMatch:
             "spectators": len(self.spectators.subscribers),
             "created": self.created_wall,
             "private": self.private,
+            "ruleset": self.config.ruleset.name,
             "bytes": {"players": self.players.bytes_published, "spectators": self.spectators.bytes_published},
         }
 

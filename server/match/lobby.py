@@ -53,7 +53,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -65,7 +64,7 @@ from ..store.base import LimitStore, LobbyStore, RoomPlace
 from ..store.memory import MemoryLobby
 from ..tokens import Guest
 from .background import Background
-from .host import MatchHost
+from .host import MatchHost, check_seats
 from .live import LiveMatch, Seat
 from .settings import LobbySettings, MatchSettings
 from .sources import Clock, IdSource
@@ -96,8 +95,8 @@ class Lobby:
 
     def __init__(
         self, hub: MatchHost, store: LimitStore, settings: LobbySettings, room_timeout: float, clock: Clock,
-        ids: IdSource, time_limit: Callable[[float], MatchSettings], shared: LobbyStore | None = None,
-        node: str = "node", background: Background | None = None,
+        ids: IdSource, shared: LobbyStore | None = None, node: str = "node",
+        background: Background | None = None,
     ) -> None:
         """`shared` is what the lobbies of the nodes on one store share (default: this node's own),
         `node` this node's name there."""
@@ -109,8 +108,6 @@ class Lobby:
         self.room_timeout = room_timeout
         self.clock = clock
         self.ids = ids
-        #: The hub's match settings with matches limited to so many seconds (a room's `minutes`).
-        self.time_limit = time_limit
         #: How long a live-match seat is held at most (a match that never reports its end frees it then).
         self.hold = settings.live_hold
         #: Invitation secret -> room id, for the rooms still waiting.
@@ -338,11 +335,13 @@ class Lobby:
     # ---- making matches ---------------------------------------------------------------------------------
 
     async def create_room(
-        self, guest: Guest, address: str, seats: int = 2, minutes: int | None = None
+        self, guest: Guest, address: str, seats: int = 2, minutes: int | None = None,
+        ruleset: str | None = None,
     ) -> LiveMatch:
-        """A room of `seats` seats (2 to 4): the guest holds the first; the one invitation is the way to
-        each of the others, and the match starts when every seat is taken and connected. `minutes`
-        limits its match to that many minutes of frames (None: the ruleset's default time limit)."""
+        """A room of `seats` seats (2 to 4, and as many as its ruleset plays) of the ruleset named
+        `ruleset` (None: the node's): the guest holds the first; the one invitation is the way to each of
+        the others, and the match starts when every seat is taken and connected. `minutes` limits its
+        match to that many minutes of frames (None: the ruleset's default time limit)."""
         config = self.settings
         if not config.room_seats_min <= seats <= config.room_seats_max:
             raise ServerError(ErrorCode.MALFORMED,
@@ -350,7 +349,8 @@ class Lobby:
         if minutes is not None and not config.room_minutes_min <= minutes <= config.room_minutes_max:
             message = f"a room's time limit is {config.room_minutes_min} to {config.room_minutes_max} minutes"
             raise ServerError(ErrorCode.MALFORMED, message, 422)
-        match_config = self.time_limit(minutes * 60) if minutes is not None else None
+        match_config = self.hub.settings_for(ruleset, minutes * 60 if minutes is not None else None)
+        check_seats(match_config, seats)
         self.hub.admit(seats)
         await self._admit_match(guest, address)
         now = self.clock.wall()
@@ -420,9 +420,14 @@ class Lobby:
             return seated[:1]
         return seated
 
-    async def create_bot_match(self, guest: Guest, bot: str, address: str) -> LiveMatch:
-        """A match against a server-side bot; it starts when the guest connects."""
-        self.hub.check_bot(bot)
+    async def create_bot_match(
+        self, guest: Guest, bot: str, address: str, ruleset: str | None = None
+    ) -> LiveMatch:
+        """A match against a server-side bot of the ruleset named `ruleset` (None: the node's); it starts
+        when the guest connects."""
+        settings = self.hub.settings_for(ruleset)
+        check_seats(settings, 2)
+        self.hub.check_bot(bot, settings)
         self.hub.admit(2)
         await self._admit_match(guest, address)
         match_id = self.ids.match_id()
@@ -432,7 +437,7 @@ class Lobby:
             await self._count_address(address, match_id, "your")
             counted = (address,)
             seats = [Seat(guest.name, guest=guest.id, address=address), Seat(f"{bot}-bot", bot=bot)]
-            live = self.hub.new_match(seats, match_id)
+            live = self.hub.new_match(seats, match_id, settings=settings)
         except ServerError:
             await self._uncount(match_id, (guest.id,), counted)
             raise
@@ -441,7 +446,8 @@ class Lobby:
 
 
     async def create_rematch(
-        self, guests: tuple[str, ...], names: tuple[str, ...], addresses: tuple[str, ...], offerer: int
+        self, guests: tuple[str, ...], names: tuple[str, ...], addresses: tuple[str, ...], offerer: int,
+        settings: MatchSettings | None = None,
     ) -> LiveMatch:
         """A private room between the players of an ended match, each seated at once in its seat of it,
         from its client address now (server/match/rematch.py). A room's bounds hold: the node's budget
@@ -449,7 +455,8 @@ class Lobby:
         match per guest (409 `already-playing`), each address's live matches (429 `too-many-matches`);
         refused, nothing stays counted. No seat waits for an invitation: the room starts when all
         have connected, or is cancelled at `room_timeout`, or when one of its players leaves it (or
-        does not connect within `invite_connect_timeout`) before the start."""
+        does not connect within `invite_connect_timeout`) before the start. `settings`: the ended match's
+        (its ruleset and config: a rematch plays the same game), else the node's."""
         self.hub.admit(len(guests))
         limits = self.limits
         await self._take(f"make:{guests[offerer]}", limits.match_rate_per_guest, limits.match_burst_per_guest,
@@ -468,7 +475,7 @@ class Lobby:
                 counted += (address,)
             seats = [Seat(name, guest=guest, address=address)
                      for guest, name, address in zip(guests, names, addresses, strict=True)]
-            live = self.hub.new_match(seats, match_id, self.ids.invite())
+            live = self.hub.new_match(seats, match_id, self.ids.invite(), settings=settings)
         except ServerError:
             await self._uncount(match_id, seated, counted)
             raise

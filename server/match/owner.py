@@ -14,9 +14,10 @@ socket.
   lease_margin` of its last renewal is lost as well, whatever Redis says later (a paused node stops
   on its own clock before another can take over).
 - `take_over(match_id, tick, now)`: acquire an orphan's lease (its owner's lapsed), load its journal,
-  refuse a match of another ruleset or ruleset version than this node plays, or of another snapshot
-  format (releasing the lease for a node that does: so a rolling upgrade moves matches only between
-  nodes of the same versions), and rebuild it (`LiveMatch.resumed`): snapshot, logged inputs, the
+  refuse a match of a ruleset version this build does not have (rules/registry.py: any registered
+  ruleset and version is taken, whatever the node's default), or of another snapshot format (releasing
+  the lease for a node that does: so a rolling upgrade moves matches only between nodes that play
+  them), and rebuild it (`LiveMatch.resumed`): snapshot, logged inputs, the
   same stream numbers.
 - `finish(live)`: a finished match's journal and lease are dropped once its record is written.
 """
@@ -27,6 +28,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from rules.registry import lookup
 from rules.ruleset import Bot, seat_seed
 
 from ..cluster.journal import (
@@ -234,14 +236,15 @@ def resume(journal: Journal, match_id: str, config: MatchSettings, tick: int, no
     header = journal.header
     if header.snapshot_format != SNAPSHOT_FORMAT:
         raise ValueError(f"snapshot format {header.snapshot_format}, this node reads {SNAPSHOT_FORMAT}")
-    ruleset = config.ruleset
-    if (header.ruleset, header.ruleset_version) != (ruleset.name, ruleset.version):
-        raise ValueError(f"the match plays {header.ruleset} v{header.ruleset_version}, this node "
-                         f"{ruleset.name} v{ruleset.version}")
+    ruleset = lookup(header.ruleset, header.ruleset_version)  # UnknownRulesetError is a ValueError
+    pace = config.pace
+    config = config.for_ruleset(ruleset)
+    if config.pace != pace:
+        raise ValueError(f"{ruleset.name} plays at {config.pace} frames a second, this node's loop at {pace}")
     settings = replace(config.runner, **{k: v for k, v in header.runner.items()
                                          if k in RunnerSettings.__dataclass_fields__})
     match_config = ruleset.config_from_plain(header.config)
-    config = replace(config, ruleset=ruleset, match_config=match_config, runner=settings)
+    config = replace(config, match_config=match_config, runner=settings)
     names = list(header.seats)
     bots: dict[int, Bot[object]] = {index: ruleset.make_bot(bot, seat_seed(header.seed, index))
                                     for index, bot in enumerate(header.bots) if bot is not None}

@@ -45,7 +45,7 @@ from ..logs import log_event
 from .background import Background
 from .lobby import Lobby
 from .session import Session
-from .settings import LobbySettings
+from .settings import LobbySettings, MatchSettings
 
 if TYPE_CHECKING:
     from .live import LiveMatch
@@ -80,6 +80,8 @@ class Rematchable:
     rematch: str | None = None
     #: The hub forgot the ended match (the entry goes once no offer of it waits).
     forgotten: bool = False
+    #: The ended match's settings (its ruleset and config): the rematch plays the same game.
+    settings: MatchSettings | None = None
 
 
 class Rematches:
@@ -209,7 +211,8 @@ class Rematches:
             return None, None
         guests = tuple(s.guest for s in live.seats if s.guest is not None)
         entry = Rematchable(match_id, guests, tuple(s.name for s in live.seats),
-                            [s.connection for s in live.seats], offers=[0] * len(guests))
+                            [s.connection for s in live.seats], offers=[0] * len(guests),
+                            settings=live.config)
         self._entries[match_id] = entry
         return entry, seat
 
@@ -237,7 +240,8 @@ class Rematches:
 
     async def _make(self, entry: Rematchable, addresses: tuple[str, ...], offerer: int) -> None:
         try:
-            live = await self.lobby.create_rematch(entry.guests, entry.names, addresses, offerer)
+            live = await self.lobby.create_rematch(entry.guests, entry.names, addresses, offerer,
+                                                   entry.settings)
         except ServerError as error:
             entry.making = False
             log_event(log, logging.INFO, "rematch.refused", match=entry.match, code=error.code.value)

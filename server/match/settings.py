@@ -2,13 +2,14 @@
 
 Each is a small frozen dataclass the composition root (server/config.py) builds; the names are the
 settings' names (`floe serve --NAME`, `FLOE_NAME`, protocol/README.md's limits table). The match layer
-serves any ruleset, so what names one game (the ruleset played, the game's frame rate) is given by the
-root: `MatchSettings` has no default ruleset or frame rate.
+serves any ruleset, so what names one game (the node's default ruleset) is given by the root:
+`MatchSettings` has no default ruleset. Each live match holds its own `MatchSettings` (`for_ruleset`:
+the node's, with the ruleset the match plays and that ruleset's config).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from protocol.limits import MAX_CLIENT_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, REMATCH_OFFER_SECONDS
@@ -20,12 +21,16 @@ from .matchmaker import QueueSettings
 
 @dataclass(frozen=True)
 class MatchSettings:
-    """The hub's and its live matches' numbers: the loop's pace, the streams, what is played, admission."""
+    """The hub's and its live matches' numbers: the loop's pace, the streams, what is played, admission.
 
-    #: The ruleset every match is played with, and its config (None: the ruleset's default).
+    The node's are its defaults; a live match holds its own (`for_ruleset`)."""
+
+    #: The ruleset a match is played with (the node's: what a match that names none plays, and the
+    #: ranked queue), and its config (None: the ruleset's default).
     ruleset: Ruleset[Any, Any]
-    #: Frames per second of the match loop (the game's 60 by default; tests run faster).
-    frame_rate: int
+    #: Frames per second of the match loop (0: what the ruleset declares, its `frame_hz`; tests run
+    #: faster). A node's loop runs at its own; a match of another pace is refused (`Hub.admit`).
+    frame_rate: int = 0
     match_config: Any = None
     runner: RunnerSettings = field(default_factory=RunnerSettings)
     #: Frames ahead that clients stamp inputs (told in `welcome`).
@@ -66,6 +71,24 @@ class MatchSettings:
     def __post_init__(self) -> None:
         if self.match_config is None:
             object.__setattr__(self, "match_config", self.ruleset.default_config())
+
+    @property
+    def pace(self) -> int:
+        """The match loop's frames a second: `frame_rate`, or the ruleset's `frame_hz` when it is 0."""
+        return self.frame_rate or self.ruleset.frame_hz
+
+    def for_ruleset(self, ruleset: Ruleset[Any, Any]) -> MatchSettings:
+        """These settings for a match of `ruleset` (with its default config): the same ones when it is
+        this ruleset already; the frame rate stays the one given (0 stays the ruleset's own)."""
+        if ruleset is self.ruleset:
+            return self
+        return replace(self, ruleset=ruleset, match_config=None)
+
+    def with_time_limit(self, seconds: float) -> MatchSettings:
+        """The same settings, every other rule kept, with matches limited to `seconds` of the game's
+        frames (its ruleset's `frame_hz` a second, whatever the loop's pace)."""
+        frames = max(1, round(seconds * self.ruleset.frame_hz))
+        return replace(self, match_config=self.ruleset.with_time_limit(self.match_config, frames))
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,10 @@ class StoreError(Exception):
     """The store could not do what was asked (unreachable, or a record too contended to update)."""
 
 
+#: The ruleset of a record written before records named theirs: every match was pengo-versus then.
+LEGACY_RULESET = "pengo-versus"
+
+
 @dataclass(frozen=True)
 class MatchRecord:
     """A match that ended (or was cancelled): who played, how it ended, and its replay's id."""
@@ -57,6 +61,8 @@ class MatchRecord:
     aborted: bool = False
     #: Played from a room (by invitation): its replay is reachable by id but not listed.
     private: bool = False
+    #: The ruleset the match was played under (rules/registry.py's name; its version is the replay's).
+    ruleset: str = LEGACY_RULESET
     extra: dict[str, Any] = field(default_factory=dict)
 
     def plain(self) -> dict[str, Any]:
@@ -74,6 +80,7 @@ class MatchRecord:
             "ranked": self.ranked,
             "aborted": self.aborted,
             "private": self.private,
+            "ruleset": self.ruleset,
         }
 
     @classmethod
@@ -92,6 +99,7 @@ class MatchRecord:
             ranked=bool(data.get("ranked", False)),
             aborted=bool(data.get("aborted", False)),
             private=bool(data.get("private", False)),
+            ruleset=str(data.get("ruleset", LEGACY_RULESET)),
         )
 
 

@@ -1,16 +1,7 @@
-"""The conformance suite's fixtures: the awaiting rulesets registered while each test runs."""
+"""The conformance suite's fixtures: real servers for the match over websockets (tests/server's)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from tests.server.conftest import no_logged_errors, start_server
 
-import pytest
-
-from .rulesets import registered
-
-
-@pytest.fixture(autouse=True)
-def _awaiting_registered() -> Iterator[None]:
-    """rules/payload's rulesets registered for the test (see tests/conformance/rulesets.py)."""
-    with registered():
-        yield
+__all__ = ["no_logged_errors", "start_server"]

@@ -25,7 +25,7 @@ from rules.replay import Replay, record
 from rules.ruleset import Ruleset
 from tests.versus.regenerate_golden import GOLDEN_DIRS as VERSUS_GOLDEN_DIRS
 
-from .rulesets import conforming, play, registered, ruleset_id
+from .rulesets import conforming, play, ruleset_id
 
 HERE = Path(__file__).resolve().parent / "golden"
 
@@ -100,14 +100,13 @@ def main() -> None:
     parser.add_argument("--ruleset", help="a ruleset id (name-vVERSION); default: every missing set")
     parser.add_argument("--force", action="store_true", help="remake an existing set")
     args = parser.parse_args()
-    with registered():
-        for ruleset in conforming():
-            key = ruleset_id(ruleset)
-            if key not in GOLDEN_PLAYS or (args.ruleset is not None and key != args.ruleset):
-                continue
-            if args.ruleset is None and golden_dir(ruleset).exists():
-                continue
-            print(f"{key}: {make_set(ruleset, args.force)}")
+    for ruleset in conforming():
+        key = ruleset_id(ruleset)
+        if key not in GOLDEN_PLAYS or (args.ruleset is not None and key != args.ruleset):
+            continue
+        if args.ruleset is None and golden_dir(ruleset).exists():
+            continue
+        print(f"{key}: {make_set(ruleset, args.force)}")
 
 
 if __name__ == "__main__":

@@ -1,29 +1,19 @@
 """The rulesets the conformance suite runs over, and the one scripted match it plays of each.
 
-Every ruleset rules/registry.py registers, and the ones `AWAITING_REGISTRATION` names: rules/payload's
-`payload` and `payload-versus` are pure and conform, but rules/registry.py does not register them yet.
-Registering them there would change what the server does before its per-match-ruleset work (issue 22):
-server/http/verify.py would verify Payload replays, server/http/replaystream.py stream them and
-server/botclient.py follow Payload matches, all of which look rulesets up in that registry. So the
-suite registers them only while a test runs (`registered`). When rules/registry.py registers them,
-`conforming()` simply finds them there and this tuple can be emptied.
+Every ruleset rules/registry.py registers: a new ruleset is covered the moment it is registered.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.payload.ruleset import PAYLOAD, PAYLOAD_VERSUS
-from rules.registry import known, lookup, register, unregister
+from rules.registry import known, lookup
 from rules.ruleset import Match, Ruleset, seat_seed
 
-#: Rulesets that pass this suite but are not in rules/registry.py yet (see the module docstring).
-AWAITING_REGISTRATION: tuple[Ruleset[Any, Any], ...] = (PAYLOAD, PAYLOAD_VERSUS)
 #: The scripted match is cut at this frame at the latest (its ruleset's `with_time_limit`): long enough
 #: for Pengo's boards to be played (the intro is over by frame ~200), short enough for the 60 s budget.
 PLAY_FRAMES = 900
@@ -37,24 +27,9 @@ def ruleset_id(ruleset: Ruleset[Any, Any]) -> str:
 
 
 def conforming() -> list[Ruleset[Any, Any]]:
-    """Every registered ruleset and every one awaiting registration, by id."""
+    """Every registered ruleset, by id."""
     found = {ruleset_id(r): r for r in (lookup(name, version) for name, version in known())}
-    for ruleset in AWAITING_REGISTRATION:
-        found.setdefault(ruleset_id(ruleset), ruleset)
     return [found[key] for key in sorted(found)]
-
-
-@contextmanager
-def registered() -> Iterator[None]:
-    """The awaiting rulesets registered (so `rules.replay.verify` finds them) for the duration."""
-    added = [r for r in AWAITING_REGISTRATION if (r.name, r.version) not in known()]
-    for ruleset in added:
-        register(ruleset)
-    try:
-        yield
-    finally:
-        for ruleset in added:
-            unregister(ruleset)
 
 
 @dataclass
@@ -100,8 +75,7 @@ def fingerprint(played: Played) -> list[Any]:
 
 def main() -> None:
     """Print every conforming ruleset's fingerprint as JSON (the cross-process test runs this)."""
-    with registered():
-        print(json.dumps({ruleset_id(r): fingerprint(play(r)) for r in conforming()}, sort_keys=True))
+    print(json.dumps({ruleset_id(r): fingerprint(play(r)) for r in conforming()}, sort_keys=True))
     sys.stdout.flush()
 
 

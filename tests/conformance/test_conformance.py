@@ -1,9 +1,9 @@
 """One conformance suite over every ruleset, as OpenSpiel's api_test runs over every game.
 
-The rulesets come from the registry (rules/registry.py, plus the ones tests/conformance/rulesets.py
-says await registration); a new ruleset is tested here the moment it is registered, and fails until
-it conforms. Each test plays one scripted bot match (`rulesets.play`) or reads the ruleset's golden
-set (tests/conformance/golden.py) and checks one property of the seam (rules/ruleset.py):
+The rulesets come from the registry (rules/registry.py); a new ruleset is tested here the moment it
+is registered, and fails until it conforms. Each test plays one scripted bot match (`rulesets.play`)
+or reads the ruleset's golden set (tests/conformance/golden.py) and checks one property of the seam
+(rules/ruleset.py):
 
 - the ruleset's declared surface is coherent (seats, bots, end reasons, the input byte, the config's
   plain form read back strictly);
@@ -16,11 +16,15 @@ set (tests/conformance/golden.py) and checks one property of the seam (rules/rul
 - replays (rules/replay.py): the scripted match's replay verifies, survives its plain form and the
   wire codec, and a tampered one is refused;
 - golden replays: every ruleset has a set, each replay verifies (same end frame, result and log
-  hash) and matches its MANIFEST.txt line.
+  hash) and matches its MANIFEST.txt line;
+- a match over real websockets: the newest version of each ruleset of two seats or more plays a bot
+  match through a real server (the node's default is pengo-versus; the match names its ruleset), the
+  client's bot over the websocket against the server's, and the stored replay verifies.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import os
@@ -36,16 +40,20 @@ import pytest
 
 from protocol.delta import apply as apply_changes
 from protocol.replay_codec import decode_replay, encode_replay
+from rules.registry import newest
 from rules.replay import Replay, record, verify
 from rules.ruleset import Ruleset
 from rules.synctest import canonical_encoding, run_synctest, state_checksum
+from server import botclient
+from tests.server.conftest import StartServer, fast_config
+from tests.server.helpers import UNIT
+from tests.server.test_match_network import fetch_replay
 from tests.test_purity import ROOT
 
 from .golden import golden_dir, manifest_line
-from .rulesets import Played, conforming, fingerprint, play, registered, ruleset_id
+from .rulesets import Played, bot_order, conforming, fingerprint, play, ruleset_id
 
-with registered():
-    RULESETS = conforming()
+RULESETS = conforming()
 IDS = [ruleset_id(r) for r in RULESETS]
 #: Golden replays verified per ruleset, shortest first, until this many frames have been verified (at
 #: least one): pengo-versus's sets are verified in full, with traces, by tests/versus/test_golden_replays.py.
@@ -67,7 +75,7 @@ def played(ruleset: Ruleset[Any, Any]) -> Played:
 
 
 def test_every_registered_ruleset_is_tested() -> None:
-    """The suite's list is the registry's (and the awaiting ones), and it holds every game."""
+    """The suite's list is the registry's, and it holds every game."""
     names = {r.name for r in RULESETS}
     assert {"pengo-versus", "pengo-solo", "payload", "payload-versus"} <= names, names
     assert len(set(IDS)) == len(IDS)
@@ -80,6 +88,8 @@ def test_the_declared_surface_is_coherent(ruleset: Ruleset[Any, Any]) -> None:
     assert ruleset.name and ruleset.version >= 1
     assert 1 <= ruleset.min_seats <= ruleset.max_seats
     assert ruleset.bot_names and ruleset.end_reasons
+    assert ruleset.frame_hz > 0
+    assert ruleset.rule_tables and all(title for title, _ in ruleset.rule_tables)
     inputs = ruleset.inputs
     for byte in (inputs.neutral, inputs.forfeit):
         assert inputs.is_valid(byte), byte
@@ -247,3 +257,31 @@ def test_the_golden_replays_verify(ruleset: Ruleset[Any, Any]) -> None:
         assert (verdict.log_hash, verdict.result) == (replay.log_hash, replay.result)
         spent += replay.final_frame
     assert spent > 0
+
+
+#: The rulesets a server plays: the newest version of each name, of two seats or more (a bot match).
+SERVED = [r for r in RULESETS if newest(r.name) is r and r.max_seats >= 2]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("ruleset", SERVED, ids=[ruleset_id(r) for r in SERVED])
+async def test_a_match_over_real_websockets(ruleset: Ruleset[Any, Any], start_server: StartServer) -> None:
+    """A bot match of the ruleset (named in `POST /api/bot-matches`) against a client bot that plays over
+    a real websocket to the end: the client's mirror of the stream never disagrees, and the stored
+    replay names the ruleset and verifies, on its end frame, result and log hash."""
+    server = await start_server(fast_config())
+    _, token = await botclient.new_guest(server.http_url, "conformance")
+    bots = bot_order(ruleset)
+    created = await botclient.http_json(f"{server.http_url}/api/bot-matches", "POST",
+                                        {"bot": bots[0], "ruleset": ruleset.name}, token)
+    assert created["ruleset"] == ruleset.name
+    run = await asyncio.wait_for(botclient.play(server.ws_url, token, created["match"], bots[-1], seed=7),
+                                 90 * UNIT)
+    assert run.mirror is not None and run.mirror.mismatches == 0 and run.mirror.match.frame > 0
+    assert run.session.over is not None
+    replay = await fetch_replay(server, created["match"])
+    assert (replay.ruleset, replay.ruleset_version) == (ruleset.name, ruleset.version)
+    verdict = verify(replay)
+    assert verdict.ok, verdict.reason
+    assert (verdict.log_hash, verdict.result, verdict.frames) == (replay.log_hash, replay.result,
+                                                                  replay.final_frame)

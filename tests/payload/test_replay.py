@@ -1,13 +1,9 @@
 """Payload's matches go through floe's replays unchanged: recorded, read back from plain data and
-re-verified by rules/replay.py (the rulesets are registered only while these tests run: registering
-them with the server is a later step)."""
+re-verified by rules/replay.py (rules/registry.py registers both rulesets)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-
-import pytest
 
 from rules import registry
 from rules.payload.daily import DailyRecord, Streak, daily_seed, daily_variant, share_text, update_streak
@@ -17,16 +13,11 @@ from rules.replay import Replay, input_rows, record, verify
 from tests.payload.play import bot_rows
 
 
-@pytest.fixture(autouse=True)
-def payload_registered() -> Iterator[None]:
-    """Both Payload rulesets are findable while a test runs, and forgotten after."""
-    registry.register(PAYLOAD)
-    registry.register(PAYLOAD_VERSUS)
-    try:
-        yield
-    finally:
-        registry.unregister(PAYLOAD)
-        registry.unregister(PAYLOAD_VERSUS)
+def test_both_payload_rulesets_are_registered() -> None:
+    """rules/registry.py finds `payload` and `payload-versus` by name and version, and as the newest."""
+    assert registry.lookup("payload", 1) is PAYLOAD
+    assert registry.lookup("payload-versus", 1) is PAYLOAD_VERSUS
+    assert registry.newest("payload-versus") is PAYLOAD_VERSUS
 
 
 def test_a_solo_run_and_a_versus_match_verify_from_their_replays() -> None:

@@ -43,7 +43,7 @@ async def test_no_rewind_goes_below_a_confirmed_frame_already_sent() -> None:
     assert live.runner is not None
     rng = random.Random(18)
     for tick in range(1, TICKS):
-        clock.now += 1 / node.config.match.frame_rate
+        clock.now += 1 / node.config.match.pace
         live.tick(tick, clock.now)
         if live.runner.result is not None:
             break

@@ -9,6 +9,8 @@ import httpx
 import pytest
 
 from floe_cli import versus_cmds
+from rules.payload.ruleset import PAYLOAD_VERSUS
+from rules.versus.ruleset import PENGO_VERSUS
 from server.app import DEFAULT_WEB_ROOT
 from server.compendium import compendium
 from tests.server.conftest import StartServer, fast_config
@@ -37,16 +39,25 @@ async def test_docs_load_nothing_from_elsewhere_and_name_the_websocket(start_ser
 
 
 async def test_the_rules_page_reads_the_table_floe_rules_prints(start_server: StartServer) -> None:
-    """GET /api/rules is the compendium, and every row of it is a line `floe rules` prints."""
+    """GET /api/rules is the node's ruleset's compendium, `?ruleset=payload-versus` Payload versus's (from
+    its Ruleset's tables), every row of each a line `floe rules [--ruleset]` prints; an unknown one 404s."""
     server = await start_server(fast_config())
     async with httpx.AsyncClient(base_url=server.http_url, timeout=30) as http:
         book = (await http.get("/api/rules")).json()
-    assert book == compendium().plain()
-    out = io.StringIO()
-    assert versus_cmds.main(["rules"], stdout=out) == 0
-    printed = out.getvalue()
-    assert book["heading"] in printed
-    for section in book["sections"]:
-        assert section["title"] in printed
-        for name, value, _note in section["rows"]:
-            assert re.search(rf"^  {re.escape(name)} +{re.escape(value[:28])}", printed, re.MULTILINE), name
+        payload = (await http.get("/api/rules", params={"ruleset": "payload-versus"})).json()
+        unknown = await http.get("/api/rules", params={"ruleset": "chess"})
+    assert book == compendium(PENGO_VERSUS).plain()
+    assert payload == compendium(PAYLOAD_VERSUS).plain()
+    assert payload["heading"].startswith("payload-versus ruleset version 1")
+    assert any(row[0].endswith("Prism") for section in payload["sections"] for row in section["rows"])
+    assert unknown.status_code == 404 and unknown.json()["code"] == "not-found"
+    for shown, argv in ((book, ["rules"]), (payload, ["rules", "--ruleset", "payload-versus"])):
+        out = io.StringIO()
+        assert versus_cmds.main(argv, stdout=out) == 0
+        printed = out.getvalue()
+        assert shown["heading"] in printed
+        for section in shown["sections"]:
+            assert section["title"] in printed
+            for name, value, _note in section["rows"]:
+                row = rf"^  {re.escape(name)} +{re.escape(value[:28])}"
+                assert re.search(row, printed, re.MULTILINE), name

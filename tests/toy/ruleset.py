@@ -241,6 +241,12 @@ class RaceRuleset:
     inputs: PengoInputs = INPUTS
     bot_names = tuple(_BOTS)
     end_reasons = ("finish", "forfeit", "time")
+    frame_hz = 60
+
+    @property
+    def rule_tables(self) -> tuple[tuple[str, Any], ...]:
+        """The track (RaceConfig)."""
+        return (("The race (RaceConfig)", RaceConfig()),)
 
     def default_config(self) -> RaceConfig:
         """The default track."""

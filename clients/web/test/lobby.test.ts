@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { type LiveMatch, originAccepted } from "../src/app/api";
 import { clock, leaderLine, liveLine, liveSeconds } from "../src/app/lobby-text";
 
-const MATCH: LiveMatch = { id: "m1", state: "running", seats: ["ann", "bob"], bots: [null, null], frame: 600, spectators: 2 };
+const MATCH: LiveMatch = { id: "m1", state: "running", seats: ["ann", "bob"], bots: [null, null], frame: 600, spectators: 2,
+  ruleset: "pengo-versus" };
 
 describe("the live list", () => {
   it("ages a running match by its frame plus the time since it was listed", () => {

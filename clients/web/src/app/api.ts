@@ -122,11 +122,16 @@ export interface Seated {
   match: string;
   seat: number;
   invite?: string;
+  /** The ruleset the match plays (rules/registry.py's name). */
+  ruleset?: string;
 }
 
 export const api = {
-  botMatch: (token: string, bot: string) => call<Seated>("POST", "/api/bot-matches", { bot }, token),
-  /** A private room; `seats` 2 to 4 and a time limit in `minutes` (absent: the server's defaults). */
+  /** A match against the server's `bot` of `ruleset` (absent: the server's default ruleset). */
+  botMatch: (token: string, bot: string, ruleset?: string) =>
+    call<Seated>("POST", "/api/bot-matches", ruleset === undefined ? { bot } : { bot, ruleset }, token),
+  /** A private room; `seats` 2 to 4, a time limit in `minutes` and a `ruleset` (absent: the server's
+   * defaults). */
   room: (token: string, options: RoomOptions = {}) =>
     call<Seated>("POST", "/api/rooms", Object.keys(options).length ? options : undefined, token),
   recoveryCode: (token: string) => call<{ code: string; expires: number }>("POST", "/api/guests/recovery", undefined, token),
@@ -135,7 +140,9 @@ export const api = {
   matches: () => call<{ matches: LiveMatch[] }>("GET", "/api/matches"),
   match: (id: string) => call<Record<string, unknown>>("GET", `/api/matches/${encodeURIComponent(id)}`),
   recent: () => call<{ replays: RecentReplay[] }>("GET", "/api/replays"),
-  rules: () => call<{ heading: string; sections: { title: string; rows: [string, string, string][] }[] }>("GET", "/api/rules"),
+  /** A ruleset's rule compendium (absent: the server's default ruleset's). */
+  rules: (ruleset?: string) => call<{ heading: string; sections: { title: string; rows: [string, string, string][] }[] }>(
+    "GET", ruleset === undefined ? "/api/rules" : `/api/rules?ruleset=${encodeURIComponent(ruleset)}`),
 };
 
 export interface LiveMatch {
@@ -145,6 +152,8 @@ export interface LiveMatch {
   bots: (string | null)[];
   frame: number;
   spectators: number;
+  /** The ruleset the match plays. */
+  ruleset: string;
 }
 
 export interface RecentReplay {
@@ -152,11 +161,14 @@ export interface RecentReplay {
   seats: string[];
   result: { winner: number | null; reason: string; scores: number[] } | null;
   ended: number;
+  /** The ruleset the match was played under. */
+  ruleset: string;
 }
 
 export interface RoomOptions {
   seats?: number;
   minutes?: number;
+  ruleset?: string;
 }
 
 /** `GET /api/origin`'s answer (protocol/README.md "The page's origin"). */

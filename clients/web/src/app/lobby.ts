@@ -15,7 +15,7 @@ import { errorText, onLeave, show, withToken, wsUrl } from "./page";
 import { rememberMatched } from "./precard";
 import { RankedQueue, type LeaderRow, ranked } from "./ranked";
 import { browserSettings } from "./settings";
-import { PRACTICE } from "../games/registry";
+import { canShow, PRACTICE } from "../games/registry";
 
 /** How often the live list is asked again while the lobby is shown (ms); its ages tick every second. */
 const LIVE_POLL_MS = 4000;
@@ -107,7 +107,7 @@ export function lobby(): void {
   const poll = (): void => {
     if (document.hidden && listed !== null) return; // a tab in the background asks nothing
     api.matches().then(({ matches }) => {
-      listed = { matches, at: Date.now() };
+      listed = { matches: matches.filter((match) => canShow(match.ruleset)), at: Date.now() };
       drawLive();
     }).catch(() => live.replaceChildren(el("li", {}, "unavailable")));
   };
@@ -118,7 +118,8 @@ export function lobby(): void {
     window.clearInterval(polling);
     window.clearInterval(ticking);
   });
-  api.recent().then(({ replays: list }) => {
+  api.recent().then(({ replays: all }) => {
+    const list = all.filter((replay) => canShow(replay.ruleset));
     replays.replaceChildren(...(list.length ? list.map((replay) =>
       el("li", {}, el("a", { href: `#/replay/${replay.id}`, class: "replay" },
         `${replay.seats.join(" vs ")}: ${replay.result ? replay.result.scores.join("–") : ""}`)))

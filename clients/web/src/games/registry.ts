@@ -19,6 +19,12 @@ const VIEWS: ReadonlyMap<string, AnyGameView> = new Map<string, AnyGameView>(
 /** The ruleset whose rules page `#/rules` shows. */
 export const DEFAULT_RULESET = pengoView.ruleset;
 
+/** Can this client draw a match of `ruleset`? (The server plays every registered ruleset: its lists name
+ * each entry's; the lobby shows the ones this client can open.) */
+export function canShow(ruleset: string): boolean {
+  return VIEWS.has(ruleset);
+}
+
 /** A ruleset's view (an error naming the rulesets known when it has none). */
 export function viewFor(ruleset: string): AnyGameView {
   const view = VIEWS.get(ruleset);
