@@ -30,7 +30,7 @@ from server.store.redis import RedisStore
 from tests.cluster_helpers import RunningCluster
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
 from tests.server.helpers import UNIT, until, until_awaited
-from tests.server.test_ranked import queue_on, ranked_config, read_until
+from tests.server.test_ranked import queue_on, ranked_config, read_until, read_until_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -58,9 +58,10 @@ class TwoNodes:
 
 @contextlib.asynccontextmanager
 async def two_nodes(kind: str, config: ServerConfig | None = None,
-                    cluster: RunningCluster | None = None) -> AsyncIterator[TwoNodes]:
+                    cluster: RunningCluster | None = None,
+                    config_a: ServerConfig | None = None) -> AsyncIterator[TwoNodes]:
     """Two servers on one fresh store of `kind` (Redis, or the Redis Cluster `cluster`: one prefix, a
-    client per node, deleted after)."""
+    client per node, deleted after); A runs with `config_a` when given."""
     config = config or ranked_config()
     if kind == "memory":
         shared = MemoryStore()
@@ -76,7 +77,7 @@ async def two_nodes(kind: str, config: ServerConfig | None = None,
         prefix = unique_prefix()
         stores = (RedisStore.from_url(REDIS_URL, prefix), RedisStore.from_url(REDIS_URL, prefix))
     try:
-        async with running_server(create_app(config, stores[0])) as a, \
+        async with running_server(create_app(config_a or config, stores[0])) as a, \
                 running_server(create_app(config, stores[1])) as b:
             yield TwoNodes(a, b, stores)
     finally:
@@ -244,3 +245,27 @@ async def test_a_pair_refused_by_the_seats_tells_both_nodes_players(nodes: TwoNo
     assert ann.matched is None and bob_session.matched is None
     assert node_a.ranked.paired + node_b.ranked.paired == 1
     assert not [live for node in nodes.nodes for live in node.hub.matches.values() if live.ranked]
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_full_node_leaves_the_pair_to_the_other(kind: str) -> None:
+    """A has no room for a match (its budget is one board-frame a second): Bob waits on B, then Ann
+    queues on A, whose arrival completes the pair; A does not take it (it would be refused `busy`),
+    B's next pass does, and B hosts the match."""
+    async with two_nodes(kind, config_a=ranked_config(capacity_board_frames=1)) as nodes:
+        sessions: list[ClientSession] = []
+        async with contextlib.AsyncExitStack() as stack:
+            sockets = []
+            for server, name in ((nodes.b, "bob"), (nodes.a, "ann")):
+                _, token = await botclient.new_guest(server.http_url, name)
+                sessions.append(ClientSession(token))
+                sockets.append(await stack.enter_async_context(websockets.connect(server.ws_url)))
+                await queue_on(sockets[-1], sessions[-1])
+                await read_until_session(sockets[-1], sessions[-1], lambda s: s.queued is not None)
+            for ws, session in zip(sockets, sessions, strict=True):
+                await read_until_session(ws, session, lambda s: s.matched is not None or s.errors)
+        matched = [session.matched for session in sessions]
+        assert matched[0] is not None and matched[1] is not None and matched[0].match == matched[1].match
+        node_a, node_b = nodes.nodes
+        assert (node_a.ranked.paired, node_b.ranked.paired) == (0, 1)
+        assert matched[0].match in node_b.hub.matches and not node_a.hub.matches
