@@ -92,12 +92,20 @@ async def two_nodes(kind: str, config: ServerConfig | None = None,
             await cleaner.aclose()
 
 
-@pytest_asyncio.fixture(params=["memory", "redis", "cluster"])
+#: The stores two nodes share in these tests: embedded, Redis, the session's three-master Redis Cluster.
+KINDS = ("memory", "redis", "cluster")
+
+
+def on_cluster(kind: str, request: pytest.FixtureRequest) -> RunningCluster | None:
+    """The session's cluster for the kind "cluster", else None."""
+    return request.getfixturevalue("cluster") if kind == "cluster" else None
+
+
+@pytest_asyncio.fixture(params=KINDS)
 async def nodes(request: pytest.FixtureRequest) -> AsyncIterator[TwoNodes]:
-    """Two nodes on the embedded store, on Redis, and on the session's three-master Redis Cluster."""
+    """Two nodes on each kind of store."""
     kind = str(request.param)
-    cluster = request.getfixturevalue("cluster") if kind == "cluster" else None
-    async with two_nodes(kind, cluster=cluster) as made:
+    async with two_nodes(kind, cluster=on_cluster(kind, request)) as made:
         yield made
 
 
@@ -161,11 +169,11 @@ async def test_many_racing_guests_on_two_nodes_are_each_paired_once(nodes: TwoNo
     await until(emptied, 10 * UNIT, "the queues emptied")
 
 
-@pytest.mark.parametrize("kind", ["memory", "redis"])
-async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str, request: pytest.FixtureRequest) -> None:
     """A bot duel on A is listed by B (its `/api/matches`, as A summarised it) and leaves B's list when
     it is over; a match on B is listed by A."""
-    async with two_nodes(kind, ranked_config().with_time_limit(600)) as nodes:
+    async with two_nodes(kind, ranked_config().with_time_limit(600), on_cluster(kind, request)) as nodes:
         node_a, node_b = nodes.nodes
         live = node_a.hub.create_bot_duel("lazy", "lazy")
         other = node_b.hub.create_bot_duel("lazy", "lazy")
@@ -188,12 +196,14 @@ async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str) -> None:
         await until_awaited(listing(node_b, live.id, False), 10 * UNIT, "B no longer lists A's match")
 
 
-@pytest.mark.parametrize("kind", ["memory", "redis"])
-async def test_a_room_made_on_a_is_joined_with_its_invitation_at_b(kind: str) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_room_made_on_a_is_joined_with_its_invitation_at_b(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
     """Ann makes a room on A; Bob brings its invitation to B and gets A's seat 1 (B asked A); Cyd, at B
     too, is refused as A would refuse her (the room is full), and a wrong invitation opens nothing;
     both play the room's match at A to its end."""
-    async with two_nodes(kind) as nodes:
+    async with two_nodes(kind, cluster=on_cluster(kind, request)) as nodes:
         node_a, node_b = nodes.nodes
         tokens = []
         async with httpx.AsyncClient(base_url=nodes.a.http_url) as at_a, \
