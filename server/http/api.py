@@ -148,9 +148,6 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
             return {"live": True, **live.summary(), "result": live.result}
         record = await api.stores.matches.get_match(match_id)
         if record is None:
-            elsewhere = await api.lobby.listed_elsewhere(match_id)  # another node's listed match
-            if elsewhere is not None:
-                return {"live": True, **elsewhere, "result": None}
             raise ServerError(ErrorCode.NOT_FOUND, f"no match {match_id!r}", 404)
         return {"live": False, **record.plain()}
 

@@ -164,10 +164,6 @@ class Lobby:
         merged = own + [entry for entry in await self._listed_elsewhere() if entry["id"] not in ids]
         return sorted(merged, key=lambda entry: float(entry["created"]), reverse=True)
 
-    async def listed_elsewhere(self, match_id: str) -> dict[str, Any] | None:
-        """Another node's listed match (as it listed it within `live_list_every`), or None."""
-        return next((entry for entry in await self._listed_elsewhere() if entry["id"] == match_id), None)
-
     async def _listed_elsewhere(self) -> list[dict[str, Any]]:
         now = self.hub.now()
         if now - self._elsewhere_at >= self.settings.live_list_every:
