@@ -40,6 +40,9 @@ class Stream(Generic[S]):
         #: Bytes published (once per message) and delivered (once per subscriber), for stats.
         self.bytes_published = 0
         self.bytes_delivered = 0
+        #: Called with each message's number and bytes as it is published (the owner's relay to the
+        #: other nodes, server/match/relay.py); None: nobody else follows.
+        self.tap: Callable[[int, bytes], None] | None = None
 
     def publish(self, build: Callable[[int], ServerMessage]) -> None:
         """Number, encode and send one message to every subscriber (never waits)."""
@@ -51,6 +54,8 @@ class Stream(Generic[S]):
         data = build(self.head)
         self._history.append(data)
         self.bytes_published += len(data)
+        if self.tap is not None:
+            self.tap(self.head, data)
         for subscriber in tuple(self.subscribers):
             if subscriber.send_bytes(data):
                 self.bytes_delivered += len(data)
@@ -65,3 +70,9 @@ class Stream(Generic[S]):
         if last_seen > self.head or not self._history or last_seen + 1 < first:
             return None
         return list(self._history)[last_seen + 1 - first :]
+
+    def restart(self, head: int) -> None:
+        """Start again at number `head` with an empty history (a follower that missed messages and was
+        sent a resync instead, server/match/follow.py)."""
+        self.head = head
+        self._history.clear()
