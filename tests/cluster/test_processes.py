@@ -423,3 +423,55 @@ async def test_sigterm_hands_the_match_off(cluster: Cluster) -> None:
     assert [line for line in a.lines() if line.get("event") == "node.handed-off"], a.tail()
     assert not a.logged("owner.lost", match_id), "A gave its lease up: nothing was refused"
     await finish_on_b(b, match_id, clients)
+
+
+@pytest.mark.asyncio
+async def test_clients_on_the_other_node_follow_the_match_across_a_kill(cluster: Cluster) -> None:
+    """A room's match on A, one player connected to A, the other player and a spectator to B (which
+    follows A's match over the bus, server/match/follow.py): A is killed with SIGKILL mid-match; B takes
+    the match over and its two clients go on without reconnecting: the spectator's stream runs on
+    without a gap or a resync, the match finishes (A's player resumes on B), every input shown
+    anywhere is in the verified replay."""
+    a, b = cluster.a, cluster.b
+    match_id, (ann, bob, spectator) = await host_room(a, b)
+    on_a = asyncio.create_task(ann.follow(a.ws_url, match_id))
+    on_b = [asyncio.create_task(client.follow(b.ws_url, match_id)) for client in (bob, spectator)]
+    try:
+        await until(lambda: spectator.confirmed > 150 and bob.confirmed > 150, TIMEOUT,
+                    "150 frames confirmed, seen on B")
+        assert not await hosts(b.http_url, match_id), "B follows the match: A hosts it"
+        assert b.logged("follow.player", match_id), b.tail()
+        shown_before = [record for client in (ann, bob, spectator) for record in client.shown()]
+        a.popen.send_signal(signal.SIGKILL)
+        a.popen.wait(timeout=30)
+        assert await asyncio.wait_for(on_a, TIMEOUT) is False, "A died mid-match"
+        await until_awaited(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the match over")
+        finished = await asyncio.wait_for(asyncio.gather(*on_b, ann.follow(b.ws_url, match_id)), TIMEOUT)
+    finally:
+        for task in (on_a, *on_b):
+            task.cancel()
+    assert finished == [True, True, True], f"the match ends on B\n{b.tail()}"
+    assert bob.closes == [] and spectator.closes == [], "B's clients kept their sockets"
+    assert b.logged("follow.owner-moved", match_id), b.tail()
+    replay = await fetch_replay(b.http_url, match_id)
+    assert verify(replay).ok
+    rows = list(input_rows(replay))
+    numbered = [m for m in spectator.heard if number(m) is not None]
+    assert not [m for m in numbered if isinstance(m, Rewind | Resync)], "no rewind, no resync"
+    numbers = [number(m) for m in numbered]
+    assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
+    assert spectator.session.gaps == 0 and isinstance(numbered[-1], Over)
+    frames = [m for m in numbered if isinstance(m, Frame)]
+    assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
+    assert frames[-1].frame == replay.final_frame - 1
+    shown = [record for client in (ann, bob, spectator) for record in client.shown()]
+    assert all(record.inputs == rows[record.frame] for record in shown)
+    assert max(record.frame for record in shown_before if record in bob.shown()) > 100, "B's player was shown"
+    for player in (ann, bob):
+        assert all(frame >= confirmed for frame, confirmed in player.rewinds), player.rewinds
+        assert player.session.gaps == 0
+        told = {frame: list(body["inputs"]) for frame, body in player.session.frames.items()}
+        assert told == {frame: list(rows[frame]) for frame in told}
+    expected = replay_log(replay)
+    assert all(f.events == plain(expected[f.frame]) for f in frames)
+    assert not [line for line in b.lines() if line.get("level") == "error"], b.tail()
