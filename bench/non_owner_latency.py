@@ -141,7 +141,8 @@ async def run(matches: int, seconds: float, url: str) -> dict[str, Any]:
                               for name, group in outs.items()}
     assert a.relay is not None and b.publisher is not None and a.publisher is not None
     result["relay"] = {"records": a.relay.records, "bases": a.relay.bases,
-                       "published_by_a": a.publisher.published, "published_by_b": b.publisher.published,
+                       "messages_by_a": a.publisher.published, "publishes_by_a": a.publisher.publishes,
+                       "messages_by_b": b.publisher.published, "publishes_by_b": b.publisher.publishes,
                        "dropped": a.publisher.dropped + b.publisher.dropped}
     return result
 

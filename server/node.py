@@ -134,7 +134,7 @@ class Node:
     def _wire_bus(self, bus: Bus) -> None:
         """The relay serves this node's matches to the other nodes, the follower theirs to its clients."""
         cluster = self.config.node.cluster
-        self.publisher = Publisher(bus, cluster.relay_queue)
+        self.publisher = Publisher(bus, cluster.relay_queue, cluster.bus_max_message_bytes)
         self.relay = MatchRelay(bus, self.publisher, self.name, cluster, self.dispatcher, self.hub.now)
         self.follower = Follower(bus, self.publisher, self.ownership, self.name, cluster, self.config.match,
                                  self.hub.now)

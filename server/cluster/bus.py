@@ -269,3 +269,47 @@ def _base_stream(part: Sequence[object]) -> BaseStream:
     if not isinstance(messages, list) or not all(isinstance(item, bytes) for item in messages):
         raise TypeError("a base's messages are bytes")
     return BaseStream(int(after), int(head), bool(reset), tuple(messages))  # type: ignore[call-overload]
+
+
+#: What a bundle adds to its messages' bytes (its kind and array headers), at most, and per message.
+BUNDLE_OVERHEAD = 16
+BUNDLE_PER_MESSAGE = 5
+
+
+def encode_bundles(messages: Sequence[bytes], limit: int) -> list[bytes]:
+    """Several encoded messages for one channel as few bus messages as `limit` bytes allow (a
+    publisher's backlog goes out in one publish per channel instead of one per message: Redis' round
+    trips, not the bytes, are what a relaying owner waits on). One message goes as it is."""
+    if len(messages) == 1:
+        return [messages[0]]
+    bundles: list[bytes] = []
+    part: list[bytes] = []
+    size = BUNDLE_OVERHEAD
+    for data in messages:
+        cost = len(data) + BUNDLE_PER_MESSAGE
+        if part and size + cost > limit:
+            bundles.append(_bundle(part))
+            part, size = [], BUNDLE_OVERHEAD
+        part.append(data)
+        size += cost
+    if part:
+        bundles.append(part[0] if len(part) == 1 else _bundle(part))
+    return bundles
+
+
+def _bundle(part: list[bytes]) -> bytes:
+    data: bytes = msgpack.packb(("m", part), use_bin_type=True)
+    return data
+
+
+def decode_all(data: bytes) -> list[Relayed]:
+    """The messages of one bus message (a bundle, or one message); ValueError for anything malformed."""
+    try:
+        body = msgpack.unpackb(data, raw=False)
+    except (ValueError, msgpack.UnpackException) as error:
+        raise ValueError(f"a malformed bus message: {error}") from None
+    if isinstance(body, list) and len(body) == 2 and body[0] == "m" and isinstance(body[1], list):
+        if not all(isinstance(item, bytes) for item in body[1]):
+            raise ValueError("a malformed bus message: a bundle holds bytes")
+        return [decode_relayed(item) for item in body[1]]
+    return [decode_relayed(data)]

@@ -61,7 +61,7 @@ from ..cluster.bus import (
     SeatPing,
     StreamRecord,
     Subscription,
-    decode_relayed,
+    decode_all,
     encode_relayed,
     match_in,
     match_out,
@@ -431,12 +431,14 @@ class Follower:
     async def _subscribe(self, followed: FollowedMatch) -> None:
         def heard(_: str, data: bytes) -> None:
             try:
-                message = decode_relayed(data)
+                messages = decode_all(data)
             except ValueError as error:
                 log_event(log, logging.WARNING, "follow.malformed", match=followed.id, why=str(error))
                 return
-            if not followed.gone:
-                followed.heard(message, self.now())
+            now = self.now()
+            for message in messages:
+                if not followed.gone:
+                    followed.heard(message, now)
 
         try:
             subscription = await self.bus.subscribe(match_out(followed.id), heard)

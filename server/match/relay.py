@@ -43,12 +43,13 @@ from ..cluster.bus import (
     Direct,
     Follow,
     Notice,
+    Relayed,
     SeatEvent,
     SeatInputs,
     SeatPing,
     StreamRecord,
     Subscription,
-    decode_relayed,
+    decode_all,
     encode_relayed,
     match_in,
     match_out,
@@ -211,11 +212,16 @@ class MatchRelay:
         if hosted.gone:
             return
         try:
-            message = decode_relayed(data)
+            messages = decode_all(data)
         except ValueError as error:
             log_event(log, logging.WARNING, "relay.malformed", match=hosted.live.id, why=str(error))
             return
         now = self.now()
+        for message in messages:
+            if not hosted.gone:
+                self._one(hosted, message, now)
+
+    def _one(self, hosted: Hosted, message: Relayed, now: float) -> None:
         if isinstance(message, Follow):
             self._follow(hosted, message, now)
         elif isinstance(message, SeatEvent):
