@@ -89,15 +89,20 @@ class FollowedStream:
 
     def __init__(self, history: int) -> None:
         self.stream: Stream[Outbox] = Stream(history)
+        self.history = history
         self.base_head = -1
         self.base: tuple[bytes, ...] = ()
 
-    def catch_up(self, since: int | None) -> list[bytes] | None:
-        """What a newcomer at number `since` is sent (None: a newer resync is needed from the owner)."""
+    def catch_up(self, since: int | None, delayed: bool = False) -> list[bytes] | None:
+        """What a newcomer at number `since` is sent (None: a newer resync is needed from the owner).
+        `delayed`: a ranked match's spectators' stream, which a client may have heard further than a
+        taken-over owner has come yet (`Stream.hold`: it is sent nothing until the stream gets there)."""
         if since is not None:
             missed = self.stream.since(since)
             if missed is not None:
                 return missed
+            if delayed and self.stream.head < since <= self.stream.head + self.history:
+                return []
         if self.base_head < 0:
             return None
         missed = self.stream.since(self.base_head)
@@ -231,6 +236,10 @@ class FollowedMatch:
 
     # ---- serving this node's clients ----------------------------------------------------------------------
 
+    def delayed(self) -> bool:
+        """Do the spectators follow this match late (a ranked match's delayed stream)?"""
+        return self.joined is not None and float(self.joined.get("delay") or 0.0) > 0
+
     def joined_bytes(self, spectator: bool, seat: int | None) -> bytes:
         """The `joined` this node sends: the owner's, with this node's head and audience."""
         assert self.joined is not None
@@ -250,7 +259,7 @@ class FollowedMatch:
                 self.waiting.remove(waiting)
                 continue
             followed = self.spectators if waiting.spectator else self.players
-            messages = followed.catch_up(waiting.since)
+            messages = followed.catch_up(waiting.since, waiting.spectator and self.delayed())
             if messages is None:  # the history and the last resync do not reach: ask for a fresh one
                 self.reset.add("spectators" if waiting.spectator else "players")
                 continue
@@ -267,7 +276,10 @@ class FollowedMatch:
             out.send_bytes(self.joined_bytes(True, None))
             for data in messages:
                 out.send_bytes(data)
-            self.spectators.stream.subscribers.add(out)
+            stream = self.spectators.stream
+            if waiting.since is not None and waiting.since > stream.head:  # see FollowedStream.catch_up
+                stream.hold(out, waiting.since)
+            stream.subscribers.add(out)
             self.sessions.add(session)
             return
         guest = session.guest.id if session.guest is not None else None

@@ -681,6 +681,12 @@ class LiveMatch:
                 for data in missed:
                     conn.send_bytes(data)
                 return
+            if not speculative and self.spectator_delay > 0 and stream.head < since <= stream.head + (
+                    self.config.history):
+                stream.hold(conn, since)  # ahead of a taken-over delayed stream: it gets there
+                log_event(log, logging.INFO, "match.spectator-ahead", match=self.id, since=since,
+                          head=stream.head)
+                return
         keyframe = self._keyframe if speculative else self._watched_keyframe
         over = self._over.get(stream)
         if keyframe is None or self.runner is None:

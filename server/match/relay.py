@@ -291,6 +291,10 @@ class MatchRelay:
 
 def _stream_base(live: LiveMatch, stream: Stream[Outbox], after: int, spectator: bool) -> BaseStream:
     """One stream's catch-up for a follower at number `after` (-1: it wants a resync)."""
+    if after > stream.head and spectator and live.spectator_delay > 0:
+        # The follower heard numbers this delayed stream has not reached (it was taken over from a node
+        # that had sent further than its journal's marks): the same numbers come, it waits for them.
+        return BaseStream(after, stream.head, False, ())
     if after >= 0:
         missed = stream.since(after)
         if missed is not None:

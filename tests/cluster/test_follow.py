@@ -35,10 +35,12 @@ from protocol.messages import (
 from protocol.replay_codec import decode_replay
 from protocol.version import PROTOCOL_VERSION
 from rules.replay import input_rows, verify
+from server.cluster.bus import BaseStream
 from server.cluster.settings import ClusterSettings
 from server.config import ServerConfig
-from server.match.follow import FollowedMatch
+from server.match.follow import FollowedMatch, FollowedStream
 from server.match.live import LiveMatch, Seat
+from server.match.stream import Stream
 from server.node import Node
 from server.store.memory import MemoryStore
 from server.tokens import Guest
@@ -278,3 +280,51 @@ async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any) -> None:
     rows = replay_rows(pair, live.id)
     assert all(frame.inputs == rows[frame.frame] for frame in frames)
     assert any(isinstance(m, Keyframe) for m in stream)
+
+
+class Sink:
+    """A subscriber that keeps what it is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def send_bytes(self, data: bytes) -> bool:
+        self.sent.append(data)
+        return True
+
+
+def test_a_subscriber_ahead_of_the_stream_waits_until_it_gets_there() -> None:
+    """`Stream.hold`: a spectator that heard numbers a taken-over delayed stream has not reached is sent
+    nothing until the stream passes them, then every number after, none twice."""
+    stream: Stream[Sink] = Stream(10)
+    for _ in range(1, 4):
+        stream.publish_bytes(lambda number: bytes([number]))
+    ahead, level = Sink(), Sink()
+    stream.hold(ahead, 6)
+    stream.subscribers |= {ahead, level}
+    for _ in range(4, 9):
+        stream.publish_bytes(lambda number: bytes([number]))
+    assert ahead.sent == [bytes([7]), bytes([8])]
+    assert level.sent == [bytes([n]) for n in range(4, 9)]
+
+
+def test_a_follower_drops_records_after_a_gap_and_the_owners_catch_up_closes_it() -> None:
+    """A followed stream: records in order are kept and fanned out; one past a gap is refused; the
+    owner's catch-up (the records after the follower's head) closes it; a resync replaces the history
+    and reaches the clients only when the follower was behind."""
+    followed = FollowedStream(50)
+    client = Sink()
+    followed.stream.subscribers.add(client)  # type: ignore[arg-type]
+    assert followed.receive(1, b"1") and followed.receive(2, b"2") and followed.receive(2, b"2")
+    assert not followed.receive(4, b"4"), "3 is missing: a gap"
+    assert followed.apply(BaseStream(2, 4, False, (b"3", b"4")))
+    assert followed.receive(5, b"5")
+    assert client.sent == [b"1", b"2", b"3", b"4", b"5"]
+    assert followed.catch_up(2) == [b"3", b"4", b"5"]
+    assert followed.apply(BaseStream(-1, 5, True, (b"resync-5",)))  # in step: the clients hear nothing
+    assert client.sent[-1] == b"5" and followed.catch_up(None) == [b"resync-5"]
+    assert followed.apply(BaseStream(-1, 9, True, (b"resync-9",)))  # behind: the clients get the resync
+    assert client.sent[-1] == b"resync-9" and followed.stream.head == 9
+    assert followed.catch_up(3) == [b"resync-9"], "older than the history: the last resync"
+    assert followed.catch_up(12) == [b"resync-9"], "ahead of the stream: a resync, as the owner sends"
+    assert followed.catch_up(12, delayed=True) == [], "a delayed stream's spectator ahead waits for it"

@@ -277,13 +277,10 @@ async def host_room(a: Process, b: Process) -> tuple[str, list[Client]]:
                       Client(ClientSession(None), None)]
 
 
-async def finish_on_b(b: Process, match_id: str, clients: list[Client], delayed: bool = False) -> None:
+async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
     """Once B hosts the match, every client reconnects to B, resumes its stream and follows it to the end;
-    then the checks of the module docstring, on the replay B stored. `delayed`: the spectator follows a
-    ranked match's delayed stream, whose continuity across a takeover is a known gap (seen in CI: B
-    rebuilt its history from an older keyframe, resynced it and once skipped numbers): its stream is
-    checked to end with the match, every input it was shown confirmed to be the replay's, and its last
-    frames to be the replay's, not to run on without a gap."""
+    then the checks of the module docstring, on the replay B stored (for a ranked match's delayed
+    spectator too)."""
     before = [len(client.heard) for client in clients]
     shown_before = [record for client in clients for record in client.shown()]
     await until_awaited(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the match over")
@@ -307,14 +304,14 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client], delayed:
     resyncs = [index for index, m in enumerate(numbered) if isinstance(m, Resync)]
     frames = [m for m in numbered[resyncs[-1] + 1 if resyncs else 0:] if isinstance(m, Frame)]
     assert frames[-1].frame == replay.final_frame - 1
-    if not delayed:
-        # Continuity of the spectator's stream: not yet kept for a ranked match's delayed stream across a
-        # takeover (a known gap of issue 20: B rebuilds that stream's history from an older keyframe).
-        assert not [m for m in after_kill if isinstance(m, Resync)], "the spectator resumed without a resync"
-        numbers = [number(m) for m in numbered]
-        assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
-        assert spectator.session.gaps == 0
-        assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
+    # Continuity of the spectator's stream, a ranked match's delayed one included (which A had sent
+    # further than its journal's marks: B numbers the same records the same and holds the spectator
+    # until its stream gets there, `Stream.hold`).
+    assert not [m for m in after_kill if isinstance(m, Resync)], "the spectator resumed without a resync"
+    numbers = [number(m) for m in numbered]
+    assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
+    assert spectator.session.gaps == 0
+    assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
     # Every input shown on a confirmed frame, on A or on B, to anyone, is in the replay.
     shown = [record for client in clients for record in client.shown()]
     assert all(record.inputs == rows[record.frame] for record in shown)
@@ -358,7 +355,7 @@ async def test_a_ranked_match_survives_its_node_being_killed(cluster: Cluster) -
         for task in on_a:
             task.cancel()
     assert finished_on_a == [False, False, False], "A died mid-match"
-    await finish_on_b(b, match_id, [*players, spectator], delayed=True)
+    await finish_on_b(b, match_id, [*players, spectator])
     for guest, player in zip((ann, bob), players, strict=True):
         assert [rated.match for rated in player.session.rated] == [match_id]
         rated = player.session.rated[0]
