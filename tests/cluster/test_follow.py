@@ -328,3 +328,19 @@ def test_a_follower_drops_records_after_a_gap_and_the_owners_catch_up_closes_it(
     assert followed.catch_up(3) == [b"resync-9"], "older than the history: the last resync"
     assert followed.catch_up(12) == [b"resync-9"], "ahead of the stream: a resync, as the owner sends"
     assert followed.catch_up(12, delayed=True) == [], "a delayed stream's spectator ahead waits for it"
+
+
+@pytest.mark.asyncio
+async def test_a_match_nobody_follows_is_not_published_on_the_bus(make_pair: Any) -> None:
+    """The owner relays a match's records only while another node follows it."""
+    pair: Pair = await make_pair(GENEROUS)
+    a, b = pair.a, pair.b
+    assert a.relay is not None and a.publisher is not None
+    live = a.hub.create_bot_duel("lazy", "lazy")
+    await until(lambda: live.spectators.head > 50, TIMEOUT, "50 records published on A")
+    assert a.relay.records == 0 and a.publisher.published == 0, "nobody follows: nothing on the bus"
+    watcher = Player(pair.config, b, None)
+    await welcome(watcher)
+    watcher.say(Watch(match=live.id))
+    await until(lambda: len(watcher.numbered()) > 20, TIMEOUT, "B's spectator follows the stream")
+    assert a.relay.records > 0
