@@ -518,7 +518,8 @@ class Follower:
                     settings.follow_idle, self._takeover_bound()):
                 for session in list(followed.sessions):  # the match is gone (ended long ago, or lost)
                     followed.detach(session, now)
-                    session.out.close(CloseCode.GOING_AWAY)
+                    if followed.ended_at is None:  # lost: the client reconnects and finds where it went
+                        session.out.close(CloseCode.GOING_AWAY)
                 followed.refuse_waiting(ErrorCode.NO_SUCH_MATCH, f"no match {followed.id!r}")
                 self._drop(followed)
 
