@@ -505,7 +505,10 @@ class Follower:
             if followed.subscription is not None:
                 gap = followed.gap_at
                 overdue = gap is not None and now - gap > settings.follow_answer_timeout
-                if now - followed.asked_at >= settings.follow_heartbeat or overdue:
+                # Unanswered yet (the owner may be subscribing to a match it just made): ask more often.
+                every = settings.follow_heartbeat if followed.answered_at is not None else min(
+                    settings.follow_heartbeat, settings.follow_answer_timeout / 4)
+                if now - followed.asked_at >= every or overdue:
                     if overdue:
                         followed.gap_at = now
                     self.ask(followed, now)
