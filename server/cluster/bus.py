@@ -36,7 +36,7 @@ handler is called on the event loop and must not wait (it appends to bounded que
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
@@ -147,11 +147,15 @@ class Follow:
     """A node follows the match for its clients (on `match_in`, every `follow_heartbeat` seconds and
     whenever it needs a catch-up): the owner publishes on `match_out` while it hears one within
     `follow_ttl`, and answers each with a `Base` for `node`. `players`/`spectators`: the last number
-    the node holds of each stream, -1 when it wants a resync instead of the records after it."""
+    the node holds of each stream, -1 when it wants a resync instead of the records after it;
+    `watching`: its spectators of the match; `lags`: its players' round trips (ms) by guest (the
+    owner's `status` tells both)."""
 
     node: str
     players: int
     spectators: int
+    watching: int = 0
+    lags: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +225,7 @@ def encode_relayed(message: Relayed) -> bytes:
     elif isinstance(message, StreamRecord):
         body = ("r", message.stream, message.n, message.data)
     elif isinstance(message, Follow):
-        body = ("f", message.node, message.players, message.spectators)
+        body = ("f", message.node, message.players, message.spectators, message.watching, message.lags)
     elif isinstance(message, SeatPing):
         body = ("p", message.node, message.guest, message.id, message.t)
     elif isinstance(message, Base):
@@ -248,8 +252,9 @@ def decode_relayed(data: bytes) -> Relayed:
             return SeatEvent(str(body[1]), str(body[2]), int(body[3]), str(body[4]))
         if kind == "r" and len(body) == 4 and body[1] in STREAMS and isinstance(body[3], bytes):
             return StreamRecord(str(body[1]), int(body[2]), body[3])
-        if kind == "f" and len(body) == 4:
-            return Follow(str(body[1]), int(body[2]), int(body[3]))
+        if kind == "f" and len(body) == 6 and isinstance(body[5], dict):
+            lags = {str(guest): int(lag) for guest, lag in body[5].items()}
+            return Follow(str(body[1]), int(body[2]), int(body[3]), int(body[4]), lags)
         if kind == "p" and len(body) == 5:
             return SeatPing(str(body[1]), str(body[2]), int(body[3]), int(body[4]))
         if kind == "b" and len(body) == 6 and isinstance(body[3], dict):

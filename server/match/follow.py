@@ -245,9 +245,10 @@ class FollowedMatch:
         assert self.joined is not None
         plain = dict(self.joined)
         stream = self.spectators if spectator else self.players
-        watching = sum(session.spectator for session in self.sessions) + spectator
+        # The owner's count holds every node's spectators (as of this node's last `Follow`) and the
+        # newcomer it was asked for.
         plain.update(role="spectator" if spectator else "player", seat=seat, head=stream.stream.head,
-                     spectators=max(0, int(plain.get("spectators", 1)) - 1) + watching,
+                     spectators=max(0, int(plain.get("spectators", 1)) - 1) + spectator,
                      delay=plain.get("delay", 0.0) if spectator else 0.0)
         return encode_plain(plain)
 
@@ -433,7 +434,10 @@ class Follower:
             return -1 if stream.base_head < 0 or name in followed.reset else stream.stream.head
 
         heads = head("players", followed.players), head("spectators", followed.spectators)
-        self.to_owner(followed, Follow(self.node, *heads))
+        watching = sum(session.spectator for session in followed.sessions)
+        lags = {guest: session.lag_ms for guest, session in followed.seats.items()
+                if session.lag_ms is not None and session.match is followed}
+        self.to_owner(followed, Follow(self.node, *heads, watching, lags))
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)

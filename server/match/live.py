@@ -223,6 +223,8 @@ class LiveMatch:
         self._last_status: Status | None = None
         #: Called with each `status` broadcast (the owner's relay to the other nodes' clients).
         self.status_tap: Callable[[Status], None] | None = None
+        #: Spectators other nodes serve (their last `Follow`s, server/match/relay.py).
+        self.remote_spectators = 0
         #: Journal mode (see the module docstring): sealed publications not yet published, the
         #: `input-late` answers waiting for the next seal, and the marks after the last one sealed.
         self.journaled = journaled
@@ -311,7 +313,7 @@ class LiveMatch:
             head=stream.head,
             keyframe_every=self.config.runner.keyframe_every,
             tables=self.config.ruleset.stream_tables,
-            spectators=len(self.spectators.subscribers) + (role == "spectator"),  # a newcomer counts itself
+            spectators=self.spectator_count() + (role == "spectator"),  # a newcomer counts itself
             delay=self.spectator_delay if role == "spectator" else 0.0,
         )
 
@@ -412,6 +414,10 @@ class LiveMatch:
     def absent_seats(self) -> list[int]:
         """Seats whose player is not connected now, or left (who made a ranked match not start)."""
         return [index for index, seat in enumerate(self.seats) if not seat.present or index in self.left]
+
+    def spectator_count(self) -> int:
+        """The match's spectators: this node's and those the other nodes said they serve."""
+        return len(self.spectators.subscribers) + self.remote_spectators
 
     def viewers(self) -> int:
         """Open connections following this match (players and spectators)."""
@@ -721,7 +727,7 @@ class LiveMatch:
             dropped = seat.dropped_at if running and seat.bot is None and connection is None else None
             left.append(None if dropped is None else max(0, math.ceil(grace - (now - dropped))))
         return Status(match=self.id, state=self.state, connected=[seat.present for seat in self.seats],
-                      lag=lags, grace=left, spectators=len(self.spectators.subscribers))
+                      lag=lags, grace=left, spectators=self.spectator_count())
 
     def _broadcast_status(self, now: float, status: Status | None = None) -> None:
         self._status_at = now
@@ -864,7 +870,7 @@ class LiveMatch:
             "seats": [seat.name if seat.taken else None for seat in self.seats],
             "bots": [seat.bot for seat in self.seats],
             "frame": self.runner.match.frame if self.runner is not None else 0,
-            "spectators": len(self.spectators.subscribers),
+            "spectators": self.spectator_count(),
             "created": self.created_wall,
             "private": self.private,
             "bytes": {"players": self.players.bytes_published, "spectators": self.spectators.bytes_published},

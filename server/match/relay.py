@@ -106,8 +106,9 @@ class Hosted:
     """A match this node hosts, as the relay serves it."""
 
     live: LiveMatch
-    #: Node → until when it follows the match (its last `Follow` + `follow_ttl`).
+    #: Node → until when it follows the match (its last `Follow` + `follow_ttl`), and its spectators.
     followers: dict[str, float] = field(default_factory=dict)
+    watching: dict[str, int] = field(default_factory=dict)
     followed_until: float = float("-inf")
     #: (node, guest) → the remote player's stand-in session.
     stand_ins: dict[tuple[str, str], Session] = field(default_factory=dict)
@@ -238,7 +239,13 @@ class MatchRelay:
         hosted.followers[follow.node] = until
         hosted.followers = {node: t for node, t in hosted.followers.items() if t > now}
         hosted.followed_until = max(hosted.followers.values())
+        hosted.watching[follow.node] = follow.watching
+        hosted.watching = {node: n for node, n in hosted.watching.items() if node in hosted.followers}
         live = hosted.live
+        live.remote_spectators = sum(hosted.watching.values())
+        for (node, guest), stand_in in hosted.stand_ins.items():
+            if node == follow.node:
+                stand_in.lag_ms = follow.lags.get(guest)
         info = {"joined": to_plain(live.joined_message("spectator", None)),
                 "guests": [seat.guest for seat in live.seats], "frame": live.current_frame()}
         base = Base(follow.node, self.node, info, _stream_base(live, live.players, follow.players, False),

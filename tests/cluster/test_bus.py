@@ -99,6 +99,7 @@ def test_relayed_messages_round_trip_and_malformed_ones_are_refused() -> None:
         SeatEvent("node-b", "g2", 0, "dropped"),
         StreamRecord("spectators", 77, b"\x93\x01\x02\x03"),
         Follow("node-b", 12, -1),
+        Follow("node-b", 12, 30, 2, {"g1": 48}),
         SeatPing("node-b", "g2", 9, 12345),
         Base("node-b", "node-a", {"joined": {"kind": "joined", "seats": ["a", "b"]}, "guests": ["g1", None],
                                   "frame": 40},

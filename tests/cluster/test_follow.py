@@ -167,6 +167,10 @@ async def test_a_player_and_a_spectator_on_another_node_follow_the_match(make_pa
     assert isinstance(player_b.session.match, FollowedMatch) and player_b.session.seat == 0
     player_a.say(Join(match=live.id))
     await until(lambda: live.state.value == "running", TIMEOUT, "the match started (both seats connected)")
+    # The owner's status counts B's spectator and tells B's player's round trip (B's heartbeats).
+    player_b.session.lag_ms = 42
+    await until(lambda: live.spectator_count() == 2 and live.status_message(a.hub.now()).lag[0] == 42,
+                TIMEOUT, "A's status tells B's clients")
 
     stop = asyncio.Event()
     feeders = [asyncio.create_task(feed(player_b, live, 0, stop)),
