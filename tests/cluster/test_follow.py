@@ -92,7 +92,8 @@ async def make_pair(backend: Backend) -> AsyncIterator[Any]:
     async def build(settings: ClusterSettings) -> Pair:
         if backend.kind == "memory" and settings is DYING:
             backend.clock = _Monotonic()  # type: ignore[assignment]  # the leases lapse in real time here
-        config = fast_config(cluster=settings)
+        # A ranked match's spectators 0.5 s late; its result rated whatever the play (a short match).
+        config = fast_config(cluster=settings, ranked_spectator_delay=0.5, ranked_min_play_seconds=0)
         store = MemoryStore()
         nodes = []
         for _ in range(2):
@@ -241,23 +242,32 @@ async def test_a_remote_players_ping_and_refusals_come_from_the_owner(make_pair:
 
 
 @pytest.mark.asyncio
-async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any) -> None:
+@pytest.mark.parametrize("ranked", [False, True], ids=["room", "ranked"])
+async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: bool) -> None:
+    """A dies mid-match; B takes it over; B's player and spectator, which followed it on A, go on with
+    their sockets (a ranked match's spectator follows its delayed stream: continuous too)."""
     pair: Pair = await make_pair(DYING)
     a, b = pair.a, pair.b
-    ann = Guest("g-ann", "ann")
-    live = a.hub.new_match([Seat("ann", guest=ann.id), Seat("bot", bot="lazy")])
-    player, watcher = Player(pair.config, b, ann), Player(pair.config, b, None)
-    await welcome(player, watcher)
+    ann, bob = Guest("g-ann", "ann"), Guest("g-bob", "bob")
+    if ranked:
+        live = a.hub.create_ranked_match(ann, bob, a.ids.match_id(), ("127.0.0.1", "127.0.0.2"))
+        assert live.spectator_delay > 0
+    else:
+        live = a.hub.new_match([Seat("ann", guest=ann.id), Seat("bot", bot="lazy")])
+    players = [Player(pair.config, b, ann)] + ([Player(pair.config, b, bob)] if ranked else [])
+    watcher = Player(pair.config, b, None)
+    await welcome(watcher, *players)
     watcher.say(Watch(match=live.id))
-    player.say(Join(match=live.id))
+    for player in players:
+        player.say(Join(match=live.id))
     await until(lambda: live.state.value == "running", TIMEOUT, "the match started")
     stop = asyncio.Event()
-    feeder = asyncio.create_task(feed(player, live, 0, stop))
+    feeders = [asyncio.create_task(feed(player, live, seat, stop)) for seat, player in enumerate(players)]
     await until(lambda: len(watcher.numbered()) > 100 and live.journaled and live.sealed == [], TIMEOUT,
                 "the spectator saw 100 records")
     await until(lambda: a.shared is not None and a.shared.owner.snapshots > 0, TIMEOUT, "a snapshot")
     stop.set()
-    await feeder
+    await asyncio.gather(*feeders)
     # A dies: its clock, its sharing and its relay stop where they are (nothing released).
     assert a.hub._clock_task is not None and a.shared is not None and a.relay is not None
     a.hub._clock_task.cancel()
@@ -267,19 +277,19 @@ async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any) -> None:
     await until(lambda: live.id in b.hub.matches, TIMEOUT, "B took the match over")
     taken = b.hub.matches[live.id]
     stop = asyncio.Event()
-    feeder = asyncio.create_task(feed(player, taken, 0, stop))
+    feeders = [asyncio.create_task(feed(player, taken, seat, stop)) for seat, player in enumerate(players)]
     try:
         await until(lambda: taken.ended_at is not None, TIMEOUT, "the match ended on B")
         await until(lambda: isinstance(watcher.numbered()[-1], Over), TIMEOUT, "B's spectator heard the end")
     finally:
         stop.set()
-        await feeder
+        await asyncio.gather(*feeders)
     stream = watcher.numbered()
     assert not [m for m in stream if isinstance(m, Resync)], "the spectator had no gap"
     assert consecutive(stream)
     frames = [m for m in stream if isinstance(m, Frame)]
     assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
-    assert isinstance(player.numbered()[-1], Over)
+    assert all(isinstance(player.numbered()[-1], Over) for player in players)
     await until(lambda: live.id in b.stores.replays._replays, TIMEOUT, "the replay stored")  # type: ignore[attr-defined]
     rows = replay_rows(pair, live.id)
     assert all(frame.inputs == rows[frame.frame] for frame in frames)
