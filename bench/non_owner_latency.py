@@ -39,7 +39,6 @@ from server.match.live import LiveMatch, Seat
 from server.match.session import Session
 from server.node import Node
 from server.store.memory import MemoryStore
-from server.tokens import Guest
 
 VALUES = (0x01, 0x03, 0x02, 0x04)
 EVERY = 6
@@ -113,12 +112,14 @@ async def run(matches: int, seconds: float, url: str) -> dict[str, Any]:
     outs: dict[str, list[TimedOutbox]] = {"A (owner)": [], "B (follower)": []}
     try:
         for index in range(matches):
-            guests = [Guest(f"g-{index}-{seat}", f"p{seat}") for seat in range(2)]
+            wall = a.clock.wall()
+            signed = [a.signer.new_guest(f"g-{index}-{seat}", f"p{seat}", wall) for seat in range(2)]
+            guests = [guest for guest, _ in signed]
             live = a.hub.new_match([Seat(guest.name, guest=guest.id) for guest in guests])
             for seat, node, name in ((0, b, "B (follower)"), (1, a, "A (owner)")):
                 out = TimedOutbox(seat)
                 session = Session(out, node.dispatcher, config.session, node.hub.now())
-                token = node.signer.issue(guests[seat], node.clock.wall())
+                token = signed[seat][1]  # the nodes share the secret: either one's token is good on both
                 session.receive(encode(Hello(version=PROTOCOL_VERSION, token=token)), node.hub.now())
                 while session.held is not None:
                     await asyncio.sleep(0.001)
