@@ -510,6 +510,7 @@ class RedisBus:
         self._channel_shard: dict[str, str] = {}
         #: Channels whose subscription Redis has not confirmed yet (the reader resolves them).
         self._confirming: dict[str, asyncio.Future[None]] = {}
+        self._subscribing = asyncio.Lock()
 
     async def publish(self, channel: str, data: bytes) -> None:
         check_channel(channel)
@@ -538,6 +539,12 @@ class RedisBus:
 
     async def subscribe(self, channel: str, handler: Handler) -> Subscription:
         check_channel(channel)
+        # One subscription at a time: two at once on one shard's connection could each start a reader,
+        # or miss their confirmation (seen with a node subscribing to two matches' channels together).
+        async with self._subscribing:
+            return await self._subscribe(channel, handler)
+
+    async def _subscribe(self, channel: str, handler: Handler) -> Subscription:
         handlers = self._handlers.get(channel)
         if handlers is None:
             if len(self._handlers) >= self.settings.bus_max_channels:
@@ -582,6 +589,10 @@ class RedisBus:
                     log.exception("bus handler failed on %s", channel)
 
     async def unsubscribe(self, subscription: Subscription) -> None:
+        async with self._subscribing:
+            await self._unsubscribe(subscription)
+
+    async def _unsubscribe(self, subscription: Subscription) -> None:
         handlers = self._handlers.get(subscription.channel)
         if not handlers or subscription.handler not in handlers:
             return
