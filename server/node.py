@@ -67,12 +67,15 @@ def make_ownership(store: StoreSettings, node: NodeSettings) -> Ownership | None
 
 
 def make_bus(store: StoreSettings, node: NodeSettings) -> Bus | None:
-    """The bus between the nodes of a shared store (Redis pub/sub at `redis_url`), else None."""
+    """The bus between the nodes of a shared store (Redis pub/sub at `redis_url`, sharded pub/sub on
+    a Redis Cluster named `redis+cluster://`), else None."""
     if store.redis_url is None:
         return None
     from .cluster.redis import RedisBus, connect
+    from .store.redis import cluster_url
 
-    return RedisBus(connect(store.redis_url), store.redis_prefix, node.cluster)
+    plain, cluster = cluster_url(store.redis_url)
+    return RedisBus(connect(plain, cluster), store.redis_prefix, node.cluster)
 
 
 def node_name(settings: NodeSettings) -> str:
