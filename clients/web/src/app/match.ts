@@ -162,7 +162,7 @@ export class LiveView {
         this.log = new EventLog((values) => stream.vocabulary.event(values));
         this.names = [...joined.seats];
         this.board = game.board(canvas, joined);
-        if (this.role === "player" && joined.seat !== null && this.settings.get("prediction")) {
+        if (this.role === "player" && joined.seat !== null && game.predicts !== false && this.settings.get("prediction")) {
           const engine = browserEngine();
           if (engine !== null) {
             const prediction = new Prediction(engine, joined, joined.seat, stream, this.connection.session);

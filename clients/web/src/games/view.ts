@@ -109,4 +109,7 @@ export interface GameView<M extends StreamModel<M>> {
   sounds(events: GameEvent[], seat: number | null): void;
   /** The rules page's content. */
   rulesPage(): Promise<Node[]>;
+  /** False: the page never predicts this game's frames in the browser engine (a turn-based game's move
+   * shows when its frame comes back; absent: predicted when the player's setting asks). */
+  readonly predicts?: boolean;
 }

@@ -1,0 +1,173 @@
+"""Payload versus in Chromium: a match against the server's bot played to its end with the page's own
+buttons (the lobby's game choice, the draft's offers, the machine's cells, the drop buttons with their
+previews), its result checked against the server's record; and a Payload match's replay opened from
+the lobby's recent replays and played to its end in the replay viewer.
+
+Screenshots go to `.artifacts/browser/` (payload-versus-*.png).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from playwright.async_api import Page
+
+from server.embed import RunningServer
+from server.store.base import MatchRecord
+
+from .conftest import BrowserFactory, serving, shot, until
+
+#: JS: the stream has started and the page draws Payload's boards.
+STARTED = """() => {
+  const s = window.__floe && window.__floe.stream();
+  return Boolean(s && s.started && document.getElementById("payload-versus"));
+}"""
+#: JS: what the page's player sees of its own seat (the model the page draws), and the match's end.
+OWN = """() => {
+  const s = window.__floe.stream(); const seat = s.joined.seat; const own = s.model.seats[seat];
+  return {seat, frame: s.model.frame, run: own.run, summary: own.summary, result: window.__floe.result(),
+          match: s.joined.match};
+}"""
+#: JS: the own seat's state moved on from `key` (the move came back in a frame), or the match ended.
+MOVED = """(key) => {
+  const s = window.__floe.stream(); const own = s.model.seats[s.joined.seat];
+  return window.__floe.result() !== null || JSON.stringify([own.run, own.summary]) !== key;
+}"""
+#: JS: the own board's column preview is shown on the drop buttons (the engine answered for this run).
+PREVIEWED = """(seat) => {
+  const hooks = window.__floePayloadVersus; if (!hooks || hooks.columns === null) return false;
+  const buttons = [...document.querySelectorAll(`#pv-columns-${seat} button`)];
+  return buttons.length === 5 && buttons.every((b, i) => b.dataset.total === String(hooks.columns[i]));
+}"""
+
+
+def state_key(own: dict[str, Any]) -> str:
+    """The JS side's `JSON.stringify([run, summary])` of the own seat (keys in the page's order)."""
+    return json.dumps([own["run"], own["summary"]], separators=(",", ":"), ensure_ascii=False)
+
+
+async def stored(server: RunningServer, match_id: str, page: Page) -> MatchRecord:
+    """The finished match's record, once the store has it."""
+    matches = server.app.state.node.stores.matches
+    for _ in range(200):
+        record = await matches.get_match(match_id)
+        if record is not None:
+            return record
+        await page.wait_for_timeout(50)
+    raise AssertionError(f"no record of {match_id}")
+
+
+async def start_bot_match(page: Page, name: str) -> dict[str, Any]:
+    """From the lobby: the name, the game Payload versus, the competent bot; the match page drawn."""
+    await page.fill("#name", name)
+    await page.select_option("#game", "payload-versus")
+    await page.click("#play-competent")
+    await until(page, STARTED, 30, "the Payload versus match")
+    own: dict[str, Any] = await page.evaluate(OWN)
+    return own
+
+
+async def one_move(page: Page, own: dict[str, Any], cells: list[int]) -> str:
+    """Play the next move of the own seat with the page's buttons; what it was."""
+    seat = own["seat"]
+    phase = own["run"]["phase"]
+    if phase["phase"] == "draft" and phase["selected"] is None:
+        await page.click("#pv-offer-0")
+        return "select"
+    if phase["phase"] == "draft":
+        cell = cells.pop(0) if cells else 17
+        await page.hover(f"#pv-cell-{seat}-{cell}")
+        await until(page, """(cell) => (document.querySelector('[id^="pv-note-"]:not(:empty)') || {}).textContent
+          ?.includes(`cell ${cell}`)""", 20, "the placement preview", cell)
+        await page.click(f"#pv-cell-{seat}-{cell}")
+        return "place"
+    if phase["phase"] == "blueprints":
+        await page.click("#pv-blueprint-0")
+        return "blueprint"
+    await until(page, PREVIEWED, 30, "the column preview", seat)
+    await page.click(f"#pv-columns-{seat} button.best")
+    return "drop"
+
+
+@pytest.mark.asyncio
+async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root: Any) -> None:
+    """The lobby starts a Payload versus bot match; the page's buttons play every draft, blueprint and
+    drop until the match ends; every preview the page showed for a drop equals what the drop paid
+    (previews are exact); every keyframe agrees with the model the page built from the stream; the
+    page's result is the server's record; the jam queues and both machines are drawn."""
+    async with serving(web_root, seconds=50) as make:
+        browser = await make()
+        page = await browser.page("/")
+        own = await start_bot_match(page, "ann")
+        match_id = own["match"]
+        cells = [12, 7, 17, 2, 22, 11, 13]
+        made: list[str] = []
+        shots = set()
+        while own["result"] is None:
+            move = await one_move(page, own, cells)
+            made.append(move)
+            if move not in shots:
+                shots.add(move)
+                await shot(page, f"payload-versus-{move}")
+            await until(page, MOVED, 30, f"the {move} to come back", state_key(own))
+            own = await page.evaluate(OWN)
+            assert len(made) < 400, "the match never ended"
+        await until(page, "() => document.getElementById('result') && "
+                          "!document.getElementById('result').classList.contains('hidden')", 20, "the results")
+        await shot(page, "payload-versus-over")
+
+        result = own["result"]
+        record = await stored(browser.server, match_id, page)
+        assert record.ruleset == "payload-versus"
+        assert result == record.result.plain()
+        assert {"select", "place", "drop"} <= set(made)
+
+        hooks = await page.evaluate("() => window.__floePayloadVersus")
+        checked = [drop for drop in hooks["drops"] if drop["previewed"] is not None and drop["total"] is not None]
+        assert checked, hooks["drops"]
+        assert all(drop["previewed"] == drop["total"] for drop in checked), checked
+        assert hooks["playedBack"] >= 1
+
+        checks = await page.evaluate("() => window.__floe.stream().checks.map((c) => c.differences)")
+        assert all(differences == [] for differences in checks), checks
+        shown = await page.evaluate("""() => [0, 1].map((seat) => ({
+          total: document.getElementById(`pv-total-${seat}`).textContent,
+          queue: document.getElementById(`pv-queue-${seat}`).dataset.units,
+          units: document.querySelectorAll(`#pv-queue-${seat} .pv-unit`).length }))""")
+        assert [int(seat["total"]) for seat in shown] == list(record.result.scores)
+        assert all(seat["units"] >= 4 for seat in shown)  # the cap's slots, drawn on both machines
+
+
+@pytest.mark.asyncio
+async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFactory) -> None:
+    """A Payload versus bot match, a few moves played and then left (a forfeit), is listed in the lobby's
+    recent replays; opened from there, the replay viewer draws both Payload machines and, at its end,
+    the record's scores and the recorded result."""
+    made = await browser()
+    page = await made.page("/")
+    own = await start_bot_match(page, "bea")
+    match_id = own["match"]
+    for _ in range(2):
+        await one_move(page, own, [12])
+        await until(page, MOVED, 30, "a move to come back", state_key(own))
+        own = await page.evaluate(OWN)
+    await page.evaluate("() => window.__floe.leave()")
+    await until(page, "() => window.__floe.result() !== null", 30, "the forfeit's result")
+    record = await stored(made.server, match_id, page)
+
+    await page.goto(made.server.http_url + "/")
+    link = f'a.replay[href="#/replay/{match_id}"]'
+    await until(page, f"() => Boolean(document.querySelector('{link}'))", 30, "the replay in the lobby")
+    await page.click(link)
+    await until(page, "() => Boolean(window.__floe && window.__floe.stream && window.__floe.stream() "
+                      "&& document.getElementById('payload-versus'))", 30, "the replay viewer")
+    await page.click("#replay-end")
+    await until(page, "(frame) => window.__floe.stream().model.frame === frame", 30, "the replay's end",
+                record.frames)
+    totals = await page.evaluate("""() => [0, 1].map((seat) =>
+      Number(document.getElementById(`pv-total-${seat}`).textContent))""")
+    assert totals == list(record.result.scores)
+    assert await page.evaluate("() => window.__floe.result()") == record.result.plain()
+    await shot(page, "payload-versus-replay")
