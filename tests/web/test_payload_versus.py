@@ -121,7 +121,7 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
         result = own["result"]
         record = await stored(browser.server, match_id, page)
         assert record.ruleset == "payload-versus"
-        assert result == record.result.plain()
+        assert result == record.result
         assert {"select", "place", "drop"} <= set(made)
 
         hooks = await page.evaluate("() => window.__floePayloadVersus")
@@ -136,14 +136,14 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
           total: document.getElementById(`pv-total-${seat}`).textContent,
           queue: document.getElementById(`pv-queue-${seat}`).dataset.units,
           units: document.querySelectorAll(`#pv-queue-${seat} .pv-unit`).length }))""")
-        assert [int(seat["total"]) for seat in shown] == list(record.result.scores)
+        assert [int(seat["total"]) for seat in shown] == list(record.result["scores"])
         assert all(seat["units"] >= 4 for seat in shown)  # the cap's slots, drawn on both machines
 
 
 @pytest.mark.asyncio
 async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFactory) -> None:
-    """A Payload versus bot match, a few moves played and then left (a forfeit), is listed in the lobby's
-    recent replays; opened from there, the replay viewer draws both Payload machines and, at its end,
+    """A Payload versus bot match, a few moves played and then left (a forfeit), is listed in another
+    browser's lobby among the recent replays; opened from there, the replay viewer draws both Payload machines and, at its end,
     the record's scores and the recorded result."""
     made = await browser()
     page = await made.page("/")
@@ -157,7 +157,8 @@ async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFact
     await until(page, "() => window.__floe.result() !== null", 30, "the forfeit's result")
     record = await stored(made.server, match_id, page)
 
-    await page.goto(made.server.http_url + "/")
+    # another browser (a fresh profile: no guest of its own yet) finds it in the lobby
+    page = await (await browser()).page("/")
     link = f'a.replay[href="#/replay/{match_id}"]'
     await until(page, f"() => Boolean(document.querySelector('{link}'))", 30, "the replay in the lobby")
     await page.click(link)
@@ -168,6 +169,6 @@ async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFact
                 record.frames)
     totals = await page.evaluate("""() => [0, 1].map((seat) =>
       Number(document.getElementById(`pv-total-${seat}`).textContent))""")
-    assert totals == list(record.result.scores)
-    assert await page.evaluate("() => window.__floe.result()") == record.result.plain()
+    assert totals == list(record.result["scores"])
+    assert await page.evaluate("() => window.__floe.result()") == record.result
     await shot(page, "payload-versus-replay")

@@ -107,7 +107,7 @@ export interface PredictionState {
 export class LiveView {
   stream: AnyStream | null = null;
   readonly connection: Connection;
-  private game: AnyGameView | null = null;
+  game: AnyGameView | null = null;
   board: AnyBoard | null = null;
   private controls: InputDevice | null = null;
   private raf = 0;

@@ -112,4 +112,6 @@ export interface GameView<M extends StreamModel<M>> {
   /** False: the page never predicts this game's frames in the browser engine (a turn-based game's move
    * shows when its frame comes back; absent: predicted when the player's setting asks). */
   readonly predicts?: boolean;
+  /** False: the results show no statistics table (app/stats.ts counts Pengo's events). */
+  readonly statistics?: boolean;
 }

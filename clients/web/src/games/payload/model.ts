@@ -38,18 +38,6 @@ export interface ShownRun {
   received: string[];
 }
 
-/** What the exchange did to one seat (versus), counted over the match. */
-export interface Exchanged {
-  /** Units this seat's surplus sent on to the opponent (after cancelling its own queue). */
-  sent: number;
-  /** Units of its own queue this seat's surplus cancelled. */
-  cancelled: number;
-  /** Units the opponent's surplus added to this seat's queue. */
-  queued: number;
-  /** Units landed on this seat (a jam or a nuisance part each). */
-  landed: number;
-}
-
 export interface PayloadSeat {
   name: string;
   cols: number;
@@ -58,7 +46,6 @@ export interface PayloadSeat {
   /** The board's parts by cell, as the stream's records carry them. */
   records: Map<number, number[]>;
   run: ShownRun;
-  exchanged: Exchanged;
   /** The last move the match refused this seat (its reason), if any. */
   refused: string | null;
 }
@@ -89,7 +76,7 @@ function structuredCopy(phase: Phase): Phase {
 function copySeat(seat: PayloadSeat): PayloadSeat {
   return {
     ...seat, summary: seat.summary.slice(), records: new Map([...seat.records].map(([k, r]) => [k, r.slice()])),
-    run: copyRun(seat.run), exchanged: { ...seat.exchanged },
+    run: copyRun(seat.run),
   };
 }
 
@@ -133,7 +120,7 @@ export class PayloadModel implements StreamModel<PayloadModel> {
     this.seats = (view.seats as unknown as PayloadSeatView[]).map((seat) => ({
       name: seat.name, cols: seat.cols, rows: seat.rows, summary: seat.summary.slice(),
       records: new Map(seat.records.map((record) => [record[0]!, record.slice()])),
-      run: copyRun(seat.run), exchanged: { sent: 0, cancelled: 0, queued: 0, landed: 0 }, refused: null,
+      run: copyRun(seat.run), refused: null,
     }));
     this.lastEvents = [];
   }
@@ -191,14 +178,6 @@ export class PayloadModel implements StreamModel<PayloadModel> {
         break;
       case "received":
         if (typeof event.jam === "string") run.received.push(event.jam);
-        seat.exchanged.landed += 1;
-        break;
-      case "attack":
-        seat.exchanged.sent += event.sent as number;
-        seat.exchanged.cancelled += event.cancelled as number;
-        break;
-      case "queued":
-        seat.exchanged.queued += event.units as number;
         break;
       case "refused":
         seat.refused = String(event.reason ?? "refused");
@@ -240,7 +219,7 @@ export class PayloadModel implements StreamModel<PayloadModel> {
   plain(): unknown {
     return {
       frame: this.frame,
-      seats: this.seats.map((seat) => ({ summary: seat.summary, run: seat.run, exchanged: seat.exchanged })),
+      seats: this.seats.map((seat) => ({ summary: seat.summary, run: seat.run })),
     };
   }
 }

@@ -27,7 +27,7 @@ import { api } from "../../app/api";
 import { el } from "../../app/dom";
 import { browserEngine } from "../../engine/engine";
 import type { MatchStream } from "../../net/stream";
-import { Vocabulary } from "../../net/vocabulary";
+import { type GameEvent, Vocabulary } from "../../net/vocabulary";
 import type { Joined } from "../../net/wire";
 import type { Board, GameView, InputDevice, Scene } from "../view";
 import { type PayloadSeat, type PayloadTables, PayloadModel, type ShownRun } from "./model";
@@ -126,6 +126,8 @@ export class PayloadBoard implements Board<PayloadModel> {
   private hover: number | null = null;
   private readonly hooks: VersusHooks;
   private ended: string | null = null;
+  /** Each seat's last exchange, in words (noteExchange). */
+  private readonly exchange = new Map<number, { frame: number; text: string }>();
 
   constructor(private readonly canvas: HTMLCanvasElement, private readonly joined: Joined,
     private readonly tables: PayloadTables) {
@@ -134,6 +136,8 @@ export class PayloadBoard implements Board<PayloadModel> {
     this.hooks = { previews: 0, columns: null, drops: [], playedBack: 0, moves: 0 };
     window.__floePayloadVersus = this.hooks;
     canvas.style.display = "none";
+    // the machines are taller than a canvas's stage leaves room for: the stage scrolls (style.css)
+    canvas.parentElement?.classList.add("pv-stage");
     this.seatPanels = joined.seats.map((name, seat) => this.panel(name, seat));
     this.root = el("div", { class: "pv", id: "payload-versus" }, ...this.seatPanels.map((panel) => panel.root));
     canvas.after(this.root);
@@ -160,7 +164,7 @@ export class PayloadBoard implements Board<PayloadModel> {
     const side = el("div", { class: "pv-side", id: `pv-side-${seat}` });
     const root = el("section", { class: "pv-seat", id: `pv-seat-${seat}`, "aria-label": name },
       el("h2", { class: "pv-name" }, name), strip, queue,
-      el("div", { class: "pl-machine" }, note, columns, grid, skip), side);
+      el("div", { class: "pv-row" }, el("div", { class: "pl-machine" }, note, columns, grid, skip), side));
     const panel: Panel = { root, strip, queue, columns, note, grid, cells, side, skip, shown: "", playing: null, dots: new Map() };
     skip.addEventListener("click", () => panel.playing?.());
     return panel;
@@ -182,6 +186,7 @@ export class PayloadBoard implements Board<PayloadModel> {
   }
 
   applied(stream: MatchStream<PayloadModel>, frame: number): void {
+    this.noteExchange(stream.model.lastEvents, frame);
     for (const event of stream.model.lastEvents) {
       if (event.kind !== "drop" || typeof event.seat !== "number") continue;
       const key = `${frame}:${event.seat}`;
@@ -195,7 +200,28 @@ export class PayloadBoard implements Board<PayloadModel> {
     }
   }
 
+  /** The exchange's last word per seat: what its surplus cancelled and sent, what was queued on it, what
+   * landed (a frame applied again after a rewind writes the same words). */
+  private noteExchange(events: readonly GameEvent[], frame: number): void {
+    const landed = new Map<number, string[]>();
+    for (const event of events) {
+      const seat = typeof event.seat === "number" ? event.seat : -1;
+      if (seat < 0) continue;
+      if (event.kind === "attack") {
+        this.exchange.set(seat, { frame, text: `surplus ${String(event.units)}: cancelled ${String(event.cancelled)} `
+          + `of its own queue, sent ${String(event.sent)}` });
+      } else if (event.kind === "queued") {
+        this.exchange.set(seat, { frame, text: `${String(event.units)} queued on it by the rival` });
+      } else if (event.kind === "received") {
+        const what = typeof event.jam === "string" ? `jam ${event.jam}` : `${String(event.part)} on cell ${String(event.cell)}`;
+        landed.set(seat, [...(landed.get(seat) ?? []), what]);
+      }
+    }
+    for (const [seat, list] of landed) this.exchange.set(seat, { frame, text: `landed: ${list.join(", ")}` });
+  }
+
   restarted(): void {
+    this.exchange.clear();
     for (const panel of this.seatPanels) panel.playing?.();
     this.played.clear();
   }
@@ -226,7 +252,7 @@ export class PayloadBoard implements Board<PayloadModel> {
   private drawSeat(panel: Panel, seat: PayloadSeat, index: number, name: string): void {
     const mine = index === this.mine;
     if (mine) this.preview(seat.run);
-    const key = JSON.stringify([seat.summary, seat.run, seat.exchanged, name, mine, this.columns, this.placement, panel.playing !== null]);
+    const key = JSON.stringify([seat.summary, seat.run, this.exchange.get(index) ?? null, name, mine, this.columns, this.placement, panel.playing !== null]);
     if (key === panel.shown) return;
     panel.shown = key;
     const run = seat.run;
@@ -248,23 +274,24 @@ export class PayloadBoard implements Board<PayloadModel> {
       el("div", { class: "help" }, `${run.difficulty} · ${run.variant}`,
         run.blueprints.length ? ` · blueprints: ${run.blueprints.join(", ")}` : "",
         run.received.length ? ` · jams landed: ${run.received.join(", ")}` : ""));
-    this.drawQueue(panel, seat, queued);
+    this.drawQueue(panel, index, queued);
     this.drawBoard(panel, run, mine);
     this.drawColumns(panel, run, mine);
     this.drawSide(panel, run, mine, seat.refused);
   }
 
-  /** The jam queue: its units against the cap, and what the exchange did so far. */
-  private drawQueue(panel: Panel, seat: PayloadSeat, queued: number): void {
+  /** The jam queue: its units against the cap (landing when the seat's next round begins), and the
+   * exchange's last word on it. */
+  private drawQueue(panel: Panel, seat: number, queued: number): void {
     const cap = Math.max(this.queueCap, queued);
     const slots = Array.from({ length: cap }, (_, i) => el("span", { class: `pv-unit${i < queued ? " full" : ""}` }));
-    const { sent, cancelled, queued: incoming, landed } = seat.exchanged;
     panel.queue.dataset.units = String(queued);
+    const last = this.exchange.get(seat);
     panel.queue.replaceChildren(
       el("span", { class: "pv-queue-label" }, "Jam queue "), ...slots,
       el("span", { class: "pv-queue-count" }, ` ${queued}/${this.queueCap}`),
-      el("div", { class: "help" }, queued > 0 ? "lands when the next round begins · " : "",
-        `sent ${sent} · own queue cancelled ${cancelled} · received ${incoming} · landed ${landed}`));
+      el("div", { class: "help pv-exchange" }, queued > 0 ? "lands when its next round begins" : "empty",
+        last === undefined ? "" : ` · last: ${last.text}`));
   }
 
   private drawBoard(panel: Panel, run: ShownRun, mine: boolean): void {
@@ -496,4 +523,5 @@ export const payloadVersusView: GameView<PayloadModel> = {
   sounds: () => undefined,
   rulesPage,
   predicts: false,
+  statistics: false,
 };
