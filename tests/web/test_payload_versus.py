@@ -42,6 +42,14 @@ PREVIEWED = """(seat) => {
   return buttons.length === 5 && buttons.every((b, i) => b.dataset.total === String(hooks.columns[i]));
 }"""
 
+#: JS: the own board's placement preview for `cell` is shown (the note names the cell, each button a total).
+PLACEMENT_PREVIEWED = """([seat, cell]) => {
+  const note = document.getElementById(`pv-note-${seat}`).textContent;
+  return note.includes(`cell ${cell}:`)
+    && [...document.querySelectorAll(`#pv-columns-${seat} button`)]
+      .every((b) => b.dataset.total !== undefined);
+}"""
+
 
 def state_key(own: dict[str, Any]) -> str:
     """The JS side's `JSON.stringify([run, summary])` of the own seat (keys in the page's order)."""
@@ -79,8 +87,7 @@ async def one_move(page: Page, own: dict[str, Any], cells: list[int]) -> str:
     if phase["phase"] == "draft":
         cell = cells.pop(0) if cells else 17
         await page.hover(f"#pv-cell-{seat}-{cell}")
-        await until(page, """(cell) => (document.querySelector('[id^="pv-note-"]:not(:empty)') || {}).textContent
-          ?.includes(`cell ${cell}`)""", 20, "the placement preview", cell)
+        await until(page, PLACEMENT_PREVIEWED, 20, "the placement preview", [seat, cell])
         await page.click(f"#pv-cell-{seat}-{cell}")
         return "place"
     if phase["phase"] == "blueprints":
@@ -114,8 +121,8 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
             await until(page, MOVED, 30, f"the {move} to come back", state_key(own))
             own = await page.evaluate(OWN)
             assert len(made) < 400, "the match never ended"
-        await until(page, "() => document.getElementById('result') && "
-                          "!document.getElementById('result').classList.contains('hidden')", 20, "the results")
+        await until(page, "() => !document.getElementById('result').classList.contains('hidden')", 20,
+                    "the results")
         await shot(page, "payload-versus-over")
 
         result = own["result"]
@@ -125,13 +132,16 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
         assert {"select", "place", "drop"} <= set(made)
 
         hooks = await page.evaluate("() => window.__floePayloadVersus")
-        checked = [drop for drop in hooks["drops"] if drop["previewed"] is not None and drop["total"] is not None]
+        checked = [drop for drop in hooks["drops"]
+                   if drop["previewed"] is not None and drop["total"] is not None]
         assert checked, hooks["drops"]
         assert all(drop["previewed"] == drop["total"] for drop in checked), checked
         assert hooks["playedBack"] >= 1
 
         checks = await page.evaluate("() => window.__floe.stream().checks.map((c) => c.differences)")
-        assert all(differences == [] for differences in checks), checks
+        assert checks and all(differences == [] for differences in checks), checks
+        print(f"payload versus: {len(made)} moves, {len(checked)} drops previewed, {len(checks)} keyframes "
+              f"checked, result {result}")
         shown = await page.evaluate("""() => [0, 1].map((seat) => ({
           total: document.getElementById(`pv-total-${seat}`).textContent,
           queue: document.getElementById(`pv-queue-${seat}`).dataset.units,
@@ -143,8 +153,8 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
 @pytest.mark.asyncio
 async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFactory) -> None:
     """A Payload versus bot match, a few moves played and then left (a forfeit), is listed in another
-    browser's lobby among the recent replays; opened from there, the replay viewer draws both Payload machines and, at its end,
-    the record's scores and the recorded result."""
+    browser's lobby among the recent replays; opened from there, the replay viewer draws both Payload
+    machines and, at its end, the record's scores and the recorded result."""
     made = await browser()
     page = await made.page("/")
     own = await start_bot_match(page, "bea")
