@@ -16,8 +16,9 @@ from playwright.async_api import Page
 
 from server.embed import RunningServer
 from server.store.base import MatchRecord
+from tests.server.helpers import until_awaited
 
-from .conftest import BrowserFactory, serving, shot, until
+from .conftest import UNIT, BrowserFactory, serving, shot, until
 
 #: JS: the stream has started and the page draws Payload's boards.
 STARTED = """() => {
@@ -56,15 +57,20 @@ def state_key(own: dict[str, Any]) -> str:
     return json.dumps([own["run"], own["summary"]], separators=(",", ":"), ensure_ascii=False)
 
 
-async def stored(server: RunningServer, match_id: str, page: Page) -> MatchRecord:
-    """The finished match's record, once the store has it."""
+async def stored(server: RunningServer, match_id: str) -> tuple[MatchRecord, dict[str, Any]]:
+    """The finished match's record, once the store has it, and its result."""
     matches = server.app.state.node.stores.matches
-    for _ in range(200):
-        record = await matches.get_match(match_id)
+    found: list[MatchRecord] = []
+
+    async def written() -> bool:
+        record: MatchRecord | None = await matches.get_match(match_id)
         if record is not None:
-            return record
-        await page.wait_for_timeout(50)
-    raise AssertionError(f"no record of {match_id}")
+            found.append(record)
+        return record is not None
+
+    await until_awaited(written, 30 * UNIT, f"the record of {match_id}")
+    assert found[0].result is not None, found[0]
+    return found[0], found[0].result
 
 
 async def start_bot_match(page: Page, name: str) -> dict[str, Any]:
@@ -126,9 +132,9 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
         await shot(page, "payload-versus-over")
 
         result = own["result"]
-        record = await stored(browser.server, match_id, page)
+        record, recorded = await stored(browser.server, match_id)
         assert record.ruleset == "payload-versus"
-        assert result == record.result
+        assert result == recorded
         assert {"select", "place", "drop"} <= set(made)
 
         hooks = await page.evaluate("() => window.__floePayloadVersus")
@@ -146,7 +152,7 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
           total: document.getElementById(`pv-total-${seat}`).textContent,
           queue: document.getElementById(`pv-queue-${seat}`).dataset.units,
           units: document.querySelectorAll(`#pv-queue-${seat} .pv-unit`).length }))""")
-        assert [int(seat["total"]) for seat in shown] == list(record.result["scores"])
+        assert [int(seat["total"]) for seat in shown] == list(recorded["scores"])
         assert all(seat["units"] >= 4 for seat in shown)  # the cap's slots, drawn on both machines
 
 
@@ -165,7 +171,7 @@ async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFact
         own = await page.evaluate(OWN)
     await page.evaluate("() => window.__floe.leave()")
     await until(page, "() => window.__floe.result() !== null", 30, "the forfeit's result")
-    record = await stored(made.server, match_id, page)
+    record, recorded = await stored(made.server, match_id)
 
     # another browser (a fresh profile: no guest of its own yet) finds it in the lobby
     page = await (await browser()).page("/")
@@ -179,6 +185,6 @@ async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFact
                 record.frames)
     totals = await page.evaluate("""() => [0, 1].map((seat) =>
       Number(document.getElementById(`pv-total-${seat}`).textContent))""")
-    assert totals == list(record.result["scores"])
-    assert await page.evaluate("() => window.__floe.result()") == record.result
+    assert totals == list(recorded["scores"])
+    assert await page.evaluate("() => window.__floe.result()") == recorded
     await shot(page, "payload-versus-replay")

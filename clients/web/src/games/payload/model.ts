@@ -90,7 +90,8 @@ export class PayloadModel implements StreamModel<PayloadModel> {
   timeLeft = 0;
   seats: PayloadSeat[] = [];
   lastEvents: GameEvent[] = [];
-  /** The match's end record, once a frame carried it. */
+  /** The match's end record, once a frame this model applied carried it (a keyframe restarts a model:
+   * null again after it). */
   ended: GameEvent | null = null;
   private readonly index: Record<string, number>;
 

@@ -211,7 +211,9 @@ export class PayloadBoard implements Board<PayloadModel> {
         this.exchange.set(seat, { frame, text: `surplus ${String(event.units)}: cancelled ${String(event.cancelled)} `
           + `of its own queue, sent ${String(event.sent)}` });
       } else if (event.kind === "queued") {
-        this.exchange.set(seat, { frame, text: `${String(event.units)} queued on it by the rival` });
+        const units = Number(event.units);
+        this.exchange.set(seat, { frame, text: units > 0 ? `${units} queued on it by the rival`
+          : "the rival's units were lost: the queue is full" });
       } else if (event.kind === "received") {
         const what = typeof event.jam === "string" ? `jam ${event.jam}` : `${String(event.part)} on cell ${String(event.cell)}`;
         landed.set(seat, [...(landed.get(seat) ?? []), what]);
