@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from protocol.replay_codec import encode_replay
 from rules.payload.ruleset import PAYLOAD_VERSUS
@@ -51,8 +52,8 @@ PAYLOAD_KEYFRAME_EVERY = 3
 PLAYER_SECONDS = 40
 
 
-def spectator_stream(seed: int, bots: tuple[str, ...], seconds: int, ruleset: Ruleset = PENGO_VERSUS,
-                     keyframe_every: int = 120) -> bytes:
+def spectator_stream(seed: int, bots: tuple[str, ...], seconds: int,
+                     ruleset: Ruleset[Any, Any] = PENGO_VERSUS, keyframe_every: int = 120) -> bytes:
     """A bot match played to its end, as its spectators' stream."""
     config = ruleset.with_time_limit(ruleset.default_config(), seconds * 60)
     match = ruleset.new_match(config, seed, list(bots))
