@@ -152,6 +152,8 @@ export class PayloadModel implements StreamModel<PayloadModel> {
     const seat = typeof event.seat === "number" ? this.seats[event.seat] : undefined;
     if (seat === undefined) return;
     const run = seat.run;
+    // a refusal is shown until the seat's next move goes through
+    if (event.kind !== "refused" && event.kind !== "queued" && event.kind !== "received") seat.refused = null;
     switch (event.kind) {
       case "offers":
         run.phase = { phase: "draft", offers: (event.offers as string[]).slice(), selected: null, rerolls: 0 };
