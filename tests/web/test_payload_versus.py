@@ -106,15 +106,24 @@ async def one_move(page: Page, own: dict[str, Any], cells: list[int]) -> str:
 
 @pytest.mark.asyncio
 async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root: Any) -> None:
-    """The lobby starts a Payload versus bot match; the page's buttons play every draft, blueprint and
-    drop until the match ends; every preview the page showed for a drop equals what the drop paid
-    (previews are exact); every keyframe agrees with the model the page built from the stream; the
-    page's result is the server's record; the jam queues and both machines are drawn."""
+    """The lobby starts a Payload versus bot match, which another browser watches from its lobby's live
+    list (without controls); the page's buttons play every draft, blueprint and drop until the match
+    ends; every preview the page showed for a drop equals what the drop paid (previews are exact); every
+    keyframe agrees with the model each page built from its stream; the player's and the spectator's
+    result is the server's record; the jam queues and both machines are drawn."""
     async with serving(web_root, seconds=50) as make:
         browser = await make()
         page = await browser.page("/")
         own = await start_bot_match(page, "ann")
         match_id = own["match"]
+        # a spectator finds the live match in another browser's lobby and watches it: no controls
+        watcher = await (await make()).page("/")
+        watch = f'a.watch[data-match="{match_id}"]'
+        await until(watcher, f"() => Boolean(document.querySelector('{watch}'))", 30, "the live match")
+        await watcher.click(watch)
+        await until(watcher, STARTED, 30, "the watched match")
+        controls = "() => document.querySelectorAll('[id^=pv-offer-], [id^=pv-drop-]').length"
+        assert await watcher.evaluate(controls) == 0
         cells = [12, 7, 17, 2, 22, 11, 13]
         made: list[str] = []
         shots = set()
@@ -153,6 +162,10 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
           queue: document.getElementById(`pv-queue-${seat}`).dataset.units,
           units: document.querySelectorAll(`#pv-queue-${seat} .pv-unit`).length }))""")
         assert [int(seat["total"]) for seat in shown] == list(recorded["scores"])
+        await until(watcher, "() => window.__floe.result() !== null", 30, "the spectator's result")
+        assert await watcher.evaluate("() => window.__floe.result()") == recorded
+        agreed = "() => window.__floe.stream().checks.every((c) => !c.differences.length)"
+        assert await watcher.evaluate(agreed)
         assert all(seat["units"] >= 4 for seat in shown)  # the cap's slots, drawn on both machines
 
 
