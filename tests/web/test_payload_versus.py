@@ -104,6 +104,21 @@ async def one_move(page: Page, own: dict[str, Any], cells: list[int]) -> str:
     return "drop"
 
 
+async def room_of_payload(page: Page, server: RunningServer) -> None:
+    """The lobby's game choice makes a private room of Payload versus (two seats: the seat choice is
+    held at 2 while Payload is chosen)."""
+    await page.fill("#name", "cal")
+    await page.select_option("#game", "payload-versus")
+    assert await page.evaluate("() => [document.getElementById('room-seats').disabled, "
+                               "document.getElementById('room-seats').value]") == [True, "2"]
+    await page.click("#create-room")
+    await until(page, "() => Boolean(document.getElementById('enter-room'))", 30, "the room's link")
+    room = str(await page.get_attribute("#enter-room", "href")).rsplit("/", 1)[-1]
+    assert server.app.state.node.hub.matches[room].config.ruleset.name == "payload-versus"
+    await page.select_option("#game", "pengo-versus")
+    assert await page.evaluate("() => document.getElementById('room-seats').disabled") is False
+
+
 @pytest.mark.asyncio
 async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root: Any) -> None:
     """The lobby starts a Payload versus bot match, which another browser watches from its lobby's live
@@ -172,8 +187,9 @@ async def test_a_payload_versus_match_against_the_bot_played_to_the_end(web_root
 @pytest.mark.asyncio
 async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFactory) -> None:
     """A Payload versus bot match, a few moves played and then left (a forfeit), is listed in another
-    browser's lobby among the recent replays; opened from there, the replay viewer draws both Payload
-    machines and, at its end, the record's scores and the recorded result."""
+    browser's lobby among the recent replays (where a Payload room is made too); opened from there, the
+    replay viewer draws both Payload machines and, at its end, the record's scores and the recorded
+    result."""
     made = await browser()
     page = await made.page("/")
     own = await start_bot_match(page, "bea")
@@ -188,6 +204,7 @@ async def test_a_payload_versus_replay_opens_from_the_lobby(browser: BrowserFact
 
     # another browser (a fresh profile: no guest of its own yet) finds it in the lobby
     page = await (await browser()).page("/")
+    await room_of_payload(page, made.server)
     link = f'a.replay[href="#/replay/{match_id}"]'
     await until(page, f"() => Boolean(document.querySelector('{link}'))", 30, "the replay in the lobby")
     await page.click(link)
