@@ -114,4 +114,7 @@ export interface GameView<M extends StreamModel<M>> {
   readonly predicts?: boolean;
   /** False: the results show no statistics table (app/stats.ts counts Pengo's events). */
   readonly statistics?: boolean;
+  /** The replay timeline's marker kinds this game's events make (app/markers.ts), with the legend's words
+   * (absent: Pengo's four). */
+  readonly markerLegend?: readonly (readonly [string, string])[];
 }

@@ -526,4 +526,6 @@ export const payloadVersusView: GameView<PayloadModel> = {
   rulesPage,
   predicts: false,
   statistics: false,
+  // app/markers.ts marks an `attack` record of 6 units or more; Payload's other events mark nothing
+  markerLegend: [["attack", "a big surplus sent (6 units or more)"]],
 };
