@@ -208,12 +208,12 @@ export class PayloadBoard implements Board<PayloadModel> {
       const seat = typeof event.seat === "number" ? event.seat : -1;
       if (seat < 0) continue;
       if (event.kind === "attack") {
-        this.exchange.set(seat, { frame, text: `surplus ${String(event.units)}: cancelled ${String(event.cancelled)} `
-          + `of its own queue, sent ${String(event.sent)}` });
+        this.exchange.set(seat, { frame, text: `a surplus of ${String(event.units)}: ${String(event.cancelled)} `
+          + `cancelled from this queue, ${String(event.sent)} sent to the rival` });
       } else if (event.kind === "queued") {
         const units = Number(event.units);
         this.exchange.set(seat, { frame, text: units > 0 ? `${units} queued on it by the rival`
-          : "the rival's units were lost: the queue is full" });
+          : "the rival's units were lost: this queue is full" });
       } else if (event.kind === "received") {
         const what = typeof event.jam === "string" ? `jam ${event.jam}` : `${String(event.part)} on cell ${String(event.cell)}`;
         landed.set(seat, [...(landed.get(seat) ?? []), what]);
