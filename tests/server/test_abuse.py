@@ -395,6 +395,15 @@ async def test_connections_per_address_are_capped(start_server: StartServer) -> 
     assert status_of(await raw_request(server, HEALTH))[0] == 200
 
 
+async def unanswered_close(reader: asyncio.StreamReader) -> bytes:
+    """What a dropped connection gave before it closed: a reset (the server closed it with our half
+    head unread, as a loaded kernel may report it) counts as closed with nothing answered."""
+    try:
+        return await reader.read()
+    except ConnectionResetError:
+        return b""
+
+
 async def test_slowloris_heads_are_dropped_at_the_deadline(start_server: StartServer) -> None:
     """300 connections that send half a request head each are dropped at the head deadline; the
     server answers a bystander meanwhile."""
@@ -408,7 +417,7 @@ async def test_slowloris_heads_are_dropped_at_the_deadline(start_server: StartSe
     async with bystander(server) as http:
         assert (await http.get("/health")).status_code == 200
     for reader, writer in streams:
-        assert await asyncio.wait_for(reader.read(), 10 * UNIT) == b""  # closed, nothing answered
+        assert await asyncio.wait_for(unanswered_close(reader), 10 * UNIT) == b""  # closed, nothing answered
         writer.close()
     await until(lambda: listener.per_address[ATTACKER] == 0, 10 * UNIT, "every slow socket gone")
 
