@@ -134,12 +134,16 @@ class MemoryMatches:
 
 
 class MemoryPlayers:
-    """Player records (the `capacity` most recently updated) and the two leaderboards."""
+    """Player records (the `capacity` most recently updated) and two leaderboards per ruleset."""
 
     def __init__(self, capacity: int = 10_000) -> None:
         self.capacity = _check_capacity(capacity)
         self._players: OrderedDict[str, PlayerRecord] = OrderedDict()
-        self._boards = {False: _Ranking(), True: _Ranking()}
+        #: (ruleset, provisional) → its board (rulesets: the registry's names the server rates).
+        self._boards: dict[tuple[str, bool], _Ranking] = {}
+
+    def _board(self, ruleset: str, provisional: bool) -> _Ranking:
+        return self._boards.setdefault((ruleset, provisional), _Ranking())
 
     async def get_player(self, guest_id: str) -> PlayerRecord | None:
         return self._players.get(guest_id)
@@ -151,19 +155,24 @@ class MemoryPlayers:
             return held
         self._players[guest_id] = new
         self._players.move_to_end(guest_id)
-        self._boards[not new.provisional].discard(guest_id)
-        if new.played:
-            self._boards[new.provisional].put(guest_id, new.glicko.rating)
-        else:  # no rated game yet (a dodger's cooldown, a dodged player's note): not on a board
-            self._boards[new.provisional].discard(guest_id)
+        for ruleset, standing in new.ratings.items():
+            self._board(ruleset, not standing.provisional).discard(guest_id)
+            if standing.played:
+                self._board(ruleset, standing.provisional).put(guest_id, standing.glicko.rating)
+            else:  # no rated game yet: not on a board
+                self._board(ruleset, standing.provisional).discard(guest_id)
         while len(self._players) > self.capacity:
             gone, _ = self._players.popitem(last=False)
             for board in self._boards.values():
                 board.discard(gone)
         return new
 
-    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
-        board = self._boards[provisional]
+    async def leaderboard(
+        self, ruleset: str, provisional: bool, offset: int, limit: int
+    ) -> tuple[list[PlayerRecord], int]:
+        board = self._boards.get((ruleset, provisional))
+        if board is None:
+            return [], 0
         return [self._players[guest] for guest in board.page(offset, limit)], len(board)
 
 
