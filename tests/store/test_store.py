@@ -259,3 +259,39 @@ async def test_a_days_run_replays_stay_within_its_bytes_budget(store: Stores) ->
     assert await store.replay(run_of(day, 1)) is None and await store.replay(run_of(day, 3)) is None
     other = DailyEntry("g9", "p9", 1, 900, run_of("2030-01-03", 9), 0.0)
     assert (await store.daily.put_daily("2030-01-03", other, bytes(1000), 3000)).best == other
+
+
+async def test_each_ruleset_has_its_own_leaderboard(store: Stores) -> None:
+    """A record rated in two rulesets is on both boards at each one's rating; a ruleset's board lists
+    only who played it."""
+    ratings = {PV: Standing(Glicko(1600.0, 80.0, 0.09), wins=1),
+               "payload-versus": Standing(Glicko(1450.0, 90.0, 0.09), losses=1)}
+    both = replace(player("a", 1600.0), ratings=ratings)
+    await store.players.update_player("a", becomes(both))
+    await store.players.update_player("b", becomes(player("b", 1700.0)))
+    pengo, total = await store.players.leaderboard(PV, False, 0, 10)
+    assert [(p.id, p.standing(PV).glicko.rating) for p in pengo] == [("b", 1700.0), ("a", 1600.0)]
+    assert total == 2
+    payload, total = await store.players.leaderboard("payload-versus", False, 0, 10)
+    assert [(p.id, p.standing("payload-versus").glicko.rating) for p in payload] == [("a", 1450.0)]
+    assert total == 1 and await store.players.leaderboard("kick-versus", False, 0, 10) == ([], 0)
+    assert await store.players.get_player("a") == both
+
+
+async def test_a_record_from_before_ratings_per_ruleset_reads_as_its_pengo_versus_standing() -> None:
+    """The JSON of a record with one rating at the top level (written before ratings per ruleset) reads
+    back as that rating in pengo-versus (every rated match was pengo-versus's then), counts and games
+    kept; written again, it is the per-ruleset form."""
+    game = {"match": "m1", "opponent": "g2", "opponent_name": "bob", "score": 1.0, "outcome": "won",
+            "before": {"rating": 1500.0, "rd": 500.0, "volatility": 0.09},
+            "after": {"rating": 1662.0, "rd": 290.0, "volatility": 0.09}, "change": 162.0, "replay": "m1",
+            "at": 5.0}
+    old = {"id": "g1", "name": "ann", "rating": 1662.0, "rd": 290.0, "volatility": 0.09, "provisional": True,
+           "games": 1, "wins": 1, "losses": 0, "draws": 0, "recent": [game], "cooldown_until": 0.0,
+           "updated": 5.0}
+    record = PlayerRecord.from_plain(old)
+    assert set(record.ratings) == {LEGACY_RULESET}
+    standing = record.standing(LEGACY_RULESET)
+    assert standing.glicko == Glicko(1662.0, 290.0, 0.09) and standing.wins == 1 and standing.played == 1
+    assert record.game("m1") is not None and record.standing("payload-versus").played == 0
+    assert PlayerRecord.from_plain(record.plain()) == record and "ratings" in record.plain()
