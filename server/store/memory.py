@@ -1,9 +1,10 @@
 """The embedded stores: dicts in this process, bounded by evicting the oldest entries (the default).
 
 Bounds: `capacity` replays, match records and player records each (the least recently written go
-first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT daily boards, each keeping its runs' replays within the
-bytes budget `put_daily` is given; MAX_QUEUES ranked queues, each of at most the capacity `join` is
-given (the pairings noted there are dropped after `look`'s `stale`). Everything is gone when the process ends.
+first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT × BOARDS_PER_DAY daily boards, each keeping its runs'
+replays within the bytes budget `put_daily` is given; MAX_QUEUES ranked queues, each of at most the
+capacity `join` is given (the pairings noted there are dropped after `look`'s `stale`). Everything is
+gone when the process ends.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 #: Limit keys (buckets, claims, sets) kept before the least recently touched are forgotten.
 MAX_LIMIT_KEYS = 100_000
-#: Daily boards kept (the oldest day is forgotten first).
+#: Days of daily boards kept (the oldest board is forgotten first).
 DAYS_KEPT = 31
+#: Daily boards a day has at most: the node's daily ruleset's one and a dealer's (Payload: easy, hard),
+#: with room for one more dealer's two.
+BOARDS_PER_DAY = 5
 #: Ranked queues kept (one per ruleset; the least recently joined is forgotten first).
 MAX_QUEUES = 64
 
@@ -196,7 +200,8 @@ class MemoryRankedLedger:
 
 
 class MemoryDaily:
-    """The daily boards of the last DAYS_KEPT days, each keeping its runs' replays within its budget."""
+    """The daily boards of the last DAYS_KEPT days (a board per key: server/http/daily.py `board_key`; at
+    most DAYS_KEPT × BOARDS_PER_DAY), each keeping its runs' replays within its budget."""
 
     def __init__(self) -> None:
         self._days: OrderedDict[str, _Day] = OrderedDict()
@@ -205,7 +210,7 @@ class MemoryDaily:
         held = self._days.get(day)
         if held is None:
             held = self._days[day] = _Day()
-            while len(self._days) > DAYS_KEPT:
+            while len(self._days) > DAYS_KEPT * BOARDS_PER_DAY:
                 self._days.popitem(last=False)
         return held
 

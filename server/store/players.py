@@ -320,15 +320,19 @@ class DailyStored:
     duplicate: bool = False
 
 
-_RUN_ID = re.compile(r"d-(\d{4}-\d{2}-\d{2})-[0-9a-f]{20}")
+#: A daily run's id: its board's key (the day, then `-{ruleset}-{board}` for a board other than the
+#: node's daily ruleset's: server/http/daily.py `board_key`) and 20 hex digits of its log hash.
+_RUN_ID = re.compile(r"d-(\d{4}-\d{2}-\d{2}(?:-[a-z0-9-]{1,40})?)-[0-9a-f]{20}")
 
 
-def daily_run_id(day: str, log_hash: str) -> str:
-    """A daily run's replay id: its day and its log hash (which its moves decide: one id per run)."""
-    return f"d-{day}-{log_hash[:20]}"
+def daily_run_id(board: str, log_hash: str) -> str:
+    """A daily run's replay id: its board's key (the day alone for the node's daily ruleset) and its log
+    hash (which its moves decide: one id per run)."""
+    return f"d-{board}-{log_hash[:20]}"
 
 
 def run_day(replay_id: str) -> str | None:
-    """The day of a daily run's replay id, or None for any other replay id."""
+    """The board key (the day, for the node's daily ruleset) of a daily run's replay id, or None for
+    any other replay id."""
     found = _RUN_ID.fullmatch(replay_id)
     return None if found is None else found.group(1)
