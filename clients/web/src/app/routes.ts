@@ -8,7 +8,10 @@
  *   #/replay/{id}      the replay viewer        #/rules           the rule compendium
  *   #/daily            the daily challenge played in the browser engine
  *   #/settings         the player's settings (keys, sound, ratings, display), kept in the browser
- *   #/payload          Payload (practice), played in the browser engine (?daily: the day's run)
+ *   #/payload          Payload (practice), played in the browser engine (?daily: the practice daily,
+ *                      the bare date key's run, offline)
+ *   #/payload/daily    Payload's daily of the server: the day's run per difficulty, played in the engine,
+ *                      submitted as a replay and verified, on the day's board
  */
 
 export type Route =
@@ -20,6 +23,7 @@ export type Route =
   | { page: "rules" }
   | { page: "settings" }
   | { page: "payload"; daily: boolean }
+  | { page: "payload-daily" }
   | { page: "daily" };
 
 /** The route of a location hash (anything unknown is the lobby). */
@@ -33,6 +37,7 @@ export function parseRoute(hash: string): Route {
   if (page === "join" && id) return { page: "join", invite: id };
   if (page === "rules") return { page: "rules" };
   if (page === "settings") return { page: "settings" };
+  if (page === "payload" && id === "daily") return { page: "payload-daily" };
   if (page === "payload") return { page: "payload", daily: params.has("daily") };
   if (page === "daily") return { page: "daily" };
   return { page: "lobby" };

@@ -40,6 +40,10 @@ export interface PracticeGame {
   readonly route: string;
   readonly label: string;
   page(daily: boolean): void;
+  /** The server's daily of this ruleset played in the engine and submitted (`#/{route}/daily`), if it has one. */
+  serverDaily?(): void;
+  /** The lobby's button for it. */
+  readonly dailyLabel?: string;
 }
 
 /** The practice games, by route. */
