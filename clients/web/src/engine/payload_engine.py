@@ -114,8 +114,8 @@ def start(text: str) -> str:
     player: str | None = None
     if server is not None:
         if (server.get("ruleset"), server.get("ruleset_version")) != (PAYLOAD.name, PAYLOAD.version):
-            raise ValueError(f"the daily is {server.get('ruleset')} v{server.get('ruleset_version')}; this engine "
-                             f"plays {PAYLOAD.name} v{PAYLOAD.version}")
+            asked = f"{server.get('ruleset')} v{server.get('ruleset_version')}"
+            raise ValueError(f"the daily is {asked}; this engine plays {PAYLOAD.name} v{PAYLOAD.version}")
         config = PAYLOAD.config_from_plain(server["config"])
         seed = int(server["seed"])
         match = PAYLOAD.new_match(config, seed, [str(server.get("name") or "player")])
