@@ -37,6 +37,7 @@ from server.match.settings import LimitSettings
 from server.node import Node
 from server.store.base import Stores
 from server.store.memory import MemoryStore
+from server.store.players import LEGACY_RULESET
 from server.store.redis import RedisStore
 
 ATTACKER = "127.0.0.2"
@@ -112,7 +113,8 @@ async def farm(server: RunningServer, node: Node, rounds: int, pair_wait: float)
             await read_until(me_ws, me, lambda s=me: s.over)
         await settled(node)
         player = await node.stores.players.get_player(farmer)
-        ratings.append(f"{player.glicko.rating:.0f}" if player is not None else "1500")
+        rating = player.standing(LEGACY_RULESET).glicko.rating if player is not None else 1500.0
+        ratings.append(f"{rating:.0f}")
     print(f"farm: the farmer's rating after each forfeit: 1500 → {' → '.join(ratings)}; {lateness(node)}")
 
 

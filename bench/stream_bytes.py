@@ -34,6 +34,7 @@ from typing import Any
 
 from server.config import ServerConfig
 from server.match.live import LiveMatch, Seat
+from server.match.settings import MatchSettings
 
 FRAME_RATE = 60
 
@@ -67,11 +68,14 @@ class Counter:
         return mean, float(p95)
 
 
-def published(bots: list[str], seed: int) -> tuple[int, Counter, Counter]:
-    """Tick an all-bot match to its end; (frames, the players' stream counter, the spectators')."""
-    config = ServerConfig()
+def published(
+    bots: list[str], seed: int, settings: MatchSettings | None = None
+) -> tuple[int, Counter, Counter]:
+    """Tick an all-bot match (of `settings`' ruleset; default the node's, pengo-versus) to its end;
+    (frames, the players' stream counter, the spectators')."""
+    settings = settings if settings is not None else ServerConfig().match
     seats = [Seat(name=f"{bot}-{index}", bot=bot) for index, bot in enumerate(bots)]
-    live = LiveMatch(config.match, seats, 0.0, lambda _: None, f"bench-{seed}", seed)
+    live = LiveMatch(settings, seats, 0.0, lambda _: None, f"bench-{seed}", seed)
     players, spectators = Counter(), Counter()
     live.players.subscribers.add(players)  # type: ignore[arg-type]
     live.spectators.subscribers.add(spectators)  # type: ignore[arg-type]

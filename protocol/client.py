@@ -166,9 +166,9 @@ class ClientSession:
         """Leave the match for good (a player forfeits)."""
         return encode(Leave())
 
-    def queue(self) -> bytes:
-        """Join the ranked queue; a `matched` says which match to `join`."""
-        return encode(Queue())
+    def queue(self, ruleset: str | None = None) -> bytes:
+        """Join the ranked queue of `ruleset` (None: the server's); a `matched` says which match to `join`."""
+        return encode(Queue(ruleset=ruleset))
 
     def unqueue(self) -> bytes:
         """Leave the ranked queue."""

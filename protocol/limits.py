@@ -23,6 +23,8 @@ MAX_INPUT_RUN = 16
 MAX_TOKEN_CHARS = 512
 MAX_ID_CHARS = 64
 MAX_NAME_CHARS = 32
+#: Longest ruleset name a client message carries (`queue.ruleset`; rules/registry.py's names).
+MAX_RULESET_CHARS = 32
 #: Frame numbers are non-negative and below 2**31.
 MAX_FRAME = 2**31 - 1
 #: A ping's `id` and `t` are non-negative integers a JavaScript number holds exactly (at most 2**53 - 1):

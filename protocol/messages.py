@@ -17,7 +17,15 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-from .limits import MAX_FRAME, MAX_ID_CHARS, MAX_INPUT_RUN, MAX_NAME_CHARS, MAX_PING_VALUE, MAX_TOKEN_CHARS
+from .limits import (
+    MAX_FRAME,
+    MAX_ID_CHARS,
+    MAX_INPUT_RUN,
+    MAX_NAME_CHARS,
+    MAX_PING_VALUE,
+    MAX_RULESET_CHARS,
+    MAX_TOKEN_CHARS,
+)
 
 #: Unknown fields are refused rather than ignored: a typo must not pass silently.
 STRICT = ConfigDict(extra="forbid")
@@ -127,10 +135,13 @@ class Desync:
 
 @dataclass(frozen=True, slots=True)
 class Queue:
-    """Join the ranked queue (1 v 1): wait to be paired with the nearest rating (needs a token)."""
+    """Join the ranked queue (1 v 1) of a two-seat ruleset (`ruleset`; absent: the server's): wait to be
+    paired with the nearest rating in that ruleset (needs a token). One queue and one rating per
+    ruleset; a guest waits in one queue at a time."""
 
     __pydantic_config__ = STRICT
     KIND: ClassVar[str] = "queue"
+    ruleset: Annotated[StrictStr, Field(min_length=1, max_length=MAX_RULESET_CHARS)] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +371,8 @@ class Queued:
     window: float
     #: Seconds the queue keeps a guest before `unqueued` (reason "timeout").
     max_wait: float
+    #: The ruleset whose queue the guest waits in (and whose rating `rating` is).
+    ruleset: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,6 +404,8 @@ class Matched:
     #: The queue cooldown, in seconds, a first dodge or abort costs whoever caused it
     #: (`ranked_dodge_cooldown`; it doubles with each further one within a day).
     abort_cooldown: float = 0.0
+    #: The ruleset the match plays (the queue's).
+    ruleset: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,6 +420,8 @@ class Rated:
     rd: float
     provisional: bool
     games: int
+    #: The ruleset of the rating (the match's): `games` counts that ruleset's rated games.
+    ruleset: str = ""
 
 
 @dataclass(frozen=True, slots=True)

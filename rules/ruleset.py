@@ -21,8 +21,8 @@ maps, views, results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from .result import MatchResult
 
@@ -247,4 +247,16 @@ class Ruleset(Protocol[C, V]):
 
     def make_bot(self, name: str, seed: int) -> Bot[V]:
         """A bot by name with its own seeded choices; ValueError for an unknown name."""
+        ...
+
+
+@runtime_checkable
+class DailyBoards(Protocol):
+    """A ruleset that deals its own daily (optional; a server checks with isinstance): the day's boards
+    from the day's seed, the server's (server/http/daily.py: the HMAC day seed, secret until the day).
+    Each board is one config played from that seed by one seat (its name, e.g. a difficulty, names
+    the board); none for a ruleset of more seats."""
+
+    def daily_boards(self, seed: int) -> Mapping[str, Any]:
+        """The day's boards: name → config (the ruleset's config type), in the order to show them."""
         ...

@@ -148,10 +148,12 @@ async def play(
     record: list[bytes] | None = None,
     until_rated: bool = False,
     join_at: Callable[[str], str] | None = None,
+    queue_ruleset: str | None = None,
 ) -> BotRun:
     """Play the seat `token` holds in `match_id` until the match is over.
 
-    `match_id=None` joins the ranked queue first and plays the match it is paired into (`matched`);
+    `match_id=None` joins the ranked queue first (of `queue_ruleset`; None: the server's) and plays the
+    match it is paired into (`matched`);
     `join_at(match)`, when given, is the websocket URL to play that match at (another node's: the one
     that hosts it, as HAProxy's `/ws?match=<id>` pinning does), on a connection of its own.
     `leave(run)`, asked after every message, makes the bot leave (forfeit) once it says True; the
@@ -167,13 +169,13 @@ async def play(
     if match_id is None and join_at is not None:
         async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as queue_ws:
             await queue_ws.send(session.hello())
-            await queue_ws.send(session.queue())
+            await queue_ws.send(session.queue(queue_ruleset))
             match_id = await _matched(queue_ws, session)
         ws_url = join_at(match_id)
     async with websockets.connect(ws_url, max_size=max_size, compression=None, proxy=None) as ws:
         await ws.send(session.hello())
         if match_id is None:
-            await ws.send(session.queue())
+            await ws.send(session.queue(queue_ruleset))
             match_id = await _matched(ws, session)
         await ws.send(session.join(match_id))
 

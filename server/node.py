@@ -116,7 +116,7 @@ class Node:
                            self.ids, stores.lobby, self.name, self.background)
         self.ranked = RankedLobby(self.hub, self.lobby, config.ranked, stores.players, stores.ranked,
                                   stores.matches, stores.limits, self.clock, self.ids, self.background,
-                                  stores.queue, self.name, config.match.ruleset.name)
+                                  stores.queue, self.name)
         matches = self.hub.matches
         self.rematches = Rematches(matches, self.lobby, config.lobby, config.match.linger, self.background)
         self.dispatcher = Dispatcher(matches, self.ranked, self.rematches, self.signer, stores.limits,

@@ -1,10 +1,15 @@
 """The daily: one run per UTC day per difficulty, its record, streaks and the share text.
 
-The day's seed is FNV-1a of its UTC date key (`rng.date_seed`; the caller's clock says which day it
-is, never this module), the deal is salted with the difficulty (`rng.deal_seed`), and the variant is
-mulberry32's first draw from the day's seed. That seed is predictable, so scouting a day in advance
-is possible; whether the server mixes in a secret revealed after the day (floe's HMAC day seed, in
-place of the date key's hash) is the server's choice — `daily_seed` is the one place it would change.
+The generator takes a day's seed: the deal is salted with the difficulty (`rng.deal_seed`), and the
+variant is mulberry32's first draw from the seed (`seed_variant`). Two sources of that seed:
+
+- the offline practice daily (the browser's, unranked): FNV-1a of the UTC date key (`daily_seed`;
+  the caller's clock says which day it is, never this module). Predictable, so a day can be scouted
+  in advance: legal there, where nothing is ranked;
+- the server's daily (ranked boards, server/http/daily.py): floe's HMAC day seed, an HMAC of the date
+  under a key that is secret until the day is over and published then, in place of the date key's
+  hash, so nobody can deal tomorrow's parts today (`daily_configs(seed)`, the ruleset's
+  `daily_boards`).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .content import DIFFICULTIES, VARIANTS
+from .match import PAYLOAD_TIME_LIMIT, PayloadConfig
 from .rng import Mulberry32, date_seed, is_date_key
 from .types import DifficultyKey, VariantKey
 
@@ -21,10 +27,25 @@ def daily_seed(date_key: str) -> int:
     return date_seed(date_key)
 
 
-def daily_variant(date_key: str) -> VariantKey:
-    """The day's variant: mulberry32's first draw from the day's seed, over VARIANTS in table order."""
+def seed_variant(seed: int) -> VariantKey:
+    """A day's variant: mulberry32's first draw from the day's seed, over VARIANTS in table order."""
     keys = tuple(VARIANTS)
-    return keys[Mulberry32(daily_seed(date_key)).below(len(keys))]
+    return keys[Mulberry32(seed).below(len(keys))]
+
+
+def daily_variant(date_key: str) -> VariantKey:
+    """The practice daily's variant: `seed_variant` of the date key's seed."""
+    return seed_variant(daily_seed(date_key))
+
+
+def daily_configs(
+    seed: int, time_limit_frames: int = PAYLOAD_TIME_LIMIT
+) -> dict[DifficultyKey, PayloadConfig]:
+    """The day's runs from its seed, one per difficulty (in DIFFICULTIES order): that difficulty, the
+    seed's variant, the standard time limit."""
+    variant = seed_variant(seed)
+    return {key: PayloadConfig(difficulty=key, variant=variant, time_limit_frames=time_limit_frames)
+            for key in DIFFICULTIES}
 
 
 def day_number(date_key: str) -> int:

@@ -12,6 +12,7 @@ from rules.plain import check_int, check_map, check_str, exact_keys
 
 from .bots import BOT_NAMES, SeatBot, make_bot
 from .content import DIFFICULTIES, PARTS, VARIANTS, N, compendium
+from .daily import daily_configs
 from .exchange import ExchangeRules
 from .inputs import INPUTS, PayloadInputs
 from .match import PAYLOAD_TIME_LIMIT, SUMMARY_FIELDS, PayloadConfig, PayloadMatch
@@ -109,6 +110,13 @@ class PayloadRuleset:
     def make_bot(self, name: str, seed: int) -> SeatBot:
         """A bot by name."""
         return make_bot(name, seed)
+
+    def daily_boards(self, seed: int) -> dict[str, PayloadConfig]:
+        """The day's runs from the day's seed (rules/ruleset.py `DailyBoards`): one per difficulty, the
+        seed's variant (daily.py `daily_configs`); none for versus (a daily run has one seat)."""
+        if self.max_seats != 1:
+            return {}
+        return {str(key): config for key, config in daily_configs(seed).items()}
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name} v{self.version}>"

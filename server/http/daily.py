@@ -1,4 +1,6 @@
-"""The daily challenge: one pengo-solo run for everyone each UTC day, best verified score per guest.
+"""The daily challenge: one pengo-solo run for everyone each UTC day, best verified score per guest; and
+the daily of every other ruleset that deals its own (rules/ruleset.py `DailyBoards`: Payload, one run
+per difficulty), each board apart.
 
 The day's seed (32 bits) is not predictable: it is an HMAC of the date under a key of that day,
 itself an HMAC of the date under the server's secret (FLOE_SECRET):
@@ -12,10 +14,21 @@ date and not picked (revealing one day's key tells nothing of the secret or of o
 seed is public during its day: a run is played locally with the `rules` package (any number of
 practice runs) or by a bot, and submitted.
 
-- `GET /api/daily`: today's challenge: day, seed, ruleset and version, config, when its runs close,
-  the submission cap.
+The same seed deals every ruleset's daily of that day: the node's daily ruleset (`daily_ruleset`,
+pengo-solo) plays one board with `daily_config`; a ruleset that deals its own (Payload) makes its
+boards from the seed (`daily_boards(seed)`: Payload's easy and hard runs, the seed's variant): so
+Payload's server daily takes floe's HMAC day seed where the practice daily takes the bare date key
+(rules/payload/daily.py), and nobody deals tomorrow's parts today. A board is a (ruleset, board
+name) of a day: the node's daily ruleset's one board has the name "" and keeps the day as its store
+key (`board_key`); every other board's key is `{day}-{ruleset}-{board}`, and its runs' ids name it.
+
+- `GET /api/daily?ruleset=NAME`: today's challenge of that ruleset (absent: the node's daily
+  ruleset): day, seed, ruleset and version, config (the node's daily ruleset) or `boards` (name →
+  config: a ruleset that deals its own), when its runs close, the submission cap. A ruleset with no
+  daily is 404 `not-found`.
 - `POST /api/daily/runs` (the guest token as `Authorization: Bearer`, the run's replay file as the
-  body, msgpack, ≤ `verify_max_bytes`): at most `daily_submissions` a guest a day, every submission
+  body, msgpack, ≤ `verify_max_bytes`): the board is the one whose ruleset, config and seed the
+  replay has; at most `daily_submissions` a guest a day across all boards, every submission
   counted (before verifying; 429 past it); the run is re-verified in the verification pool (off the
   event loop, under its bounds and the client's share) and must be of a day that takes runs: today,
   or yesterday within `daily_grace` after midnight (a run lasts at most 10 minutes). A run is bound
@@ -30,8 +43,10 @@ practice runs) or by a bot, and submitted.
   verified runs reach the board; the guest's best run's replay is kept (`GET /api/replays/{id}`)
   while the day's kept replays are within `daily_replay_bytes` (past it the lowest-ranked runs'
   replays go first: their scores stay, their `replay` becomes null).
-- `GET /api/daily/{day}?offset=0&limit=50` (day: YYYY-MM-DD exactly, else 422 `malformed`): that
-  day's board, best first (ties: the earlier run), and once its runs are closed, its key.
+- `GET /api/daily/{day}?ruleset=NAME&board=NAME&offset=0&limit=50` (day: YYYY-MM-DD exactly, else
+  422 `malformed`; `ruleset` absent: the node's daily ruleset; `board`: one of the ruleset's boards
+  that day, e.g. `easy`, needed for a ruleset that deals its own, 422 `malformed` otherwise): that
+  board, best first (ties: the earlier run), and once its runs are closed, the day's key.
 """
 
 from __future__ import annotations
@@ -49,7 +64,9 @@ from fastapi import APIRouter, Header, Query, Request
 
 from protocol.errors import ErrorCode
 from protocol.replay_codec import encode_replay
+from rules.registry import known, newest
 from rules.replay import FORMAT_VERSION, verify
+from rules.ruleset import DailyBoards, Ruleset
 
 from ..errors import ServerError
 from ..store.players import DailyEntry, daily_run_id
@@ -65,6 +82,8 @@ DAY_SECONDS = 24 * 3600
 MAX_PAGE = 100
 #: The one form of a day in a path: YYYY-MM-DD.
 DAY_FORM = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: `?ruleset=NAME` of the daily routes (absent: the node's daily ruleset).
+RulesetQuery = Annotated[str | None, Query(alias="ruleset", min_length=1, max_length=32)]
 
 
 def day_of(wall: float) -> str:
@@ -89,18 +108,41 @@ def day_seed(key: bytes, day: str) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-@dataclass(frozen=True)
-class Terms:
-    """What a run must be to count for one of the days taking runs (passed to the worker)."""
+def board_key(day: str, ruleset: str, board: str) -> str:
+    """A board's key in the daily store (and in its runs' ids): the day alone for the node's daily
+    ruleset's one board (board ""), `{day}-{ruleset}-{board}` for every other."""
+    return day if not board else f"{day}-{ruleset}-{board}"
 
+
+@dataclass(frozen=True)
+class Board:
+    """One board of a day that takes runs: what a run must be to count for it."""
+
+    day: str
     ruleset: str
     version: int
+    #: The board's name among its ruleset's that day ("": the node's daily ruleset's one board).
+    name: str
     config: dict[str, Any]
-    #: seed → the day it is the seed of.
-    days: dict[int, str]
+    seed: int
+
+    @property
+    def key(self) -> str:
+        """Its key in the daily store."""
+        return board_key(self.day, self.ruleset, self.name)
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What a run must be to count for one of the boards taking runs (passed to the worker)."""
+
+    #: Every board of the days taking runs.
+    boards: tuple[Board, ...]
     max_frames: int
     #: The submitting guest: a run naming another player is refused; the kept replay names this one.
     player: str
+    #: The ruleset a run of no daily ruleset is told the daily is (the node's).
+    default: str
 
 
 def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
@@ -109,20 +151,25 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
     if isinstance(replay, dict):
         return replay
     wrong = None
-    if (replay.ruleset, replay.ruleset_version) != (terms.ruleset, terms.version):
-        got, want = f"{replay.ruleset} v{replay.ruleset_version}", f"{terms.ruleset} v{terms.version}"
-        wrong = f"a {got} replay; the daily is {want}"
-    elif replay.config != terms.config:
+    same = [b for b in terms.boards if (b.ruleset, b.version) == (replay.ruleset, replay.ruleset_version)]
+    configured = [b for b in same if b.config == replay.config]
+    seeded = [b for b in configured if b.seed == replay.seed]
+    if not same:
+        versions = sorted({f"{b.ruleset} v{b.version}" for b in terms.boards if b.ruleset == replay.ruleset})
+        want = " or ".join(versions) or f"{terms.default} (or another ruleset's daily: GET /api/daily)"
+        wrong = f"a {replay.ruleset} v{replay.ruleset_version} replay; the daily is {want}"
+    elif not configured:
         wrong = "the config is not the daily's (GET /api/daily gives it)"
     elif len(replay.seats) != 1:
         wrong = f"a daily run has one seat, this replay {len(replay.seats)}"
-    elif replay.seed not in terms.days:
+    elif not seeded:
         wrong = f"seed {replay.seed} is not the seed of a day that takes runs now (GET /api/daily gives it)"
     elif replay.player is not None and replay.player != terms.player:
         wrong = f"the run is player {replay.player[:64]!r}'s; a run is submitted by its own player"
     if wrong is not None:
         code = ErrorCode.NOT_DAILY.value
         return {"decoded": True, "ok": False, "error": code, "reason": wrong, "frame": None}
+    board = seeded[0]
     verdict = verify(replay, terms.max_frames)
     if not verdict.ok or verdict.result is None:
         code = ErrorCode.UNVERIFIED.value
@@ -130,12 +177,25 @@ def check_run(data: bytes, terms: Terms) -> dict[str, Any]:
     return {
         "decoded": True,
         "ok": True,
-        "day": terms.days[replay.seed],
+        "day": board.day,
+        "ruleset": board.ruleset,
+        "board": board.name,
+        "key": board.key,
         "score": verdict.result.scores[0],
         "frames": verdict.frames,
         "log_hash": verdict.log_hash,
         "replay": encode_replay(replace(replay, format_version=FORMAT_VERSION, player=terms.player)),
     }
+
+
+def dealers() -> dict[str, Ruleset[Any, Any]]:
+    """The registry's rulesets (newest versions) that deal their own daily boards, by name."""
+    found: dict[str, Ruleset[Any, Any]] = {}
+    for name in sorted({name for name, _ in known()}):
+        ruleset = newest(name)
+        if isinstance(ruleset, DailyBoards) and ruleset.daily_boards(0):
+            found[name] = ruleset
+    return found
 
 
 def daily_router(api: ApiContext, verifier: Verifier, address_of: Callable[[Request], str]) -> APIRouter:
@@ -144,40 +204,75 @@ def daily_router(api: ApiContext, verifier: Verifier, address_of: Callable[[Requ
     router = APIRouter()
     config = api.daily
     ruleset = config.daily_ruleset
+    others = {name: dealt for name, dealt in dealers().items() if name != ruleset.name}
 
-    def open_days(wall: float) -> dict[int, str]:
-        """seed → day, for the days that take runs at `wall`."""
+    def seed_of(day: str) -> int:
+        return day_seed(day_key(api.secret, day), day)
+
+    def boards_of(day: str, name: str) -> list[Board]:
+        """The day's boards of a ruleset (the node's daily ruleset's one, or a dealer's)."""
+        seed = seed_of(day)
+        if name == ruleset.name:
+            plain = ruleset.config_plain(config.daily_config)
+            return [Board(day, ruleset.name, ruleset.version, "", plain, seed)]
+        dealer = others[name]
+        assert isinstance(dealer, DailyBoards)
+        return [Board(day, name, dealer.version, board, dealer.config_plain(board_config), seed)
+                for board, board_config in dealer.daily_boards(seed).items()]
+
+    def open_boards(wall: float) -> tuple[Board, ...]:
+        """Every board of the days that take runs at `wall`."""
         today = day_of(wall)
         days = [today]
         if wall - day_start(today) < config.daily_grace:
             days.append(day_of(wall - DAY_SECONDS))
-        return {day_seed(day_key(api.secret, day), day): day for day in days}
+        names = (ruleset.name, *others)
+        return tuple(board for day in days for name in names for board in boards_of(day, name))
+
+    def named(asked: str | None) -> str:
+        """The ruleset a request names (None: the node's daily ruleset); 404 for one with no daily."""
+        if asked is None or asked == ruleset.name:
+            return ruleset.name
+        if asked not in others:
+            dailies = ", ".join((ruleset.name, *others))
+            message = f"no daily of {asked[:32]!r} (the dailies: {dailies})"
+            raise ServerError(ErrorCode.NOT_FOUND, message, 404)
+        return asked
 
     def closes(day: str) -> float:
         return day_start(day) + DAY_SECONDS + config.daily_grace
 
-    @router.get("/api/daily")
-    async def today() -> dict[str, Any]:
-        """Today's challenge: what to play and until when."""
+    @router.get("/api/daily", responses=refusals(404))
+    async def today(ruleset_name: RulesetQuery = None) -> dict[str, Any]:
+        """Today's challenge of a ruleset (absent: the node's daily ruleset): what to play and until when."""
+        name = named(ruleset_name)
         day = day_of(api.clock.wall())
-        return {
+        boards = boards_of(day, name)
+        answer: dict[str, Any] = {
             "day": day,
-            "seed": day_seed(day_key(api.secret, day), day),
-            "ruleset": ruleset.name,
-            "ruleset_version": ruleset.version,
-            "config": ruleset.config_plain(config.daily_config),
+            "seed": seed_of(day),
+            "ruleset": name,
+            "ruleset_version": boards[0].version,
+        }
+        if name == ruleset.name:
+            answer["config"] = boards[0].config
+        else:
+            answer["boards"] = {board.name: board.config for board in boards}
+        return answer | {
             "ends": day_start(day) + DAY_SECONDS,
             "runs_close": closes(day),
             "submissions": config.daily_submissions,
         }
 
-    @router.get("/api/daily/{day}", responses=refusals(422))
+    @router.get("/api/daily/{day}", responses=refusals(404, 422))
     async def board(
         day: str,
         offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+        ruleset_name: RulesetQuery = None,
+        board: Annotated[str | None, Query(min_length=1, max_length=32)] = None,
     ) -> dict[str, Any]:
-        """A day's board, best first; its key once its runs are closed."""
+        """A day's board, best first; the day's key once its runs are closed."""
         try:
             if not DAY_FORM.fullmatch(day):
                 raise ValueError(day)
@@ -185,10 +280,17 @@ def daily_router(api: ApiContext, verifier: Verifier, address_of: Callable[[Requ
         except ValueError:
             message = f"day: expected YYYY-MM-DD, got {day[:16]!r}"
             raise ServerError(ErrorCode.MALFORMED, message, 422) from None
+        name = named(ruleset_name)
+        names = [b.name for b in boards_of(day, name)]
+        if (board or "") not in names:
+            message = f"board: {name}'s daily has the boards {', '.join(names)}; got {(board or '')[:32]!r}"
+            raise ServerError(ErrorCode.MALFORMED, message, 422)
         wall = api.clock.wall()
-        entries, total = await api.stores.daily.daily_board(day, offset, limit)
+        entries, total = await api.stores.daily.daily_board(board_key(day, name, board or ""), offset, limit)
         answer: dict[str, Any] = {
             "day": day,
+            "ruleset": name,
+            "board": board or "",
             "total": total,
             "entries": [{"rank": offset + i + 1, **e.plain()} for i, e in enumerate(entries)],
         }
@@ -216,7 +318,6 @@ def daily_router(api: ApiContext, verifier: Verifier, address_of: Callable[[Requ
 
     async def _submit(guest: Guest, body: bytes, held: Any) -> dict[str, Any]:
         wall = api.clock.wall()
-        days = open_days(wall)
         today = day_of(wall)
         # Every submission counts (a unique member each): one run sent again is verified again, so it
         # costs the guest's cap like any other.
@@ -228,17 +329,16 @@ def daily_router(api: ApiContext, verifier: Verifier, address_of: Callable[[Requ
             wait = max(1.0, day_start(today) + DAY_SECONDS - wall)
             message = f"{config.daily_submissions} runs submitted today already; tomorrow takes more"
             raise ServerError(ErrorCode.RATE_LIMITED, message, 429, retry_after=wait)
-        terms = Terms(ruleset.name, ruleset.version, ruleset.config_plain(config.daily_config), days,
-                      api.verify.verify_max_frames, guest.id)
+        terms = Terms(open_boards(wall), api.verify.verify_max_frames, guest.id, ruleset.name)
         answer = await verifier.run(held, body, check_run, terms)
         if not answer["ok"]:
             frame = f" (frame {answer['frame']})" if answer.get("frame") is not None else ""
             raise ServerError(ErrorCode(answer["error"]), f"{answer['reason']}{frame}", 422)
-        day = answer["day"]
-        run_id = daily_run_id(day, answer["log_hash"])
+        day, key = answer["day"], answer["key"]
+        run_id = daily_run_id(key, answer["log_hash"])
         at = wall - day_start(day)
         entry = DailyEntry(guest.id, guest.name, answer["score"], answer["frames"], run_id, at)
-        stored = await api.stores.daily.put_daily(day, entry, answer["replay"], config.daily_replay_bytes)
+        stored = await api.stores.daily.put_daily(key, entry, answer["replay"], config.daily_replay_bytes)
         if stored.duplicate:
             message = f"this run (its moves) was submitted for {day} already; a run is submitted once"
             raise ServerError(ErrorCode.DUPLICATE_RUN, message, 409)
@@ -247,6 +347,8 @@ def daily_router(api: ApiContext, verifier: Verifier, address_of: Callable[[Requ
         return {
             "ok": True,
             "day": day,
+            "ruleset": answer["ruleset"],
+            "board": answer["board"],
             "score": entry.score,
             "frames": entry.frames,
             "replay": run_id if best.replay == run_id else None,

@@ -112,7 +112,7 @@ class Dispatcher:
             case Desync():
                 self._desync(session, message)
             case Queue():
-                self.ranked.request(session, now)
+                self.ranked.request(session, now, message.ruleset)
             case Unqueue():
                 self.ranked.withdraw(session)
             case Rematch():

@@ -43,9 +43,10 @@ class MatchHost(Protocol):
         ...
 
     def create_ranked_match(
-        self, first: Guest, second: Guest, match_id: str, addresses: tuple[str, str]
+        self, first: Guest, second: Guest, match_id: str, addresses: tuple[str, str],
+        ruleset: str | None = None,
     ) -> LiveMatch:
-        """Host a ranked 1 v 1 of two paired guests."""
+        """Host a ranked 1 v 1 of two paired guests, of `ruleset` (None: the node's)."""
         ...
 
     def settings_for(self, ruleset: str | None = None, seconds: float | None = None) -> MatchSettings:

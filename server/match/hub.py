@@ -280,14 +280,18 @@ class Hub:
         self._forget(live.id)
 
     def create_ranked_match(
-        self, first: Guest, second: Guest, match_id: str, addresses: tuple[str, str]
+        self, first: Guest, second: Guest, match_id: str, addresses: tuple[str, str],
+        ruleset: str | None = None,
     ) -> LiveMatch:
-        """A ranked 1 v 1 of two guests the queue paired (seated by the lobby, from these client
-        addresses); it starts when both are connected."""
+        """A ranked 1 v 1 of `ruleset` (None: the node's; the queue's) of two guests the queue paired
+        (seated by the lobby, from these client addresses); it starts when both are connected."""
+        settings = self.settings_for(ruleset)
+        check_seats(settings, 2)
         seats = [Seat(first.name, guest=first.id, address=addresses[0]),
                  Seat(second.name, guest=second.id, address=addresses[1])]
-        live = self.new_match(seats, match_id, ranked=True)
-        log_event(log, logging.INFO, "room.ranked", match=live.id, guests=[first.id, second.id])
+        live = self.new_match(seats, match_id, ranked=True, settings=settings)
+        log_event(log, logging.INFO, "room.ranked", match=live.id, guests=[first.id, second.id],
+                  ruleset=settings.ruleset.name)
         return live
 
     def seat_held(self, guest_id: str) -> bool:

@@ -1,8 +1,11 @@
 """Ranked play: the queue's connections, pairing across nodes on the clock, dodges, and the ratings.
 
-- `queue` (the dispatcher calls `request`): a guest with a token, not seated in a live match, not
-  in a dodge's cooldown, waits (one entry per guest across nodes: a bounded set in the store, the
-  `ranked:queue` key) and is told `queued`; a connection still following a match that is over or
+- `queue` (the dispatcher calls `request`) names a two-seat ruleset (absent: the node's; one at
+  another pace than the node's, or not of two seats, is refused `malformed`): a guest with a token,
+  not seated in a live match, not in a dodge's cooldown, waits in that ruleset's queue at its
+  rating in that ruleset (server/store/players.py: a `Standing` per ruleset), one queue at a time
+  (one entry per guest across nodes: a bounded set in the store, the `ranked:queue` key), and is
+  told `queued`; a connection still following a match that is over or
   cancelled stops following it, so its players may queue again at once. `unqueue` or a closed
   socket takes it out, at no cost.
   While it waits it holds a place among its client address's live matches (as a room waiting does),
@@ -15,7 +18,7 @@
   (server/match/matchmaker.py) pairs the nearest ratings within the widening windows; the node takes
   each pair with one of its own guests in it from the store by one atomic script, which refuses a pair
   whose entries another node took (or changed) meanwhile: whichever nodes race, a guest is paired once.
-  The node that took a pair makes its match (1 v 1, the server's ruleset) and hosts it: the node of the
+  The node that took a pair makes its match (1 v 1, the queue's ruleset) and hosts it: the node of the
   arrival that completed the pair, or of the first pass that found it; a full node (`Hub.admit`) leaves
   a pair with another node's guest to that node (a pair of its own two guests is refused `busy`, as on
   one node). It tells its own guests `matched`; for a guest waiting on another node it notes the pairing
@@ -35,11 +38,12 @@
   record; the player it dodged notes the dodger's guest and address, and is not paired with a guest
   or an address that dodged it `ranked_avoid_after` times within `ranked_dodge_memory`.
 - The end (`settle`, from the hub's store write, after the match record is kept): a finished match
-  applies its result to both player records (server/match/ratings.py: once per record, whatever
-  retries), and each player still connected is sent `rated`; a cancelled one only the cooldowns.
-  The match then leaves the journal. `recover` (at start and every `ranked_recovery_every`) applies
-  what a restart or a failure left in the journal: a match recorded over is rated (again: no
-  change where it was applied), one without a record after `ranked_stale_after` is dropped.
+  applies its result to both player records' ratings in the match's ruleset, the others unchanged
+  (server/match/ratings.py: once per record, whatever retries), and each player still connected
+  is sent `rated`; a cancelled one only the cooldowns. The match then leaves the journal.
+  `recover` (at start and every `ranked_recovery_every`) applies what a restart or a failure left
+  in the journal: a match recorded over is rated (again: no change where it was applied), one
+  without a record after `ranked_stale_after` is dropped.
 
 The players of a pair's match must reach its node (HAProxy pins `/ws?match=<id>` to it).
 
@@ -77,7 +81,7 @@ from ..store.memory import MemoryQueues
 from ..store.players import DodgeNote, Glicko, PlayerRecord
 from ..tokens import Guest
 from .background import Background
-from .host import MatchHost
+from .host import MatchHost, check_seats
 from .lobby import Lobby
 from .matchmaker import Matchmaker
 from .ratings import (
@@ -108,12 +112,14 @@ RECOVERY_BATCH = 100
 
 @dataclass
 class _Waiting:
-    """A connection waiting in the queue, for its guest, at its rating, as its entry in the store."""
+    """A connection waiting in a ruleset's queue, for its guest, at its rating there, as its entry."""
 
     session: Session
     guest: Guest
     glicko: Glicko
     entry: QueueEntry
+    #: The ruleset whose queue it waits in (the store's queue name).
+    ruleset: str
 
 
 class RankedLobby:
@@ -133,10 +139,10 @@ class RankedLobby:
         background: Background,
         queue: QueueStore | None = None,
         node: str = "node",
-        queue_name: str = "ranked",
     ) -> None:
         """`queue` is the store's shared queues (default: one of this node's own), `node` this node's
-        name in its entries, `queue_name` the queue its guests wait in (the ruleset's name)."""
+        name in its entries. A guest waits in the queue of the ruleset it asks (the hub's when none),
+        named by the ruleset."""
         #: The hub that hosts the ranked matches (create_ranked_match, seat_held, matches).
         self.hub = hub
         self.lobby = lobby
@@ -150,17 +156,16 @@ class RankedLobby:
         self.background = background
         self.queue_store: QueueStore = queue if queue is not None else MemoryQueues()
         self.node = node
-        self.queue_name = queue_name
         #: The pure pairing's settings and windows (a fresh matchmaker pairs each look's entries).
         self.matchmaker = Matchmaker(settings.queue)
         self._waiting: dict[str, _Waiting] = {}
         #: Guests whose `queue` is being checked against the store, and those that withdrew meanwhile.
         self._admitting: dict[str, Session] = {}
         self._withdrawn: set[str] = set()
-        #: The queue's entries as last read, and their version (the store sends them again only when
-        #: they changed).
-        self._entries: tuple[QueueEntry, ...] = ()
-        self._version = -1
+        #: Per ruleset, its queue's entries as last read, and their version (the store sends them again
+        #: only when they changed).
+        self._entries: dict[str, tuple[QueueEntry, ...]] = {}
+        self._versions: dict[str, int] = {}
         #: A pairing pass is under way; another is due when it ends.
         self._passing = False
         self._again = False
@@ -174,13 +179,20 @@ class RankedLobby:
 
     # ---- the queue -------------------------------------------------------------------------------------
 
-    def request(self, session: Session, now: float) -> None:
-        """`queue`: check the guest here, then against the store (in the background)."""
+    def request(self, session: Session, now: float, ruleset: str | None = None) -> None:
+        """`queue` of `ruleset` (None: the hub's): check the guest here, then against the store (in the
+        background)."""
         session.leave_finished(now)
         guest = session.guest
         if guest is None:
             refusal = error_message(ErrorCode.AUTH, "the ranked queue needs a guest token in hello", "queue")
             session.send(refusal)
+            return
+        try:
+            settings = self.hub.settings_for(ruleset)  # a registered ruleset at this node's pace
+            check_seats(settings, 2)
+        except ServerError as error:
+            session.send(error.to_message("queue"))
             return
         if guest.id in self._waiting or guest.id in self._admitting:
             refusal = error_message(ErrorCode.ALREADY_QUEUED, "already waiting in the ranked queue", "queue")
@@ -193,9 +205,9 @@ class RankedLobby:
             return
         self._admitting[guest.id] = session
         self._withdrawn.discard(guest.id)
-        self.background.spawn(self._admit(session, guest))
+        self.background.spawn(self._admit(session, guest, settings.ruleset.name))
 
-    async def _admit(self, session: Session, guest: Guest) -> None:
+    async def _admit(self, session: Session, guest: Guest, ruleset: str) -> None:
         wall = self.clock.wall()
         settings = self.config.queue
         try:
@@ -220,21 +232,21 @@ class RankedLobby:
             if self._gave_up(session, guest):
                 await self._release(guest.id, session.peer)
                 return
-            glicko = player.glicko if player is not None else START
+            glicko = player.standing(ruleset).glicko if player is not None else START
             tags = (guest_tag(guest.id), address_tag(session.peer))
             avoid = avoided(player, self.config.ranked_avoid_after, self.config.ranked_dodge_memory, wall)
             entry = QueueEntry(guest.id, guest.name, glicko.rating, glicko.rd, glicko.provisional, wall,
                                self.node, session.peer, tuple(sorted(tags)), tuple(sorted(avoid)))
-            if not await self.queue_store.join(self.queue_name, entry, capacity, wall):
+            if not await self.queue_store.join(ruleset, entry, capacity, wall):
                 await self._release(guest.id, session.peer)
                 message = f"the ranked queue holds {capacity} guests already (or still your last wait)"
                 session.send(error_message(ErrorCode.BUSY, message, "queue"))
                 return
             if self._gave_up(session, guest):
-                await self.queue_store.leave(self.queue_name, guest.id)
+                await self.queue_store.leave(ruleset, guest.id)
                 await self._release(guest.id, session.peer)
                 return
-            self._waiting[guest.id] = _Waiting(session, guest, glicko, entry)
+            self._waiting[guest.id] = _Waiting(session, guest, glicko, entry, ruleset)
             session.send(
                 Queued(
                     rating=glicko.rating,
@@ -242,10 +254,11 @@ class RankedLobby:
                     provisional=glicko.provisional,
                     window=self.matchmaker.window(0.0),
                     max_wait=settings.max_wait,
+                    ruleset=ruleset,
                 )
             )
             log_event(log, logging.INFO, "queue.join", guest=guest.id, rating=round(glicko.rating, 1),
-                      node=self.node)
+                      node=self.node, ruleset=ruleset)
             self._request_pass()
         finally:
             self._admitting.pop(guest.id, None)
@@ -293,7 +306,7 @@ class RankedLobby:
     async def _leave_store(self, waiting: _Waiting) -> None:
         """Out of the shared queue (a guest another node paired meanwhile is in its match already:
         its places went to the match)."""
-        await self.queue_store.leave(self.queue_name, waiting.guest.id)
+        await self.queue_store.leave(waiting.ruleset, waiting.guest.id)
         await self._release(waiting.guest.id, waiting.session.peer)
 
     # ---- the clock -------------------------------------------------------------------------------------
@@ -332,17 +345,25 @@ class RankedLobby:
             self._passing = False
 
     async def _pass(self) -> None:
-        """One pairing pass: look at the shared queue (noting this node alive), tell this node's guests
-        what other nodes paired them into, take out those that waited too long, then pair whom the
-        windows allow (pairs with one of this node's guests) and make a match of each pair taken."""
-        local = tuple(self._waiting)
+        """One pairing pass over each queue this node's guests wait in."""
+        for ruleset in sorted({waiting.ruleset for waiting in self._waiting.values()}):
+            await self._pass_queue(ruleset)
+
+    async def _pass_queue(self, ruleset: str) -> None:
+        """One pairing pass of a ruleset's queue: look at the shared queue (noting this node alive),
+        tell this node's guests what other nodes paired them into, take out those that waited too
+        long, then pair whom the windows allow (pairs with one of this node's guests) and make a match
+        of each pair taken."""
+        local = tuple(guest for guest, waiting in self._waiting.items() if waiting.ruleset == ruleset)
         if not local:
             return
         wall, settings, store = self.clock.wall(), self.config.queue, self.queue_store
-        view = await store.look(self.queue_name, self.node, local, self._version, wall, settings.stale_after)
+        version = self._versions.get(ruleset, -1)
+        view = await store.look(ruleset, self.node, local, version, wall, settings.stale_after)
         if view.entries is not None:
-            self._entries, self._version = view.entries, view.version
-        present = {entry.guest for entry in self._entries}
+            self._entries[ruleset], self._versions[ruleset] = view.entries, view.version
+        entries = self._entries.get(ruleset, ())
+        present = {entry.guest for entry in entries}
         for guest_id, pairing in zip(local, view.pairings, strict=True):
             waiting = self._waiting.get(guest_id)
             if waiting is None:
@@ -351,23 +372,24 @@ class RankedLobby:
                 if pairing.state != PAIRING:  # made (or refused) by another node: tell the guest
                     del self._waiting[guest_id]
                     self._tell(waiting, pairing)
-                    await store.done(self.queue_name, guest_id)
+                    await store.done(ruleset, guest_id)
                 continue
             if guest_id not in present or (wall - waiting.entry.since > settings.max_wait
-                                           and await store.leave(self.queue_name, guest_id)):
+                                           and await store.leave(ruleset, guest_id)):
                 del self._waiting[guest_id]  # waited too long (or dropped as a dead node's)
                 await self._release(guest_id, waiting.session.peer)
                 waiting.session.send(Unqueued(reason="timeout"))
-        for entry in self._entries:  # left behind by an earlier process of this node's name
+        for entry in entries:  # left behind by an earlier process of this node's name
             ours = entry.node == self.node
-            if ours and entry.guest not in self._waiting and entry.guest not in self._admitting:
-                await store.leave(self.queue_name, entry.guest)
-        await self._pair(wall)
+            held = self._waiting.get(entry.guest)
+            if ours and (held is None or held.ruleset != ruleset) and entry.guest not in self._admitting:
+                await store.leave(ruleset, entry.guest)
+        await self._pair(wall, ruleset, entries)
 
-    async def _pair(self, wall: float) -> None:
+    async def _pair(self, wall: float, ruleset: str, entries: tuple[QueueEntry, ...]) -> None:
         matchmaker = Matchmaker(self.config.queue)
         by_guest: dict[str, QueueEntry] = {}
-        for entry in self._entries:
+        for entry in entries:
             if entry.node != self.node or entry.guest in self._waiting:
                 by_guest[entry.guest] = entry
                 matchmaker.add(entry.guest, entry.rating, entry.since, frozenset(entry.tags),
@@ -390,7 +412,7 @@ class RankedLobby:
             proposals.append((match_id, ProposedPair(first, second, notes[0], notes[1])))
         if not proposals:
             return
-        taken = await self.queue_store.take_pairs(self.queue_name, tuple(p for _, p in proposals), wall)
+        taken = await self.queue_store.take_pairs(ruleset, tuple(p for _, p in proposals), wall)
         for (match_id, proposed), took in zip(proposals, taken, strict=True):
             if not took:
                 continue
@@ -398,21 +420,21 @@ class RankedLobby:
             local = {e.guest: self._waiting.pop(e.guest) for e in both
                      if e.node == self.node and e.guest in self._waiting}
             if any(e.node == self.node and e.guest not in local for e in both):
-                await self._unpair(proposed, local)  # one of ours left while the pair was taken
+                await self._unpair(ruleset, proposed, local)  # one of ours left while the pair was taken
                 continue
             self.paired += 1
-            self.background.spawn(self._open(match_id, proposed, local))
+            self.background.spawn(self._open(ruleset, match_id, proposed, local))
 
-    async def _unpair(self, pair: ProposedPair, local: dict[str, _Waiting]) -> None:
+    async def _unpair(self, ruleset: str, pair: ProposedPair, local: dict[str, _Waiting]) -> None:
         """A pair taken while one of this node's guests left: the other waits again, in its place (a
         join drops the pairing noted for it)."""
         for entry in (pair.first, pair.second):
             if entry.node != self.node or entry.guest in local:
-                await self.queue_store.join(self.queue_name, entry, self.config.queue.capacity, entry.since)
+                await self.queue_store.join(ruleset, entry, self.config.queue.capacity, entry.since)
             if entry.guest in local:
                 self._waiting[entry.guest] = local[entry.guest]
 
-    def _matched(self, match_id: str, seat: int, opponent: QueueEntry) -> Matched:
+    def _matched(self, match_id: str, seat: int, opponent: QueueEntry, ruleset: str) -> Matched:
         config = self.config
         return Matched(
             match=match_id,
@@ -423,12 +445,14 @@ class RankedLobby:
             opponent_provisional=opponent.provisional,
             min_play=config.ranked_min_play_seconds,
             abort_cooldown=config.ranked_dodge_cooldown,
+            ruleset=ruleset,
         )
 
     def _tell(self, waiting: _Waiting, pairing: Pairing) -> None:
         """A guest of this node paired by another node: its match, or why there is none."""
         if pairing.state == MATCHED:
-            waiting.session.send(self._matched(pairing.match, pairing.seat, pairing.opponent))
+            matched = self._matched(pairing.match, pairing.seat, pairing.opponent, waiting.ruleset)
+            waiting.session.send(matched)
             log_event(log, logging.INFO, "queue.matched-elsewhere", match=pairing.match,
                       guest=waiting.guest.id, by=pairing.by)
             return
@@ -439,7 +463,9 @@ class RankedLobby:
             known = ErrorCode.BUSY
         waiting.session.send(error_message(known, message, "queue"))
 
-    async def _open(self, match_id: str, pair: ProposedPair, local: dict[str, _Waiting]) -> None:
+    async def _open(
+        self, ruleset: str, match_id: str, pair: ProposedPair, local: dict[str, _Waiting]
+    ) -> None:
         """Seat a pair (one live match per guest, across nodes), make their match here, tell them: this
         node's guests directly, another node's through the pairing noted for them."""
         first, second = pair.first, pair.second
@@ -451,7 +477,7 @@ class RankedLobby:
             await self.lobby.seat_pair(first.guest, second.guest, match_id, addresses)
             try:
                 guests = (Guest(first.guest, first.name), Guest(second.guest, second.name))
-                live = self.hub.create_ranked_match(*guests, match_id, addresses)
+                live = self.hub.create_ranked_match(*guests, match_id, addresses, ruleset)
             except ServerError:
                 await self.lobby.ended(match_id, (first.guest, second.guest), addresses)
                 raise
@@ -464,19 +490,19 @@ class RankedLobby:
                 else:
                     refused = Pairing(match_id, seat, self.node, wall, other, REFUSED,
                                       (error.code.value, error.message))
-                    await self.queue_store.settle(self.queue_name, me.guest, refused, wall)
+                    await self.queue_store.settle(ruleset, me.guest, refused, wall)
             return
         await self.ledger.note_ranked(live.id, self.clock.wall())
         wall = self.clock.wall()
         for seat, (me, other) in enumerate(sides):
             waiting = local.get(me.guest)
             if waiting is not None:
-                waiting.session.send(self._matched(live.id, seat, other))
+                waiting.session.send(self._matched(live.id, seat, other, ruleset))
             else:
                 made = Pairing(live.id, seat, self.node, wall, other, MATCHED)
-                await self.queue_store.settle(self.queue_name, me.guest, made, wall)
+                await self.queue_store.settle(ruleset, me.guest, made, wall)
         log_event(log, logging.INFO, "queue.matched", match=live.id, guests=[first.guest, second.guest],
-                  ratings=[round(first.rating, 1), round(second.rating, 1)], node=self.node)
+                  ratings=[round(first.rating, 1), round(second.rating, 1)], node=self.node, ruleset=ruleset)
 
     # ---- the end of a ranked match ---------------------------------------------------------------------
 
@@ -520,7 +546,7 @@ class RankedLobby:
         out: list[PlayerRecord] = []
         for seat, guest, _ in seats:
             opponent = await self.players.get_player(seats[1 - seat][1])
-            before = rating_before(opponent, record.id)
+            before = rating_before(opponent, record.id, record.ruleset)
             took: list[bool] = []
 
             def change(held: PlayerRecord | None, seat: int = seat, before: Glicko = before,
@@ -534,22 +560,24 @@ class RankedLobby:
             out.append(player)
             if took and took[-1]:
                 self.applied += 1
-                self._notify(live, seat, player, record.id)
+                self._notify(live, seat, player, record)
         return out
 
-    def _notify(self, live: LiveMatch | None, seat: int, player: PlayerRecord, match_id: str) -> None:
-        game = player.game(match_id)
+    def _notify(self, live: LiveMatch | None, seat: int, player: PlayerRecord, record: MatchRecord) -> None:
+        game = player.game(record.id)
         connection = live.seats[seat].connection if live is not None else None
         if game is None or connection is None:
             return
+        standing = player.standing(record.ruleset)
         connection.send(
             Rated(
-                match=match_id,
+                match=record.id,
                 change=game.after.rating - game.before.rating,
-                rating=player.glicko.rating,
-                rd=player.glicko.rd,
-                provisional=player.provisional,
-                games=player.played,
+                rating=standing.glicko.rating,
+                rd=standing.glicko.rd,
+                provisional=standing.provisional,
+                games=standing.played,
+                ruleset=record.ruleset,
             )
         )
         self.notified += 1

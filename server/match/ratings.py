@@ -1,7 +1,8 @@
 """Ratings: Glicko-2 (the `glicko2-py` package's update, Glickman's algorithm) with lichess's numbers.
 
 lichess rates every game as its own rating period, at once when it ends, and so does floe: a ranked
-match is one period for each player, against the opponent's rating as it was before the match.
+match is one period for each player, against the opponent's rating as it was before the match. A
+player has one rating per ruleset (a payload-versus match moves the payload-versus ratings only).
 The constants, lichess's (lila, `lila.rating.Glicko`):
 
 - a new player starts at rating 1500, RD 500, volatility 0.09;
@@ -29,9 +30,8 @@ from protocol.messages import MatchState
 
 from ..store.base import MatchRecord
 from ..store.players import DODGE_NOTES_KEPT, DodgeNote, Glicko, PlayerRecord, RatedGame
+from ..store.players import START as START  # a new player's rating (its home is the record's module)
 
-#: A new player's rating.
-START = Glicko(rating=1500.0, rd=500.0, volatility=0.09)
 #: Glicko-2's τ: how fast the volatility may change.
 TAU = 0.75
 MIN_RD = 45.0
@@ -60,16 +60,18 @@ def rate(player: Glicko, opponent: Glicko, score: float) -> Glicko:
 
 
 def new_player(guest_id: str, name: str, now: float) -> PlayerRecord:
-    """The record of a guest who has not played ranked yet."""
-    return PlayerRecord(guest_id, name, START, updated=now)
+    """The record of a guest who has not played ranked yet (START in every ruleset)."""
+    return PlayerRecord(guest_id, name, updated=now)
 
 
-def rating_before(opponent: PlayerRecord | None, match_id: str) -> Glicko:
-    """The opponent's rating before `match_id`: as its record noted it if applied, else as it stands."""
+def rating_before(opponent: PlayerRecord | None, match_id: str, ruleset: str) -> Glicko:
+    """The opponent's rating in `ruleset` before `match_id`: as its record noted it if applied, else as
+    it stands."""
     if opponent is None:
         return START
-    game = opponent.game(match_id)
-    return game.before if game is not None else opponent.glicko
+    standing = opponent.standing(ruleset)
+    game = standing.game(match_id)
+    return game.before if game is not None else standing.glicko
 
 
 def rated_seats(record: MatchRecord) -> list[tuple[int, str, float]] | None:
@@ -91,12 +93,14 @@ def apply_result(
     opponent: Glicko,
     now: float,
 ) -> PlayerRecord | None:
-    """Seat `seat`'s record with the ranked match `record` applied; None (no change) once applied."""
+    """Seat `seat`'s record with the ranked match `record` applied to its rating in the match's ruleset
+    (the record's others unchanged); None (no change) once applied."""
     guest = record.guests[seat]
     assert guest is not None and record.result is not None
     player = held or new_player(guest, record.seats[seat], now)
     if player.game(record.id) is not None:
         return None
+    before = player.standing(record.ruleset).glicko
     other = 1 - seat
     outcome = str(record.result["outcomes"][seat])
     game = RatedGame(
@@ -105,12 +109,12 @@ def apply_result(
         opponent_name=record.seats[other],
         score=SCORES[outcome],
         outcome=outcome,
-        before=player.glicko,
-        after=rate(player.glicko, opponent, SCORES[outcome]),
+        before=before,
+        after=rate(before, opponent, SCORES[outcome]),
         replay=record.replay,
         at=now,
     )
-    return player.with_game(game, record.seats[seat], now)
+    return player.with_game(record.ruleset, game, record.seats[seat], now)
 
 
 def dodge_cooldown(player: PlayerRecord | None, base: float, most: float, memory: float, now: float) -> float:

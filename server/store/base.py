@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from protocol.messages import MatchState
 
-from .players import DailyEntry, DailyStored, PlayerRecord, run_day
+from .players import LEGACY_RULESET, DailyEntry, DailyStored, PlayerRecord, run_day
 
 #: A change to one player's record: the record as stored (None: none yet) → the new one, or None to
 #: leave it. It may run more than once (a concurrent write makes the store retry), so it must depend
@@ -36,10 +36,6 @@ PlayerChange = Callable[[PlayerRecord | None], PlayerRecord | None]
 
 class StoreError(Exception):
     """The store could not do what was asked (unreachable, or a record too contended to update)."""
-
-
-#: The ruleset of a record written before records named theirs: every match was pengo-versus then.
-LEGACY_RULESET = "pengo-versus"
 
 
 @dataclass(frozen=True)
@@ -143,9 +139,12 @@ class PlayerStore(Protocol):
         after (None when there is none). The leaderboard takes the new rating."""
         ...
 
-    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
-        """A page of players by rating (highest first): the ranked ones, or the provisional ones
-        (shown apart); and how many there are in that list."""
+    async def leaderboard(
+        self, ruleset: str, provisional: bool, offset: int, limit: int
+    ) -> tuple[list[PlayerRecord], int]:
+        """A page of players by their rating in `ruleset` (highest first): the ranked ones, or the
+        provisional ones (shown apart); and how many there are in that list. A player is on a
+        ruleset's board once it played a rated game of it."""
         ...
 
 

@@ -1,9 +1,10 @@
 """The embedded stores: dicts in this process, bounded by evicting the oldest entries (the default).
 
 Bounds: `capacity` replays, match records and player records each (the least recently written go
-first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT daily boards, each keeping its runs' replays within the
-bytes budget `put_daily` is given; MAX_QUEUES ranked queues, each of at most the capacity `join` is
-given (the pairings noted there are dropped after `look`'s `stale`). Everything is gone when the process ends.
+first), MAX_LIMIT_KEYS limit keys, DAYS_KEPT × BOARDS_PER_DAY daily boards, each keeping its runs'
+replays within the bytes budget `put_daily` is given; MAX_QUEUES ranked queues, each of at most the
+capacity `join` is given (the pairings noted there are dropped after `look`'s `stale`). Everything is
+gone when the process ends.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ from .players import DailyEntry, DailyStored, PlayerRecord, board_score
 
 #: Limit keys (buckets, claims, sets) kept before the least recently touched are forgotten.
 MAX_LIMIT_KEYS = 100_000
-#: Daily boards kept (the oldest day is forgotten first).
+#: Days of daily boards kept (the oldest board is forgotten first).
 DAYS_KEPT = 31
+#: Daily boards a day has at most: the node's daily ruleset's one and a dealer's (Payload: easy, hard),
+#: with room for one more dealer's two.
+BOARDS_PER_DAY = 5
 #: Ranked queues kept (one per ruleset; the least recently joined is forgotten first).
 MAX_QUEUES = 64
 
@@ -134,12 +138,16 @@ class MemoryMatches:
 
 
 class MemoryPlayers:
-    """Player records (the `capacity` most recently updated) and the two leaderboards."""
+    """Player records (the `capacity` most recently updated) and two leaderboards per ruleset."""
 
     def __init__(self, capacity: int = 10_000) -> None:
         self.capacity = _check_capacity(capacity)
         self._players: OrderedDict[str, PlayerRecord] = OrderedDict()
-        self._boards = {False: _Ranking(), True: _Ranking()}
+        #: (ruleset, provisional) → its board (rulesets: the registry's names the server rates).
+        self._boards: dict[tuple[str, bool], _Ranking] = {}
+
+    def _board(self, ruleset: str, provisional: bool) -> _Ranking:
+        return self._boards.setdefault((ruleset, provisional), _Ranking())
 
     async def get_player(self, guest_id: str) -> PlayerRecord | None:
         return self._players.get(guest_id)
@@ -151,19 +159,24 @@ class MemoryPlayers:
             return held
         self._players[guest_id] = new
         self._players.move_to_end(guest_id)
-        self._boards[not new.provisional].discard(guest_id)
-        if new.played:
-            self._boards[new.provisional].put(guest_id, new.glicko.rating)
-        else:  # no rated game yet (a dodger's cooldown, a dodged player's note): not on a board
-            self._boards[new.provisional].discard(guest_id)
+        for ruleset, standing in new.ratings.items():
+            self._board(ruleset, not standing.provisional).discard(guest_id)
+            if standing.played:
+                self._board(ruleset, standing.provisional).put(guest_id, standing.glicko.rating)
+            else:  # no rated game yet: not on a board
+                self._board(ruleset, standing.provisional).discard(guest_id)
         while len(self._players) > self.capacity:
             gone, _ = self._players.popitem(last=False)
             for board in self._boards.values():
                 board.discard(gone)
         return new
 
-    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
-        board = self._boards[provisional]
+    async def leaderboard(
+        self, ruleset: str, provisional: bool, offset: int, limit: int
+    ) -> tuple[list[PlayerRecord], int]:
+        board = self._boards.get((ruleset, provisional))
+        if board is None:
+            return [], 0
         return [self._players[guest] for guest in board.page(offset, limit)], len(board)
 
 
@@ -187,7 +200,8 @@ class MemoryRankedLedger:
 
 
 class MemoryDaily:
-    """The daily boards of the last DAYS_KEPT days, each keeping its runs' replays within its budget."""
+    """The daily boards of the last DAYS_KEPT days (a board per key: server/http/daily.py `board_key`; at
+    most DAYS_KEPT × BOARDS_PER_DAY), each keeping its runs' replays within its budget."""
 
     def __init__(self) -> None:
         self._days: OrderedDict[str, _Day] = OrderedDict()
@@ -196,7 +210,7 @@ class MemoryDaily:
         held = self._days.get(day)
         if held is None:
             held = self._days[day] = _Day()
-            while len(self._days) > DAYS_KEPT:
+            while len(self._days) > DAYS_KEPT * BOARDS_PER_DAY:
                 self._days.popitem(last=False)
         return held
 

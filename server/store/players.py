@@ -1,11 +1,13 @@
 """What the store keeps per player and per daily run: plain, immutable records with a JSON form.
 
-`PlayerRecord` is one guest's rating (Glicko-2: rating, RD, volatility), counts, dodge cooldown and
-the rated games it has applied, newest first and bounded (`GAMES_KEPT`): the list is both the
-player's recent matches and the note of which match results the record has applied, which is what
-makes a rating update idempotent per record (server/match/ratings.py). `DailyEntry` is one guest's
-best verified run of one day's challenge; `DailyStored` what keeping a run did. A daily run's replay
-id names its day (`daily_run_id`), so a store finds the run among that day's kept replays.
+`PlayerRecord` is one guest's ratings, one `Standing` per ruleset it played ranked (Glicko-2: rating,
+RD, volatility; counts; the rated games it has applied, newest first and bounded by `GAMES_KEPT`: the
+list is both the player's recent matches and the note of which match results the record has applied,
+which is what makes a rating update idempotent per record, server/match/ratings.py), and its dodge
+cooldown and notes (one per guest, whatever the ruleset: a dodge is a dodge of the queue).
+`DailyEntry` is one guest's best verified run of one day's challenge; `DailyStored` what keeping a
+run did. A daily run's replay id names its day (`daily_run_id`), so a store finds the run among
+that day's kept replays.
 
 Both round-trip through `plain()` / `from_plain()` (JSON-ready dicts: the Redis store writes them as
 JSON, the HTTP API answers with them).
@@ -14,7 +16,7 @@ JSON, the HTTP API answers with them).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 #: Rated games a player record keeps (newest first): its recent matches, and the results it applied.
@@ -112,27 +114,23 @@ class DodgeNote:
         return cls(str(data["guest"]), str(data["address"]), float(data["at"]))
 
 
-@dataclass(frozen=True)
-class PlayerRecord:
-    """One guest's rated standing (see the module docstring)."""
+#: The ruleset of a record written before records named theirs: every match (and every rating) was
+#: pengo-versus's then, so a player record of that time reads back as its pengo-versus standing.
+LEGACY_RULESET = "pengo-versus"
+#: A new player's rating in any ruleset (lichess's: server/match/ratings.py).
+START = Glicko(rating=1500.0, rd=500.0, volatility=0.09)
 
-    id: str
-    name: str
-    glicko: Glicko
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's rating in one ruleset: Glicko-2, counts, and the rated games it applied (newest first,
+    at most GAMES_KEPT)."""
+
+    glicko: Glicko = START
     wins: int = 0
     losses: int = 0
     draws: int = 0
-    #: The rated games applied, newest first, at most GAMES_KEPT.
     games: tuple[RatedGame, ...] = ()
-    #: Wall-clock second until which the ranked queue refuses this guest (a dodge's cooldown).
-    cooldown_until: float = 0.0
-    updated: float = 0.0
-    #: This guest's own dodges (and aborts) counted for the escalating cooldown, and the last one's time.
-    dodges: int = 0
-    dodged_at: float = 0.0
-    #: Who dodged this player, newest first, at most DODGE_NOTES_KEPT: the queue does not pair it
-    #: with a guest or an address that dodged it too often lately (server/match/ranked.py).
-    dodged_by: tuple[DodgeNote, ...] = ()
 
     @property
     def played(self) -> int:
@@ -145,11 +143,11 @@ class PlayerRecord:
         return self.glicko.provisional
 
     def game(self, match_id: str) -> RatedGame | None:
-        """The applied result of `match_id`, if this record applied it."""
+        """The applied result of `match_id`, if this standing applied it."""
         return next((game for game in self.games if game.match == match_id), None)
 
-    def with_game(self, game: RatedGame, name: str, now: float) -> PlayerRecord:
-        """This record with `game` applied: the new rating, the counts, the game noted (bounded)."""
+    def with_game(self, game: RatedGame) -> Standing:
+        """This standing with `game` applied: the new rating, the counts, the game noted (bounded)."""
         wins, losses, draws = self.wins, self.losses, self.draws
         if game.score == 1.0:
             wins += 1
@@ -157,22 +155,11 @@ class PlayerRecord:
             losses += 1
         else:
             draws += 1
-        return replace(
-            self,
-            name=name,
-            glicko=game.after,
-            wins=wins,
-            losses=losses,
-            draws=draws,
-            games=(game, *self.games)[:GAMES_KEPT],
-            updated=now,
-        )
+        return Standing(game.after, wins, losses, draws, (game, *self.games)[:GAMES_KEPT])
 
     def plain(self) -> dict[str, Any]:
-        """JSON-ready data (what the store writes; `public()` is what the API shows)."""
+        """JSON-ready data."""
         return {
-            "id": self.id,
-            "name": self.name,
             **self.glicko.plain(),
             "provisional": self.provisional,
             "games": self.played,
@@ -180,6 +167,61 @@ class PlayerRecord:
             "losses": self.losses,
             "draws": self.draws,
             "recent": [game.plain() for game in self.games],
+        }
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> Standing:
+        """Rebuild from `plain()`."""
+        return cls(
+            glicko=Glicko.from_plain(data),
+            wins=int(data["wins"]),
+            losses=int(data["losses"]),
+            draws=int(data["draws"]),
+            games=tuple(RatedGame.from_plain(game) for game in data["recent"]),
+        )
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """One guest's rated standing per ruleset, and its dodges (see the module docstring)."""
+
+    id: str
+    name: str
+    #: Ruleset name → the player's rating there (a ruleset it never played ranked is absent: START).
+    ratings: dict[str, Standing] = field(default_factory=dict)
+    #: Wall-clock second until which the ranked queue refuses this guest (a dodge's cooldown).
+    cooldown_until: float = 0.0
+    updated: float = 0.0
+    #: This guest's own dodges (and aborts) counted for the escalating cooldown, and the last one's time.
+    dodges: int = 0
+    dodged_at: float = 0.0
+    #: Who dodged this player, newest first, at most DODGE_NOTES_KEPT: the queue does not pair it
+    #: with a guest or an address that dodged it too often lately (server/match/ranked.py).
+    dodged_by: tuple[DodgeNote, ...] = ()
+
+    def standing(self, ruleset: str) -> Standing:
+        """The player's rating in `ruleset` (a fresh START standing where it has none)."""
+        return self.ratings.get(ruleset) or Standing()
+
+    def game(self, match_id: str) -> RatedGame | None:
+        """The applied result of `match_id` (in whichever ruleset), if this record applied it."""
+        for standing in self.ratings.values():
+            game = standing.game(match_id)
+            if game is not None:
+                return game
+        return None
+
+    def with_game(self, ruleset: str, game: RatedGame, name: str, now: float) -> PlayerRecord:
+        """This record with `game` applied to its `ruleset` standing (the others unchanged)."""
+        ratings = {**self.ratings, ruleset: self.standing(ruleset).with_game(game)}
+        return replace(self, name=name, ratings=ratings, updated=now)
+
+    def plain(self) -> dict[str, Any]:
+        """JSON-ready data (what the store writes; `public()` is what the API shows)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "ratings": {ruleset: standing.plain() for ruleset, standing in sorted(self.ratings.items())},
             "cooldown_until": self.cooldown_until,
             "updated": self.updated,
             "dodges": self.dodges,
@@ -187,23 +229,27 @@ class PlayerRecord:
             "dodged_by": [note.plain() for note in self.dodged_by],
         }
 
-    def public(self) -> dict[str, Any]:
-        """What `GET /api/players/{id}` shows: `plain()` without who dodged the player (their addresses)."""
+    def public(self, ruleset: str) -> dict[str, Any]:
+        """What `GET /api/players/{id}?ruleset=` shows: `ruleset`'s standing at the top level (the page as
+        it was when a player had one rating), every ruleset's under `ratings`, without who dodged the
+        player (their addresses)."""
         shown = self.plain()
         del shown["dodged_by"]
-        return shown
+        return {**shown, **self.standing(ruleset).plain(), "ruleset": ruleset}
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> PlayerRecord:
-        """Rebuild from `plain()`."""
+        """Rebuild from `plain()`; a record written before ratings per ruleset (its one rating at the top
+        level) reads back as its LEGACY_RULESET standing."""
+        if "ratings" in data:
+            ratings = {str(name): Standing.from_plain(plain) for name, plain in data["ratings"].items()}
+        else:
+            legacy = Standing.from_plain(data)
+            ratings = {LEGACY_RULESET: legacy} if legacy.played or legacy.glicko != START else {}
         return cls(
             id=str(data["id"]),
             name=str(data["name"]),
-            glicko=Glicko.from_plain(data),
-            wins=int(data["wins"]),
-            losses=int(data["losses"]),
-            draws=int(data["draws"]),
-            games=tuple(RatedGame.from_plain(game) for game in data["recent"]),
+            ratings=ratings,
             cooldown_until=float(data["cooldown_until"]),
             updated=float(data["updated"]),
             dodges=int(data.get("dodges", 0)),
@@ -274,15 +320,19 @@ class DailyStored:
     duplicate: bool = False
 
 
-_RUN_ID = re.compile(r"d-(\d{4}-\d{2}-\d{2})-[0-9a-f]{20}")
+#: A daily run's id: its board's key (the day, then `-{ruleset}-{board}` for a board other than the
+#: node's daily ruleset's: server/http/daily.py `board_key`) and 20 hex digits of its log hash.
+_RUN_ID = re.compile(r"d-(\d{4}-\d{2}-\d{2}(?:-[a-z0-9-]{1,40})?)-[0-9a-f]{20}")
 
 
-def daily_run_id(day: str, log_hash: str) -> str:
-    """A daily run's replay id: its day and its log hash (which its moves decide: one id per run)."""
-    return f"d-{day}-{log_hash[:20]}"
+def daily_run_id(board: str, log_hash: str) -> str:
+    """A daily run's replay id: its board's key (the day alone for the node's daily ruleset) and its log
+    hash (which its moves decide: one id per run)."""
+    return f"d-{board}-{log_hash[:20]}"
 
 
 def run_day(replay_id: str) -> str | None:
-    """The day of a daily run's replay id, or None for any other replay id."""
+    """The board key (the day, for the node's daily ruleset) of a daily run's replay id, or None for
+    any other replay id."""
     found = _RUN_ID.fullmatch(replay_id)
     return None if found is None else found.group(1)

@@ -22,8 +22,10 @@ so nothing spans two slots):
   newest `recent_limit` (1,000) ids, and every kept id;
 - `player:{guest}`: a player's record (JSON, server/store/players.py), updated with WATCH/MULTI on
   that one key; kept `player_ttl` (365 days) after its last update, GAMES_KEPT games inside;
-- `leaderboard:ranked`, `leaderboard:provisional`: guest → rating (sorted sets) of the players with
-  a rated game, set after each record update; the best `leaderboard_capacity` (10,000) of each;
+- `leaderboard:ranked`, `leaderboard:provisional` (pengo-versus's, the names of the one board there
+  was), `leaderboard:{ruleset}:ranked`, `:provisional` (every other ruleset's): guest → rating
+  (sorted sets) of the players with a rated game of that ruleset, set after each record update;
+  the best `leaderboard_capacity` (10,000) of each;
 - `ranked:pending`: ranked matches whose result is still to apply (sorted set by when noted),
   emptied as results apply (the lobby drops stale ones);
 - `daily:{day}:board` (sorted set), `daily:{day}:entries` (hash): a day's best run per guest;
@@ -70,7 +72,7 @@ from .base import (
     StoreError,
     Stores,
 )
-from .players import DailyEntry, DailyStored, PlayerRecord, board_score
+from .players import LEGACY_RULESET, DailyEntry, DailyStored, PlayerRecord, board_score
 
 DAY = 24 * 3600.0
 #: URL schemes that name a Redis Cluster, and the scheme redis-py reads for its node.
@@ -335,8 +337,10 @@ class _RedisPart:
     def _player_key(self, guest_id: str) -> str:
         return f"{self.prefix}player:{{{guest_id}}}"
 
-    def _board_key(self, provisional: bool) -> str:
-        return f"{self.prefix}leaderboard:{'provisional' if provisional else 'ranked'}"
+    def _board_key(self, ruleset: str, provisional: bool) -> str:
+        """A ruleset's leaderboard; LEGACY_RULESET's keeps the name it had when there was one board."""
+        of = "" if ruleset == LEGACY_RULESET else f"{ruleset}:"
+        return f"{self.prefix}leaderboard:{of}{'provisional' if provisional else 'ranked'}"
 
     def _day_key(self, day: str, part: str) -> str:
         return f"{self.prefix}daily:{{{day}}}:{part}"
@@ -420,7 +424,7 @@ class RedisMatches(_RedisPart):
 
 
 class RedisPlayers(_RedisPart):
-    """Player records (`player:{guest}`) and the leaderboards (`leaderboard:ranked`, `:provisional`)."""
+    """Player records (`player:{guest}`) and the leaderboards per ruleset (`leaderboard:…`, above)."""
 
     def __init__(self, client: Client, prefix: str, trips: _Trips, *, player_ttl: float,
                  leaderboard_capacity: int) -> None:
@@ -456,21 +460,27 @@ class RedisPlayers(_RedisPart):
         raise StoreError(f"the record of {guest_id!r} changed under {MAX_UPDATE_ATTEMPTS} attempts in a row")
 
     async def _index(self, record: PlayerRecord) -> None:
-        """Put the player in its leaderboard at its rating (and out of the other), keeping the best; a
-        player with no rated game yet (a dodger's cooldown, a dodged player's note) is on neither."""
-        board = self._board_key(record.provisional)
+        """Put the player in each of its rulesets' leaderboards at its rating there (and out of the
+        other of that ruleset), keeping the best; a player with no rated game yet (a dodger's
+        cooldown, a dodged player's note) is on no board."""
+        if not record.ratings:
+            return
         async with self.redis.pipeline(transaction=False) as pipe:
-            if record.played:
-                pipe.zadd(board, {record.id: record.glicko.rating})
-            else:
-                pipe.zrem(board, record.id)
-            pipe.zrem(self._board_key(not record.provisional), record.id)
-            pipe.zremrangebyrank(board, 0, -self.leaderboard_capacity - 1)
+            for ruleset, standing in sorted(record.ratings.items()):
+                board = self._board_key(ruleset, standing.provisional)
+                if standing.played:
+                    pipe.zadd(board, {record.id: standing.glicko.rating})
+                else:
+                    pipe.zrem(board, record.id)
+                pipe.zrem(self._board_key(ruleset, not standing.provisional), record.id)
+                pipe.zremrangebyrank(board, 0, -self.leaderboard_capacity - 1)
             self.trips.count += 1
             await pipe.execute()
 
-    async def leaderboard(self, provisional: bool, offset: int, limit: int) -> tuple[list[PlayerRecord], int]:
-        ids, total = await _page(self, self._board_key(provisional), offset, limit)
+    async def leaderboard(
+        self, ruleset: str, provisional: bool, offset: int, limit: int
+    ) -> tuple[list[PlayerRecord], int]:
+        ids, total = await _page(self, self._board_key(ruleset, provisional), offset, limit)
         if not ids:
             return [], total
         async with self.redis.pipeline(transaction=False) as pipe:

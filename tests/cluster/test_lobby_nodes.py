@@ -26,11 +26,15 @@ from server.embed import RunningServer, running_server
 from server.node import Node
 from server.store.base import Stores
 from server.store.memory import MemoryStore
+from server.store.players import LEGACY_RULESET
 from server.store.redis import RedisStore
 from tests.cluster_helpers import RunningCluster
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
 from tests.server.helpers import UNIT, until, until_awaited
 from tests.server.test_ranked import queue_on, ranked_config, read_until, read_until_session
+
+#: The ruleset these ranked matches play (the node's default).
+PV = LEGACY_RULESET
 
 pytestmark = pytest.mark.asyncio
 
@@ -131,7 +135,9 @@ async def test_players_on_two_nodes_are_paired_play_and_are_rated_once(nodes: Tw
     assert record is not None and record.ranked and set(record.guests) == {ann, bob}
     for guest, run in zip((ann, bob), runs, strict=True):
         player = await nodes.stores[1].players.get_player(guest)
-        assert player is not None and player.played == 1 and player.games[0].match == match_id
+        assert player is not None
+        standing = player.standing(PV)
+        assert standing.played == 1 and standing.games[0].match == match_id
         assert [rated.match for rated in run.session.rated] == [match_id]
     assert node_a.ranked.applied + node_b.ranked.applied == 2
 

@@ -21,6 +21,7 @@ from server.cluster.settings import ClusterSettings
 from server.config import ServerConfig
 from server.embed import running_server
 from server.node import Node
+from server.store.players import LEGACY_RULESET as PV
 from server.store.redis import RedisStore, cluster_url
 from tests.cluster_helpers import RunningCluster
 from tests.redis_helpers import unique_prefix
@@ -78,7 +79,9 @@ async def test_ranked_play_on_a_redis_cluster(cluster: RunningCluster, prefix: s
         assert record is not None and record.ranked and record.replay == matched.match
         for guest, run in zip((ann, bob), runs, strict=True):
             player = await node.stores.players.get_player(guest)
-            assert player is not None and player.played == 1 and player.games[0].match == matched.match
+            assert player is not None
+            standing = player.standing(PV)
+            assert standing.played == 1 and standing.games[0].match == matched.match
             assert [rated.match for rated in run.session.rated] == [matched.match]
         assert node.ranked.applied == 2
 

@@ -7,13 +7,16 @@ import pytest
 from rules.payload.daily import (
     DailyRecord,
     Streak,
+    daily_configs,
     daily_seed,
     daily_variant,
     day_number,
+    seed_variant,
     share_text,
     update_streak,
 )
 from rules.payload.rng import fnv1a32
+from rules.payload.ruleset import PAYLOAD, PAYLOAD_VERSUS
 from rules.payload.run import start_run
 
 
@@ -31,6 +34,19 @@ def test_the_day_deals_the_same_everywhere_and_differs_by_difficulty() -> None:
     assert easy == again and easy.deal != hard.deal
     variants = {daily_variant(f"2026-01-{day:02d}") for day in range(1, 29)}
     assert len(variants) >= 3
+
+
+def test_the_servers_daily_is_dealt_from_any_seed_it_is_given() -> None:
+    """The generator takes a seed, not a date: the practice daily's variant is `seed_variant` of the date
+    key's seed; the server's boards (`daily_boards`, from floe's HMAC day seed) are one per difficulty
+    with that seed's variant; versus deals no daily."""
+    assert daily_variant("2026-12-03") == seed_variant(daily_seed("2026-12-03"))
+    hmac_seed = 0x5EED1234
+    boards = PAYLOAD.daily_boards(hmac_seed)
+    assert boards == {str(key): config for key, config in daily_configs(hmac_seed).items()}
+    assert [(name, config.difficulty, config.variant) for name, config in boards.items()] == [
+        ("easy", "easy", seed_variant(hmac_seed)), ("hard", "hard", seed_variant(hmac_seed))]
+    assert PAYLOAD_VERSUS.daily_boards(hmac_seed) == {}
 
 
 def test_day_numbers() -> None:

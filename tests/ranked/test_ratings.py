@@ -16,7 +16,10 @@ from server.match.ratings import (
     rating_before,
 )
 from server.store.base import MatchRecord
-from server.store.players import Glicko
+from server.store.players import LEGACY_RULESET, Glicko
+
+#: The ruleset of the records these matches rate (MatchRecord's default).
+PV = LEGACY_RULESET
 
 
 def test_the_library_reproduces_glickmans_worked_example() -> None:
@@ -60,7 +63,9 @@ def test_a_result_applies_once_per_record() -> None:
     """Applying a match to a record notes it; applying it again is no change at all."""
     record = ranked_record(["won", "lost"])
     first = apply_result(None, record, 0, START, 5.0)
-    assert first is not None and first.wins == 1 and first.glicko.rating > START.rating
+    assert first is not None
+    standing = first.standing(PV)
+    assert standing.wins == 1 and standing.glicko.rating > START.rating
     game = first.game("m1")
     assert game is not None and game.before == START
     assert apply_result(first, record, 0, START, 6.0) is None
@@ -70,7 +75,9 @@ def test_a_forfeit_is_a_loss_and_a_cancelled_match_moves_nothing() -> None:
     """Forfeited scores 0 like a loss; a cancelled or unranked match has no rated seats."""
     assert rated_seats(ranked_record(["won", "forfeited"])) == [(0, "g_a", 1.0), (1, "g_b", 0.0)]
     loser = apply_result(None, ranked_record(["won", "forfeited"]), 1, START, 5.0)
-    assert loser is not None and loser.losses == 1 and loser.glicko.rating < START.rating
+    assert loser is not None
+    standing = loser.standing(PV)
+    assert standing.losses == 1 and standing.glicko.rating < START.rating
     cancelled = MatchRecord("m2", ("ann", "bob"), ("g_a", "g_b"), MatchState.CANCELLED, None, None, 1.0, 2.0,
                             ranked=True)
     assert rated_seats(cancelled) is None
@@ -83,6 +90,7 @@ def test_the_opponents_rating_before_the_match_is_read_from_its_record() -> None
     """Once the opponent applied the match, its noted rating before it is used, not its new one."""
     record = ranked_record(["won", "lost"])
     bob = apply_result(None, record, 1, START, 5.0)
-    assert bob is not None and bob.glicko != START
-    assert rating_before(bob, "m1") == START and rating_before(bob, "other") == bob.glicko
-    assert rating_before(None, "m1") == START
+    assert bob is not None and bob.standing(PV).glicko != START
+    assert rating_before(bob, "m1", PV) == START
+    assert rating_before(bob, "other", PV) == bob.standing(PV).glicko
+    assert rating_before(None, "m1", PV) == START

@@ -26,6 +26,7 @@ from server.embed import RunningServer
 from server.match.ratings import START, dodge_cooldown, with_dodge
 from server.node import Node
 from server.store.base import Stores
+from server.store.players import LEGACY_RULESET
 from server.tokens import Guest
 from tests.server.bystander import bystander_match
 from tests.server.conftest import StartServer
@@ -33,6 +34,9 @@ from tests.server.helpers import UNIT, until
 from tests.server.test_abuse import ATTACKER, abuse_config, attacker
 from tests.server.test_ranked import a_store, queue_on, read_until, read_until_session
 from tests.server.test_session import make
+
+#: The ruleset these ranked matches play (the node's default).
+PV = LEGACY_RULESET
 
 pytestmark = pytest.mark.asyncio
 
@@ -130,12 +134,15 @@ async def test_a_forfeit_at_once_from_alternate_guests_gives_no_rating(start_ser
             record = await store.matches.get_match(match_id)
             assert record is not None and record.aborted and record.outcome is MatchState.CANCELLED
         player = await store.players.get_player(farmer)
-        print(f"farmer's rating after 2 forfeits: {player.glicko.rating if player else START.rating}")
-        assert player is None or (player.played == 0 and player.glicko == START)
+        rating = player.standing(PV).glicko.rating if player else START.rating
+        print(f"farmer's rating after 2 forfeits: {rating}")
+        assert player is None or (player.standing(PV).played == 0 and player.standing(PV).glicko == START)
         assert player is None or player.cooldown_until == 0
         for alt_id, _ in alts:
             dodger = await store.players.get_player(alt_id)
-            assert dodger is not None and dodger.played == 0 and dodger.cooldown_until > node.clock.wall()
+            assert dodger is not None
+            standing = dodger.standing(PV)
+            assert standing.played == 0 and dodger.cooldown_until > node.clock.wall()
         assert node.ranked.applied == 0
 
 
@@ -181,8 +188,10 @@ async def test_a_match_played_past_the_minimum_is_rated_once(start_server: Start
         assert record is not None and not record.aborted and record.outcome is MatchState.OVER
         before = [await store.players.get_player(ann), await store.players.get_player(bob)]
         winner, loser = before
-        assert winner is not None and winner.played == 1 and winner.glicko.rating > START.rating
-        assert loser is not None and loser.played == 1 and loser.cooldown_until == 0
+        assert winner is not None
+        standing = winner.standing(PV)
+        assert standing.played == 1 and standing.glicko.rating > START.rating
+        assert loser is not None and loser.standing(PV).played == 1 and loser.cooldown_until == 0
         await node.ranked.rate(record)  # a retry
         assert [await store.players.get_player(ann), await store.players.get_player(bob)] == before
         assert node.ranked.applied == 2

@@ -19,10 +19,14 @@ from server.match.ranked import QUEUE_KEY
 from server.node import Node
 from server.store.base import Stores
 from server.store.memory import MemoryStore
+from server.store.players import LEGACY_RULESET
 from server.store.redis import RedisStore
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
 from tests.server.conftest import StartServer, fast_config
 from tests.server.helpers import UNIT, until
+
+#: The ruleset these ranked matches play (the node's default).
+PV = LEGACY_RULESET
 
 pytestmark = pytest.mark.asyncio
 
@@ -83,16 +87,18 @@ async def test_two_guests_queue_play_and_are_rated_once(start_server: StartServe
         assert record is not None and record.ranked
         before = [await store.players.get_player(ann), await store.players.get_player(bob)]
         for guest, player, run in zip((ann, bob), before, runs, strict=True):
-            assert player is not None and player.played == 1 and player.games[0].match == match_id
+            assert player is not None
+            standing = player.standing(PV)
+            assert standing.played == 1 and standing.games[0].match == match_id
             rated = run.session.rated[0]
-            assert rated.rating == player.glicko.rating and rated.games == 1
-            assert rated.change == pytest.approx(player.glicko.rating - 1500.0)
+            assert rated.rating == player.standing(PV).glicko.rating and rated.games == 1
+            assert rated.change == pytest.approx(player.standing(PV).glicko.rating - 1500.0)
             assert player.id == guest
         ann_before = before[0]
         assert ann_before is not None
         outcomes = record.result["outcomes"] if record.result else []
         if "drawn" not in outcomes:
-            assert (ann_before.glicko.rating > 1500) == (outcomes[0] == "won")
+            assert (ann_before.standing(PV).glicko.rating > 1500) == (outcomes[0] == "won")
         await node.ranked.rate(record)  # a retry
         await Node(node.config, store).ranked.rate(record)  # a second node's attempt
         assert [await store.players.get_player(ann), await store.players.get_player(bob)] == before
@@ -101,7 +107,7 @@ async def test_two_guests_queue_play_and_are_rated_once(start_server: StartServe
         assert {entry["id"] for entry in board["players"]} == {ann, bob} and board["total"] == 2
         page = await botclient.http_json(f"{server.http_url}/api/players/{ann}")
         assert page["games"] == 1 and page["recent"][0]["replay"] == match_id
-        assert page["rating"] == ann_before.glicko.rating
+        assert page["rating"] == ann_before.standing(PV).glicko.rating
 
 
 async def test_after_a_restart_on_redis_the_leaderboard_still_shows_them() -> None:
@@ -112,7 +118,8 @@ async def test_after_a_restart_on_redis_the_leaderboard_still_shows_them() -> No
         async with running_server(create_app(ranked_config(), first_store)) as server:
             (ann, ann_token), (bob, bob_token) = await two_guests(server)
             await ranked_pair(server, ann_token, bob_token)
-            ratings = {p.id: p.glicko.rating for p in (await first_store.players.leaderboard(True, 0, 10))[0]}
+            board, _ = await first_store.players.leaderboard(PV, True, 0, 10)
+            ratings = {p.id: p.standing(PV).glicko.rating for p in board}
         assert set(ratings) == {ann, bob}
         second_store = RedisStore.from_url(REDIS_URL, prefix)
         async with running_server(create_app(ranked_config(), second_store)) as again:
@@ -162,7 +169,9 @@ async def test_a_dodge_costs_the_cooldown(start_server: StartServer) -> None:
         assert ann_session.over is not None and ann_session.over.result is None
     await until(lambda: not node.background, 10 * UNIT, "the cancelled match settled")
     dodger, stayer = await store.players.get_player(bob), await store.players.get_player(ann)
-    assert dodger is not None and dodger.cooldown_until > node.clock.wall() + 30 and dodger.played == 0
+    assert dodger is not None
+    standing = dodger.standing(PV)
+    assert dodger.cooldown_until > node.clock.wall() + 30 and standing.played == 0
     assert stayer is None or stayer.cooldown_until == 0.0
     assert await store.ranked.pending_ranked(10) == []
     for token, refused in ((bob_token, True), (ann_token, False)):

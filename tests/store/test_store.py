@@ -10,7 +10,10 @@ import pytest
 
 from protocol.messages import MatchState
 from server.store.base import MatchRecord, PlayerChange, Stores
-from server.store.players import DailyEntry, Glicko, PlayerRecord, daily_run_id
+from server.store.players import LEGACY_RULESET, DailyEntry, Glicko, PlayerRecord, Standing, daily_run_id
+
+#: The ruleset these records rate (the one every record had before ratings per ruleset).
+PV = LEGACY_RULESET
 
 pytestmark = pytest.mark.asyncio
 
@@ -79,8 +82,19 @@ async def test_a_bounded_set_counts_live_members(store: Stores) -> None:
 
 
 def player(guest: str, rating: float, rd: float = 80.0, name: str = "") -> PlayerRecord:
-    """A player record with a rating (after one rated game)."""
-    return PlayerRecord(guest, name or guest, Glicko(rating, rd, 0.09), wins=1)
+    """A player record with a pengo-versus rating (after one rated game)."""
+    return PlayerRecord(guest, name or guest, {PV: Standing(Glicko(rating, rd, 0.09), wins=1)})
+
+
+def wins(record: PlayerRecord | None) -> int:
+    """The record's pengo-versus wins."""
+    assert record is not None
+    return record.standing(PV).wins
+
+
+def with_wins(record: PlayerRecord, count: int) -> PlayerRecord:
+    """The record with `count` pengo-versus wins."""
+    return replace(record, ratings={**record.ratings, PV: replace(record.standing(PV), wins=count)})
 
 
 def becomes(record: PlayerRecord) -> PlayerChange:
@@ -115,8 +129,8 @@ async def test_update_player_reads_modifies_and_writes_one_record(store: Stores)
     assert seen == [None] and made == player("g1", 1500.0, 500.0)
     kept = await store.players.update_player("g1", lambda held: None)
     assert kept == made and await store.players.get_player("g1") == made
-    moved = await store.players.update_player("g1", lambda held: replace(held, wins=1) if held else None)
-    assert moved is not None and moved.wins == 1 and await store.players.get_player("g1") == moved
+    moved = await store.players.update_player("g1", lambda held: with_wins(held, 1) if held else None)
+    assert moved is not None and wins(moved) == 1 and await store.players.get_player("g1") == moved
     assert await store.players.get_player("nobody") is None
 
 
@@ -126,11 +140,11 @@ async def test_concurrent_updates_of_one_record_all_apply(store: Stores) -> None
 
     def win(held: PlayerRecord | None) -> PlayerRecord:
         assert held is not None
-        return replace(held, wins=held.wins + 1)
+        return with_wins(held, wins(held) + 1)
 
     await asyncio.gather(*(store.players.update_player("g1", win) for _ in range(20)))
     final = await store.players.get_player("g1")
-    assert final is not None and final.wins == 1 + 20
+    assert wins(final) == 1 + 20
 
 
 async def test_the_leaderboard_pages_players_by_rating_with_provisional_ones_apart(store: Stores) -> None:
@@ -138,28 +152,28 @@ async def test_the_leaderboard_pages_players_by_rating_with_provisional_ones_apa
     standings = (("a", 1600.0, 60.0), ("b", 1700.0, 90.0), ("c", 1650.0, 200.0), ("d", 1400.0, 50.0))
     for guest, rating, rd in standings:
         await store.players.update_player(guest, becomes(player(guest, rating, rd)))
-    page, total = await store.players.leaderboard(False, 0, 2)
+    page, total = await store.players.leaderboard(PV, False, 0, 2)
     assert [p.id for p in page] == ["b", "a"] and total == 3
-    page, _ = await store.players.leaderboard(False, 2, 2)
+    page, _ = await store.players.leaderboard(PV, False, 2, 2)
     assert [p.id for p in page] == ["d"]
-    provisional, count = await store.players.leaderboard(True, 0, 10)
+    provisional, count = await store.players.leaderboard(PV, True, 0, 10)
     assert [p.id for p in provisional] == ["c"] and count == 1
     await store.players.update_player("c", lambda held: player("c", 1800.0, 100.0))  # now established, first
-    page, total = await store.players.leaderboard(False, 0, 10)
+    page, total = await store.players.leaderboard(PV, False, 0, 10)
     assert [p.id for p in page] == ["c", "b", "a", "d"] and total == 4
-    assert await store.players.leaderboard(True, 0, 10) == ([], 0)
+    assert await store.players.leaderboard(PV, True, 0, 10) == ([], 0)
 
 
 async def test_a_player_without_a_rated_game_is_on_no_leaderboard(store: Stores) -> None:
     """A record with no rated game (a dodger's cooldown) is kept but listed on neither board; its first
     rated game lists it."""
-    dodger = replace(player("d", 1500.0, 500.0), wins=0, cooldown_until=9.0)
+    dodger = replace(with_wins(player("d", 1500.0, 500.0), 0), cooldown_until=9.0)
     await store.players.update_player("d", lambda held: dodger)
     assert await store.players.get_player("d") is not None
-    assert await store.players.leaderboard(True, 0, 10) == ([], 0)
-    assert await store.players.leaderboard(False, 0, 10) == ([], 0)
+    assert await store.players.leaderboard(PV, True, 0, 10) == ([], 0)
+    assert await store.players.leaderboard(PV, False, 0, 10) == ([], 0)
     await store.players.update_player("d", lambda held: player("d", 1500.0, 500.0))
-    assert [p.id for p in (await store.players.leaderboard(True, 0, 10))[0]] == ["d"]
+    assert [p.id for p in (await store.players.leaderboard(PV, True, 0, 10))[0]] == ["d"]
 
 
 async def test_a_generation_advances_only_from_the_one_expected(store: Stores) -> None:
@@ -245,3 +259,39 @@ async def test_a_days_run_replays_stay_within_its_bytes_budget(store: Stores) ->
     assert await store.replay(run_of(day, 1)) is None and await store.replay(run_of(day, 3)) is None
     other = DailyEntry("g9", "p9", 1, 900, run_of("2030-01-03", 9), 0.0)
     assert (await store.daily.put_daily("2030-01-03", other, bytes(1000), 3000)).best == other
+
+
+async def test_each_ruleset_has_its_own_leaderboard(store: Stores) -> None:
+    """A record rated in two rulesets is on both boards at each one's rating; a ruleset's board lists
+    only who played it."""
+    ratings = {PV: Standing(Glicko(1600.0, 80.0, 0.09), wins=1),
+               "payload-versus": Standing(Glicko(1450.0, 90.0, 0.09), losses=1)}
+    both = replace(player("a", 1600.0), ratings=ratings)
+    await store.players.update_player("a", becomes(both))
+    await store.players.update_player("b", becomes(player("b", 1700.0)))
+    pengo, total = await store.players.leaderboard(PV, False, 0, 10)
+    assert [(p.id, p.standing(PV).glicko.rating) for p in pengo] == [("b", 1700.0), ("a", 1600.0)]
+    assert total == 2
+    payload, total = await store.players.leaderboard("payload-versus", False, 0, 10)
+    assert [(p.id, p.standing("payload-versus").glicko.rating) for p in payload] == [("a", 1450.0)]
+    assert total == 1 and await store.players.leaderboard("kick-versus", False, 0, 10) == ([], 0)
+    assert await store.players.get_player("a") == both
+
+
+async def test_a_record_from_before_ratings_per_ruleset_reads_as_its_pengo_versus_standing() -> None:
+    """The JSON of a record with one rating at the top level (written before ratings per ruleset) reads
+    back as that rating in pengo-versus (every rated match was pengo-versus's then), counts and games
+    kept; written again, it is the per-ruleset form."""
+    game = {"match": "m1", "opponent": "g2", "opponent_name": "bob", "score": 1.0, "outcome": "won",
+            "before": {"rating": 1500.0, "rd": 500.0, "volatility": 0.09},
+            "after": {"rating": 1662.0, "rd": 290.0, "volatility": 0.09}, "change": 162.0, "replay": "m1",
+            "at": 5.0}
+    old = {"id": "g1", "name": "ann", "rating": 1662.0, "rd": 290.0, "volatility": 0.09, "provisional": True,
+           "games": 1, "wins": 1, "losses": 0, "draws": 0, "recent": [game], "cooldown_until": 0.0,
+           "updated": 5.0}
+    record = PlayerRecord.from_plain(old)
+    assert set(record.ratings) == {LEGACY_RULESET}
+    standing = record.standing(LEGACY_RULESET)
+    assert standing.glicko == Glicko(1662.0, 290.0, 0.09) and standing.wins == 1 and standing.played == 1
+    assert record.game("m1") is not None and record.standing("payload-versus").played == 0
+    assert PlayerRecord.from_plain(record.plain()) == record and "ratings" in record.plain()

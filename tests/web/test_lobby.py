@@ -16,7 +16,7 @@ from server.app import create_app
 from server.config import ServerConfig
 from server.embed import running_server
 from server.node import Node
-from server.store.players import Glicko, PlayerRecord
+from server.store.players import Glicko, PlayerRecord, Standing
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, TEST_LIMITS, BrowserFactory, shot, until
 from .test_browser import PLAYER, PLAYING
@@ -38,7 +38,8 @@ async def test_live_list_refreshes_and_provisional_players_are_apart(browser: Br
     provisional rating (the only rated one) is listed apart with "?" and the reason, not "nobody rated"."""
     opened = await browser()
     node = hub_of(opened.server)
-    provisional = PlayerRecord("g_pro", "provo", Glicko(1650.0, 200.0, 0.06), wins=1)
+    standing = Standing(Glicko(1650.0, 200.0, 0.06), wins=1)
+    provisional = PlayerRecord("g_pro", "provo", {"pengo-versus": standing})
     await node.stores.players.update_player("g_pro", lambda held: provisional)
     page = await opened.page("/")
     await until(page, "() => document.querySelector('#live li')?.textContent === 'none right now'", 10,

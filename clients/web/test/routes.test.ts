@@ -17,6 +17,7 @@ describe("the routes", () => {
     expect(parseRoute("#/settings")).toEqual({ page: "settings" });
     expect(parseRoute("#/payload")).toEqual({ page: "payload", daily: false });
     expect(parseRoute("#/payload?daily")).toEqual({ page: "payload", daily: true });
+    expect(parseRoute("#/payload/daily")).toEqual({ page: "payload-daily" });
   });
 
   it("shows the lobby for no hash, a page without its id, and an unknown page", () => {

@@ -90,7 +90,11 @@ export function lobby(): void {
         button("Play the lazy bot", "play-lazy", play("lazy")),
         ...[...PRACTICE.values()].map((game) => button(game.label, `practice-${game.route}`, () => {
           location.hash = `#/${game.route}`;
-        }))),
+        })),
+        ...[...PRACTICE.values()].filter((game) => game.serverDaily !== undefined).map((game) =>
+          button(game.dailyLabel ?? `${game.label}: daily`, `daily-${game.route}`, () => {
+            location.hash = `#/${game.route}/daily`;
+          }))),
       el("div", { class: "buttons", role: "group", "aria-label": "A private room" },
         el("label", { for: "room-seats" }, "Room for "), seatsChoice, " ",
         el("label", { for: "room-minutes" }, "lasting "), minutesChoice, " ",

@@ -42,6 +42,9 @@ function route(): void {
     case "payload":
       PRACTICE.get("payload")!.page(shown.daily);
       break;
+    case "payload-daily":
+      PRACTICE.get("payload")!.serverDaily?.();
+      break;
     case "lobby":
       lobby();
       break;

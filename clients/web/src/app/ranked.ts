@@ -105,6 +105,12 @@ export interface DailyEntry {
   replay: string | null;
 }
 
+/** The daily of a ruleset that deals its own boards (`GET /api/daily?ruleset=payload`): a config per
+ * board (Payload: `easy`, `hard`), all from the day's one seed. */
+export interface BoardsDaily extends Omit<Daily, "config"> {
+  boards: Record<string, Record<string, unknown>>;
+}
+
 /** The answer to a daily run: its verified score, and the guest's best run of the day (an entry). */
 export interface DailySubmitted {
   ok: boolean;
@@ -126,6 +132,11 @@ export const ranked = {
   player: (id: string) => json<{ rating: number; rd: number; games: number; provisional: boolean }>(`/api/players/${encodeURIComponent(id)}`),
   daily: () => json<Daily>("/api/daily"),
   dailyBoard: (day: string, limit = 10) => json<{ entries: DailyEntry[]; total: number }>(`/api/daily/${day}?limit=${limit}`),
+  /** Today's daily of a ruleset that deals its own boards. */
+  boardsDaily: (ruleset: string) => json<BoardsDaily>(`/api/daily?ruleset=${encodeURIComponent(ruleset)}`),
+  /** One board of a ruleset's daily (e.g. Payload's `easy`), best first. */
+  rulesetBoard: (day: string, ruleset: string, board: string, limit = 10) => json<{ entries: DailyEntry[]; total: number }>(
+    `/api/daily/${day}?ruleset=${encodeURIComponent(ruleset)}&board=${encodeURIComponent(board)}&limit=${limit}`),
   /** Submit a daily run's replay file (the server re-verifies it). */
   async submitDaily(token: string, file: Blob): Promise<DailySubmitted> {
     const response = await fetch("/api/daily/runs", {

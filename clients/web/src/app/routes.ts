@@ -9,7 +9,10 @@
  *   #/rules            the rule compendium of the default game (#/rules/{ruleset}: another game's)
  *   #/daily            the daily challenge played in the browser engine
  *   #/settings         the player's settings (keys, sound, ratings, display), kept in the browser
- *   #/payload          Payload (practice), played in the browser engine (?daily: the day's run)
+ *   #/payload          Payload (practice), played in the browser engine (?daily: the practice daily,
+ *                      the bare date key's run, offline)
+ *   #/payload/daily    Payload's daily of the server: the day's run per difficulty, played in the engine,
+ *                      submitted as a replay and verified, on the day's board
  */
 
 export type Route =
@@ -21,6 +24,7 @@ export type Route =
   | { page: "rules"; ruleset: string | null }
   | { page: "settings" }
   | { page: "payload"; daily: boolean }
+  | { page: "payload-daily" }
   | { page: "daily" };
 
 /** The route of a location hash (anything unknown is the lobby). */
@@ -34,6 +38,7 @@ export function parseRoute(hash: string): Route {
   if (page === "join" && id) return { page: "join", invite: id };
   if (page === "rules") return { page: "rules", ruleset: id ?? null };
   if (page === "settings") return { page: "settings" };
+  if (page === "payload" && id === "daily") return { page: "payload-daily" };
   if (page === "payload") return { page: "payload", daily: params.has("daily") };
   if (page === "daily") return { page: "daily" };
   return { page: "lobby" };

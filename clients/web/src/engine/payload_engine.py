@@ -9,9 +9,17 @@ moves CPython would play (tests/web/test_payload_view.py replays it and compares
 
     start('{"difficulty": "easy", "seed": 7}')            → the view
     start('{"difficulty": "hard", "daily": "2026-12-03"}') → the day's seed and variant
+    start('{"server": {"day", "ruleset", "ruleset_version", "config", "seed", "player", "name"}}')
+                                                           → the server's daily board (GET /api/daily)
     move('{"kind": "select", "index": 0}')                 → {view, events}
     preview('{"cell": 12}')                                → each column's total with the pick on cell 12
     shown_preview('{"run": {…}, "cell": 12}')              → a streamed run's previews (Payload versus)
+    replay()                                               → the run's replay file (plain), once over
+
+The server's daily (`start` with `server`): the run is also played as the `payload` ruleset's one-seat
+match (rules/payload/match.py), each move its input byte on a frame of its own (inputs.py: a move is
+its byte's edge, so a byte equal to the one held is preceded by a neutral frame), and `replay()` is
+`rules.replay.record` of that match naming the player: the frames the server's verifier replays.
 """
 
 from __future__ import annotations
@@ -23,9 +31,12 @@ from typing import Any, cast
 from rules.payload.content import BLUEPRINTS, DIFFICULTIES, JAMS, VARIANTS, compendium
 from rules.payload.daily import DailyRecord, Streak, daily_seed, daily_variant, share_text, update_streak
 from rules.payload.events import event_plain
+from rules.payload.inputs import NEUTRAL, encode_move
+from rules.payload.match import PayloadMatch
 from rules.payload.moves import Drop, Move, Place, Reroll, SelectOffer, Skip, TakeBlueprint, apply_move
 from rules.payload.plain import run_from_plain, run_plain
 from rules.payload.preview import column_projection, placement_projection
+from rules.payload.ruleset import PAYLOAD
 from rules.payload.run import (
     LOOSE_SCREWS_REROLLS,
     RunState,
@@ -36,11 +47,15 @@ from rules.payload.run import (
     start_run,
 )
 from rules.payload.types import COLS, ROWS, CellIndex, Column, DifficultyKey, Draft, VariantKey
+from rules.replay import record as record_replay
 
 _state: RunState | None = None
 _daily: str | None = None
 _log: list[dict[str, Any]] = []
 _moves: list[dict[str, Any]] = []
+#: The server's daily: the run as the one-seat match its replay records, and whose run it is.
+_match: PayloadMatch | None = None
+_player: str | None = None
 
 
 def content() -> str:
@@ -83,22 +98,39 @@ def _view() -> dict[str, Any]:
         and phase.rerolls < LOOSE_SCREWS_REROLLS,
         "columns": None if state.over else list(column_projection(state).totals),
         "moves": len(_moves),
+        "server": _match is not None,
+        "frame": None if _match is None else _match.frame,
     }
 
 
 def start(text: str) -> str:
-    """Start a run: `{"difficulty", "seed", "variant"}`, or `{"difficulty", "daily": "YYYY-MM-DD"}` for the
-    day's seed and variant (rules/payload/daily.py). The view, as JSON."""
-    global _state, _daily
+    """Start a run: `{"difficulty", "seed", "variant"}`, `{"difficulty", "daily": "YYYY-MM-DD"}` for the
+    practice daily's seed and variant (rules/payload/daily.py), or `{"server": {…}}` for a board of the
+    server's daily: its day, ruleset and version (`payload`, this build's), config (plain) and seed as
+    GET /api/daily?ruleset=payload gives them, the player's id and name. The view, as JSON."""
+    global _state, _daily, _match, _player
     options = json.loads(text)
-    difficulty = cast(DifficultyKey, options.get("difficulty", "easy"))
-    date_key = options.get("daily")
-    if date_key is not None:
-        seed, variant = daily_seed(date_key), daily_variant(date_key)
+    server = options.get("server")
+    match: PayloadMatch | None = None
+    player: str | None = None
+    if server is not None:
+        if (server.get("ruleset"), server.get("ruleset_version")) != (PAYLOAD.name, PAYLOAD.version):
+            asked = f"{server.get('ruleset')} v{server.get('ruleset_version')}"
+            raise ValueError(f"the daily is {asked}; this engine plays {PAYLOAD.name} v{PAYLOAD.version}")
+        config = PAYLOAD.config_from_plain(server["config"])
+        seed = int(server["seed"])
+        match = PAYLOAD.new_match(config, seed, [str(server.get("name") or "player")])
+        player = str(server["player"])
+        difficulty, variant, date_key = config.difficulty, config.variant, str(server["day"])
     else:
-        seed, variant = int(options.get("seed", 0)), cast(VariantKey, options.get("variant", "standard"))
+        difficulty = cast(DifficultyKey, options.get("difficulty", "easy"))
+        date_key = options.get("daily")
+        if date_key is not None:
+            seed, variant = daily_seed(date_key), daily_variant(date_key)
+        else:
+            seed, variant = int(options.get("seed", 0)), cast(VariantKey, options.get("variant", "standard"))
     state, events = start_run(difficulty, seed, variant)
-    _state, _daily = state, date_key
+    _state, _daily, _match, _player = state, date_key, match, player
     _log.clear()
     _moves.clear()
     _log.extend(event_plain(event) for event in events)
@@ -128,12 +160,36 @@ def move(text: str) -> str:
     raises (IllegalMoveError) and changes nothing."""
     global _state
     data = json.loads(text)
-    state, events = apply_move(_need(), _move(data))
+    played = _move(data)
+    state, events = apply_move(_need(), played)
+    if _match is not None:
+        _step(played, state)
     _state = state
     _moves.append(data)
     plain = [event_plain(event) for event in events]
     _log.extend(plain)
     return json.dumps({"view": _view(), "events": plain})
+
+
+def _step(played: Move, state: RunState) -> None:
+    """The server's daily: the move as its input byte on the match's next frame (a neutral frame first
+    when the seat holds that byte already: a move is its byte's edge); the match must reach the run the
+    reducer did, or the replay would not be this run."""
+    assert _match is not None
+    value = encode_move(played)
+    if _match.last[0] == value:
+        _match.step([NEUTRAL])
+    _match.step([value])
+    if _match.runs[0] != state:
+        raise RuntimeError(f"the match's run left the reducer's at frame {_match.frame - 1}")
+
+
+def replay() -> str:
+    """The server's daily run over: its replay file as plain data (rules/replay.py `Replay.to_plain`,
+    layout 2 naming the player), what POST /api/daily/runs takes (msgpack-encoded by the page)."""
+    if _match is None:
+        raise ValueError("replay: only a run of the server's daily is recorded")
+    return json.dumps(record_replay(_match, PAYLOAD, _player).to_plain())
 
 
 def view() -> str:
@@ -171,7 +227,8 @@ def share(text: str) -> str:
                          state.total_score, log_hash())
     held = options.get("streak") or {}
     streak = Streak(int(held.get("current", 0)), int(held.get("best", 0)), held.get("last_date"))
-    streak = update_streak(streak, record) if state.over and _daily is not None else streak
+    counted = options.get("count", True)
+    streak = update_streak(streak, record) if state.over and _daily is not None and counted else streak
     return json.dumps({
         "record": {"date_key": record.date_key, "difficulty": record.difficulty, "variant": record.variant,
                    "won": record.won, "rounds_cleared": record.rounds_cleared, "score": record.score,

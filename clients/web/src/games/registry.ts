@@ -41,6 +41,10 @@ export interface PracticeGame {
   readonly route: string;
   readonly label: string;
   page(daily: boolean): void;
+  /** The server's daily of this ruleset played in the engine and submitted (`#/{route}/daily`), if it has one. */
+  serverDaily?(): void;
+  /** The lobby's button for it. */
+  readonly dailyLabel?: string;
 }
 
 /** The rulesets a player can start a room or a bot match of from the lobby, with their labels (the

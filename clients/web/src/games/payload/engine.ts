@@ -13,6 +13,22 @@ export interface StartOptions {
   variant?: string;
   /** A UTC date key: the day's seed and variant (rules/payload/daily.py). */
   daily?: string;
+  /** A board of the server's daily (GET /api/daily?ruleset=payload), played for the player: recorded as
+   * the `payload` ruleset's one-seat match, so the run's replay file is what the server verifies. */
+  server?: ServerBoard;
+}
+
+/** One board of the server's Payload daily, and whose run it is. */
+export interface ServerBoard {
+  day: string;
+  ruleset: string;
+  ruleset_version: number;
+  /** The board's config (the ruleset's plain form), as the server dealt it. */
+  config: Record<string, unknown>;
+  seed: number;
+  /** The player's guest id (the replay names it) and name (its seat). */
+  player: string;
+  name: string;
 }
 
 export class PayloadRun {
@@ -39,7 +55,13 @@ export class PayloadRun {
     return this.call("preview", { cell });
   }
 
-  share(date: string, streak: Streak | null): Promise<Shared> {
-    return this.call("share", { date, streak });
+  /** `count`: whether the run counts for the streak (a server's daily run: once it is verified). */
+  share(date: string, streak: Streak | null, count = true): Promise<Shared> {
+    return this.call("share", { date, streak, count });
+  }
+
+  /** A server's daily run over: its replay file as plain data (to msgpack-encode and submit). */
+  replay(): Promise<unknown> {
+    return this.call("replay");
   }
 }

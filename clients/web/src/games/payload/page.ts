@@ -7,7 +7,19 @@
  * step; a part that fires flashes its cell and floats its label (triggers close together on one cell merge
  * into one rising number: playback.ts `floatLabels`); the breakdown lists each marble's path
  * in order. Skip collapses the timing: the remaining frames are applied at once, the numbers unchanged.
+ *
+ * The server's daily (`#/payload/daily`, `server`): the day's boards come from the server (`GET
+ * /api/daily?ruleset=payload`: a config per difficulty from floe's HMAC day seed), the chosen one is played
+ * here the same way, and the engine records it as the `payload` ruleset's one-seat match (each move its
+ * input byte, frame by frame: payload_engine.py). At the end the replay file is submitted (`POST
+ * /api/daily/runs`, as the guest); the page shows the verified score, the day's board of that difficulty,
+ * the streak (counted for verified runs only) and the share text. The practice daily (`?daily`, the bare
+ * date key, offline: scouting legal there) stays the practice page's option.
  */
+
+import { encode } from "@msgpack/msgpack";
+import { guest } from "../../app/api";
+import { type BoardsDaily, type DailyEntry, type DailySubmitted, ranked } from "../../app/ranked";
 
 import { browserEngine } from "../../engine/engine";
 import { button, el } from "../../app/dom";
@@ -34,6 +46,12 @@ export interface PayloadHooks {
   preview: { cell: number; totals: number[] } | null;
   shared: Shared | null;
   parts: number;
+  /** The server's daily: the day's boards, the run's replay as submitted (plain), the server's answer to it,
+   * and the day's board of the run's difficulty as last shown. */
+  daily: BoardsDaily | null;
+  replay: unknown;
+  submitted: DailySubmitted | null;
+  board: DailyEntry[] | null;
 }
 
 declare global {
@@ -61,16 +79,18 @@ function keepStreak(difficulty: string, streak: Streak): void {
   localStorage.setItem(STREAK_KEY, JSON.stringify(all));
 }
 
-/** The page. `daily`: start on the day's run. */
-export function payloadPage(daily = false): void {
+/** The page. `daily`: start on the practice daily (the date key's run); `server`: the server's daily. */
+export function payloadPage(daily = false, server = false): void {
   const hooks: PayloadHooks = { view: null, busy: true, playing: false, drops: 0, lastDrop: null, preview: null,
-    shared: null, parts: 0 };
+    shared: null, parts: 0, daily: null, replay: null, submitted: null, board: null };
   window.__floePayload = hooks;
   const message = el("p", { id: "payload-message", class: "message", role: "status" }, "Loading the engine…");
   const difficulty = el("select", { id: "payload-difficulty" });
   const seed = el("input", { id: "payload-seed", type: "number", min: "0", max: "4294967295", value: "7" });
   const dailyBox = el("input", { id: "payload-daily", type: "checkbox", ...(daily ? { checked: "" } : {}) });
-  const start = button("Start the run", "payload-start", () => void begin());
+  const start = button(server ? "Play the day's run" : "Start the run", "payload-start", () => void begin());
+  start.disabled = server; // the server's daily: once the day's boards are known
+  const dayBoard = el("ol", { id: "payload-day-board" });
   const hud = el("div", { id: "payload-hud", class: "pl-hud" });
   const draft = el("div", { id: "payload-draft", class: "pl-draft" });
   const columns = el("div", { id: "payload-columns", class: "pl-columns" });
@@ -81,17 +101,25 @@ export function payloadPage(daily = false): void {
   const compendium = el("details", { id: "payload-compendium" }, el("summary", {}, "Compendium"));
   const skip = button("Skip ▸▸", "payload-skip", () => skipNow?.());
   skip.disabled = true;
+  const controls = server
+    ? el("div", { class: "buttons" }, el("label", { for: "payload-difficulty" }, "Difficulty "), difficulty, " ", start)
+    : el("div", { class: "buttons" }, el("label", { for: "payload-difficulty" }, "Difficulty "), difficulty, " ",
+      el("label", { for: "payload-seed" }, "seed "), seed, " ", el("label", {}, dailyBox, " the day's run"), " ", start);
   show(
-    el("h1", {}, "Payload (practice)"),
-    el("p", { class: "lead" }, "Draft parts onto the machine, drop marbles down its columns; each round's total must "
-      + "reach its quota. Played in your browser by floe's own rules."),
-    el("nav", {}, el("a", { href: "#/" }, "Back to the lobby")),
-    el("div", { class: "buttons" }, el("label", { for: "payload-difficulty" }, "Difficulty "), difficulty, " ",
-      el("label", { for: "payload-seed" }, "seed "), seed, " ", el("label", {}, dailyBox, " the day's run"), " ", start),
+    el("h1", {}, server ? "Payload daily" : "Payload (practice)"),
+    el("p", { class: "lead" }, server
+      ? "Today's run for everyone, one per difficulty, dealt by the server: played in your browser by floe's own "
+        + "rules, then sent to the server, which replays your moves and puts the verified score on the day's board."
+      : "Draft parts onto the machine, drop marbles down its columns; each round's total must "
+        + "reach its quota. Played in your browser by floe's own rules."),
+    el("nav", {}, el("a", { href: "#/" }, "Back to the lobby"), " · ",
+      server ? el("a", { href: "#/payload" }, "Practice") : el("a", { href: "#/payload/daily" }, "The server's daily")),
+    controls,
     message, over, hud,
     el("div", { class: "pl-stage" },
       el("div", { class: "pl-machine" }, note, columns, grid, el("div", { class: "pl-skip" }, skip)),
       el("div", { class: "pl-side" }, draft, el("h2", {}, "Last drop"), breakdown)),
+    ...(server ? [el("h2", {}, "Today's board"), dayBoard] : []),
     compendium,
   );
 
@@ -376,21 +404,65 @@ export function payloadPage(daily = false): void {
   }
 
   async function finish(v: PayloadView): Promise<void> {
-    const streak = v.daily ? storedStreak(v.difficulty) : null;
-    const shared = await busy(() => run.share(todayKey(), streak));
+    const verdict = v.server ? await submit(v) : null;
+    if (v.server && verdict === null) return;
+    // the server's daily keeps its streak apart from the practice daily's, and counts verified runs only
+    const streakKey = v.server ? `server-${v.difficulty}` : v.difficulty;
+    const streak = v.daily ? storedStreak(streakKey) : null;
+    const shared = await busy(() => run.share(todayKey(), streak, verdict === null || verdict.ok));
     if (shared === undefined) return;
-    if (v.daily) keepStreak(v.difficulty, shared.streak);
+    if (v.daily) keepStreak(streakKey, shared.streak);
     hooks.shared = shared;
     const text = el("pre", { id: "payload-share" }, shared.text);
+    const verified = verdict === null ? [] : [el("p", { id: "payload-verified", class: verdict.ok ? "ok" : "message" },
+      verdict.ok ? `Verified by the server: ${verdict.score} points (your best today on this board: `
+        + `${verdict.best?.score ?? verdict.score}).` : `The server refused the run: ${verdict.message ?? "not verified"}`)];
+    const streakLine = v.daily ? [el("p", { id: "payload-streak" },
+      `Streak (${v.difficulty}): ${shared.streak.current} day${shared.streak.current === 1 ? "" : "s"}, best ${shared.streak.best}`)] : [];
     over.replaceChildren(
       el("h2", {}, v.phase.phase === "over" && v.phase.won ? "Every quota met: the run is won" : "The run is over"),
       el("p", {}, `Total ${v.total_score} · ${v.rounds_cleared} of ${v.rounds} rounds cleared · ${shared.moves.length} moves`),
+      ...verified, ...streakLine,
       text,
       el("div", { class: "buttons" },
         button("Copy the share text", "payload-copy", () => void navigator.clipboard?.writeText(shared.text)),
         button("Another run", "payload-again", () => void begin())),
     );
     over.classList.remove("hidden");
+  }
+
+  // ---- the server's daily ------------------------------------------------------------------------------
+
+  /** The run's replay file from the engine, submitted as the guest: the server's answer (null: not sent). */
+  async function submit(v: PayloadView): Promise<DailySubmitted | null> {
+    const day = hooks.daily;
+    if (day === null) return null;
+    message.textContent = "Run over: sending it to the server to verify…";
+    const answer = await busy(async () => {
+      const replay = await run.replay();
+      hooks.replay = replay;
+      const me = await guest();
+      return ranked.submitDaily(me.token, new Blob([encode(replay)], { type: "application/msgpack" }));
+    });
+    if (answer === undefined) return null;
+    hooks.submitted = answer;
+    message.textContent = answer.ok ? `Verified: ${answer.score} points.` : `Refused: ${answer.message ?? "not verified"}`;
+    await showBoard(v.difficulty);
+    return answer;
+  }
+
+  /** The day's board of a difficulty, best first. */
+  async function showBoard(board: string): Promise<void> {
+    const day = hooks.daily;
+    if (day === null) return;
+    const shown = await busy(() => ranked.rulesetBoard(day.day, day.ruleset, board, 10));
+    if (shown === undefined) return;
+    hooks.board = shown.entries;
+    dayBoard.dataset.board = board;
+    dayBoard.replaceChildren(...(shown.entries.length ? shown.entries.map((entry) =>
+      el("li", {}, `${entry.name} ${entry.score}`, ...(entry.replay === null ? []
+        : [" ", el("a", { href: `#/replay/${entry.replay}` }, "replay")])))
+      : [el("li", {}, `no ${board} runs yet`)]));
   }
 
   // ---- the compendium (from the tables the rules hold) ---------------------------------------------
@@ -421,10 +493,20 @@ export function payloadPage(daily = false): void {
     over.classList.add("hidden");
     hooks.shared = null;
     breakdown.replaceChildren();
-    const options = dailyBox.checked
-      ? { difficulty: difficulty.value, daily: todayKey() }
-      : { difficulty: difficulty.value, seed: Math.max(0, Math.min(0xffffffff, Math.floor(Number(seed.value) || 0))) };
-    const started = await busy(() => run.start(options));
+    hooks.replay = null;
+    hooks.submitted = null;
+    const day = hooks.daily;
+    const started = await busy(async () => {
+      if (server) {
+        const config = day?.boards[difficulty.value];
+        if (day === null || config === undefined) throw new Error(`no ${difficulty.value} board in today's daily`);
+        const me = await guest();
+        return run.start({ difficulty: difficulty.value, server: { day: day.day, ruleset: day.ruleset,
+          ruleset_version: day.ruleset_version, config, seed: day.seed, player: me.guest, name: me.name } });
+      }
+      return run.start(dailyBox.checked ? { difficulty: difficulty.value, daily: todayKey() }
+        : { difficulty: difficulty.value, seed: Math.max(0, Math.min(0xffffffff, Math.floor(Number(seed.value) || 0))) });
+    });
     if (started === undefined) return;
     message.textContent = "";
     draw(started);
@@ -447,6 +529,18 @@ export function payloadPage(daily = false): void {
       grid.append(cell);
     }
     drawCompendium(content);
-    message.textContent = "Pick a difficulty and a seed, then start.";
+    if (!server) {
+      message.textContent = "Pick a difficulty and a seed, then start.";
+      return;
+    }
+    const day = await ranked.boardsDaily("payload");
+    hooks.daily = day;
+    const names = new Map(content.difficulties.map((d) => [d.key, d.name]));
+    difficulty.replaceChildren(...Object.keys(day.boards).map((key) => el("option", { value: key }, names.get(key) ?? key)));
+    difficulty.addEventListener("change", () => void showBoard(difficulty.value));
+    await showBoard(difficulty.value);
+    start.disabled = false;
+    message.textContent = `Today (${day.day}): one run per difficulty for everyone (up to ${day.submissions} submissions `
+      + "a day). Pick a difficulty, then play.";
   });
 }

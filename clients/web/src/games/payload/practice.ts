@@ -8,4 +8,6 @@ export const payloadPractice: PracticeGame = {
   route: "payload",
   label: "Payload (practice)",
   page: (daily) => payloadPage(daily),
+  serverDaily: () => payloadPage(false, true),
+  dailyLabel: "Payload daily",
 };

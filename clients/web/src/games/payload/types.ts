@@ -64,6 +64,10 @@ export interface PayloadView {
   /** Each column's total now (the column preview; null once the run is over). */
   columns: number[] | null;
   moves: number;
+  /** A run of the server's daily: also played as the `payload` ruleset's match (its replay file). */
+  server: boolean;
+  /** The server's daily: the match's frame (a move is its input byte on a frame of its own). */
+  frame: number | null;
 }
 
 /** One event of a drop's log (events.py `drop_event_plain`). */
