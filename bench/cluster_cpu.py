@@ -45,8 +45,9 @@ FRAME_HZ_OF_MATCH = 60
 SECRET = "cluster-cpu-bench-0123456789"
 
 
-async def child(store: str, prefix: str, matches: int, seconds: float, warmup: float) -> dict[str, float]:
-    config = ServerConfig().with_time_limit(warmup + seconds + 30)
+async def child(store: str, prefix: str, matches: int, seconds: float, warmup: float,
+                settings: dict[str, float] | None = None) -> dict[str, float]:
+    config = ServerConfig().with_time_limit(warmup + seconds + 30).override(**(settings or {}))
     if store == "redis":
         config = config.override(redis_url=REDIS_URL, redis_prefix=prefix, secret=SECRET)
     node = Node(config)
@@ -68,7 +69,8 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
 
 def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "bench.cluster_cpu", "--child", store, "--prefix", prefix,
-               "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup)]
+               "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
+               *[f"--set={item}" for item in args.set]]
     return subprocess.Popen(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.PIPE)
 
@@ -109,11 +111,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
+                        help="a server setting for every node (e.g. tick_slices=1)")
     parser.add_argument("--child", choices=("memory", "redis"), help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        figures = asyncio.run(child(args.child, args.prefix, args.matches, args.seconds, args.warmup))
+        settings = {name: float(value) if "." in value else int(value)
+                    for name, value in (item.split("=", 1) for item in args.set)}
+        figures = asyncio.run(child(args.child, args.prefix, args.matches, args.seconds, args.warmup,
+                                    settings))
         print(json.dumps(figures))
         return
     print(f"{args.matches} lazy-bot duels a node, {args.seconds} s windows after {args.warmup} s, "

@@ -22,16 +22,20 @@ import secrets
 import socket
 from typing import Any
 
+from .cluster.bus import Bus
 from .cluster.journal import Ownership
+from .cluster.publisher import Publisher
 from .cluster.settings import NodeSettings
 from .config import ServerConfig
 from .logs import log_event
 from .match.background import Background
 from .match.dispatch import Dispatcher
+from .match.follow import Follower
 from .match.hub import Hub
 from .match.live import LiveMatch
 from .match.lobby import Lobby
 from .match.ranked import RankedLobby
+from .match.relay import MatchRelay
 from .match.rematch import Rematches
 from .match.shared import SharedMatches
 from .match.sharing import hand_off, share_matches
@@ -62,6 +66,18 @@ def make_ownership(store: StoreSettings, node: NodeSettings) -> Ownership | None
     return RedisOwnership.from_url(store.redis_url, store.redis_prefix, settings=node.cluster)
 
 
+def make_bus(store: StoreSettings, node: NodeSettings) -> Bus | None:
+    """The bus between the nodes of a shared store (Redis pub/sub at `redis_url`, sharded pub/sub on
+    a Redis Cluster named `redis+cluster://`), else None."""
+    if store.redis_url is None:
+        return None
+    from .cluster.redis import RedisBus, connect
+    from .store.redis import cluster_url
+
+    plain, cluster = cluster_url(store.redis_url)
+    return RedisBus(connect(plain, cluster), store.redis_prefix, node.cluster)
+
+
 def node_name(settings: NodeSettings) -> str:
     """The configured name, else one unique to this process (host, pid and a random part)."""
     return settings.node_name or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
@@ -77,9 +93,11 @@ class Node:
         clock: Clock | None = None,
         ids: IdSource | None = None,
         ownership: Ownership | None = None,
+        bus: Bus | None = None,
     ) -> None:
         """`ownership` shares the matches (default: the shared store's, server/cluster/redis.py, when
-        `redis_url` is set; none on the embedded store)."""
+        `redis_url` is set; none on the embedded store); with `bus` (default: the shared store's pub/sub)
+        this node serves the other nodes' matches to its clients and its own to theirs."""
         self.config = config
         self.stores = stores if stores is not None else make_stores(config.store)
         self.clock: Clock = clock or SystemClock()
@@ -109,6 +127,24 @@ class Node:
         self.shared: SharedMatches | None = None
         if self.ownership is not None:
             self.shared = share_matches(self.hub, self.ownership, self.name, config.node.cluster)
+        #: Any match from any node (server/match/relay.py and follow.py): None alone.
+        self.bus = bus if bus is not None or self.ownership is None else make_bus(config.store, config.node)
+        self.publisher: Publisher | None = None
+        self.relay: MatchRelay | None = None
+        self.follower: Follower | None = None
+        if self.bus is not None:
+            self._wire_bus(self.bus)
+
+    def _wire_bus(self, bus: Bus) -> None:
+        """The relay serves this node's matches to the other nodes, the follower theirs to its clients."""
+        cluster = self.config.node.cluster
+        self.publisher = Publisher(bus, cluster.relay_queue, cluster.bus_max_message_bytes)
+        self.relay = MatchRelay(bus, self.publisher, self.name, cluster, self.dispatcher, self.hub.now)
+        self.follower = Follower(bus, self.publisher, self.ownership, self.name, cluster, self.config.match,
+                                 self.hub.now)
+        self.hub.on_host.append(self.relay.host)
+        self.hub.on_forget.append(self.relay.forget)
+        self.dispatcher.follower = self.follower
 
     def _wire(self) -> None:
         """The hub's hooks: what its peers are told."""
@@ -134,6 +170,9 @@ class Node:
         if self.shared is not None:
             self.shared.start()
             log_event(log, logging.INFO, "node.shared", node=self.name)
+        if self.publisher is not None and self.follower is not None:
+            self.publisher.start()
+            self.follower.start()
         source = self.secret_source
         log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.pace, secret=source)
         if source == "random":
@@ -148,7 +187,15 @@ class Node:
         if self.shared is not None:
             await hand_off(self.shared)
             log_event(log, logging.INFO, "node.handed-off", node=self.name)
+        if self.follower is not None:
+            await self.follower.stop()
         await self.hub.stop()
+        if self.relay is not None:
+            await self.relay.stop()
+        if self.publisher is not None:
+            await self.publisher.stop(self.config.node.cluster.stop_timeout)
+        if self.bus is not None:
+            await self.bus.close()
         if self.ownership is not None:
             await self.ownership.close()
         await self.stores.close()

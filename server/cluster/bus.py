@@ -5,10 +5,14 @@
 What travels:
 
 - `match_in(id)`: a non-owning node forwards what its clients of the match say to the owner (a
-  seat's inputs, a player's arrival and departure): `SeatInputs`, `SeatEvent`;
+  seat's inputs, a player's arrival and departure, its pings): `SeatInputs`, `SeatEvent`,
+  `SeatPing`, and says it follows the match (`Follow`, a heartbeat that also asks for a catch-up);
 - `match_out(id)`: the owner fans out every record of its two streams, already encoded and numbered
   (`StreamRecord`: which stream, its number, its bytes), to the nodes with clients of the match,
-  which keep the same numbered history (server/match/stream.py) and serve reconnects from it;
+  which keep the same numbered history (server/match/stream.py) and serve reconnects from it; its
+  answers to `Follow` (`Base`: the match's info and a catch-up), each `status` (`Notice`), and what
+  one remote player is told alone (`Direct`: `input-late`, errors, `pong`, `rated`, a close).
+  server/match/relay.py is the owner's side, server/match/follow.py the follower's;
 - `LOBBY`: the live list's changes (a match listed, updated or gone, with the node that owns it) and
   `QUEUE`: the ranked queue's pairings (the pairing itself is one store write, so exactly one match
   per pair whichever nodes the two players reached).
@@ -32,8 +36,8 @@ handler is called on the event loop and must not wait (it appends to bounded que
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -138,7 +142,74 @@ class StreamRecord:
     data: bytes
 
 
-Relayed = SeatInputs | SeatEvent | StreamRecord
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """A node follows the match for its clients (on `match_in`, every `follow_heartbeat` seconds and
+    whenever it needs a catch-up): the owner publishes on `match_out` while it hears one within
+    `follow_ttl`, and answers each with a `Base` for `node`. `players`/`spectators`: the last number
+    the node holds of each stream, -1 when it wants a resync instead of the records after it;
+    `watching`: its spectators of the match; `lags`: its players' round trips (ms) by guest (the
+    owner's `status` tells both)."""
+
+    node: str
+    players: int
+    spectators: int
+    watching: int = 0
+    lags: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPing:
+    """A remote player's `ping`, answered by the owner's `pong` (its frame) through `Direct`."""
+
+    node: str
+    guest: str
+    id: int
+    t: int
+
+
+@dataclass(frozen=True, slots=True)
+class BaseStream:
+    """One stream in a `Base`: `messages` bring a follower from number `after` to `head` (the records
+    after it), or, when `reset`, replace its history (a resync and, once over, the `over`)."""
+
+    after: int
+    head: int
+    reset: bool
+    messages: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    """The owner's answer to `node`'s `Follow`: who owns the match, what a newcomer is told of it
+    (`info`: the `joined` map, the seats' guests and its frame), and a catch-up of both streams."""
+
+    node: str
+    owner: str
+    info: dict[str, Any]
+    players: BaseStream
+    spectators: BaseStream
+
+
+@dataclass(frozen=True, slots=True)
+class Direct:
+    """A message for one remote player (`node`, `guest`): an answer to its input or ping, `input-late`,
+    `rated`…; `close` > 0 closes its connection with that code after `data` (if any)."""
+
+    node: str
+    guest: str
+    data: bytes
+    close: int
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A message for every client following the match on every node (a `status`)."""
+
+    data: bytes
+
+
+Relayed = SeatInputs | SeatEvent | StreamRecord | Follow | SeatPing | Base | Direct | Notice
 
 SEAT_EVENTS = frozenset({"joined", "dropped", "left"})
 STREAMS = frozenset({"players", "spectators"})
@@ -151,8 +222,20 @@ def encode_relayed(message: Relayed) -> bytes:
         body: Sequence[object] = ("i", message.node, message.guest, message.seat, message.frame, values)
     elif isinstance(message, SeatEvent):
         body = ("e", message.node, message.guest, message.seat, message.event)
-    else:
+    elif isinstance(message, StreamRecord):
         body = ("r", message.stream, message.n, message.data)
+    elif isinstance(message, Follow):
+        body = ("f", message.node, message.players, message.spectators, message.watching, message.lags)
+    elif isinstance(message, SeatPing):
+        body = ("p", message.node, message.guest, message.id, message.t)
+    elif isinstance(message, Base):
+        streams = [(part.after, part.head, part.reset, list(part.messages))
+                   for part in (message.players, message.spectators)]
+        body = ("b", message.node, message.owner, message.info, *streams)
+    elif isinstance(message, Direct):
+        body = ("d", message.node, message.guest, message.data, message.close)
+    else:
+        body = ("n", message.data)
     data: bytes = msgpack.packb(body, use_bin_type=True)
     return data
 
@@ -169,6 +252,69 @@ def decode_relayed(data: bytes) -> Relayed:
             return SeatEvent(str(body[1]), str(body[2]), int(body[3]), str(body[4]))
         if kind == "r" and len(body) == 4 and body[1] in STREAMS and isinstance(body[3], bytes):
             return StreamRecord(str(body[1]), int(body[2]), body[3])
+        if kind == "f" and len(body) == 6 and isinstance(body[5], dict):
+            lags = {str(guest): int(lag) for guest, lag in body[5].items()}
+            return Follow(str(body[1]), int(body[2]), int(body[3]), int(body[4]), lags)
+        if kind == "p" and len(body) == 5:
+            return SeatPing(str(body[1]), str(body[2]), int(body[3]), int(body[4]))
+        if kind == "b" and len(body) == 6 and isinstance(body[3], dict):
+            players, spectators = (_base_stream(part) for part in body[4:6])
+            return Base(str(body[1]), str(body[2]), body[3], players, spectators)
+        if kind == "d" and len(body) == 5 and isinstance(body[3], bytes):
+            return Direct(str(body[1]), str(body[2]), body[3], int(body[4]))
+        if kind == "n" and len(body) == 2 and isinstance(body[1], bytes):
+            return Notice(body[1])
     except (ValueError, TypeError, IndexError, msgpack.UnpackException) as error:
         raise ValueError(f"a malformed bus message: {error}") from None
     raise ValueError("a malformed bus message: unknown kind or shape")
+
+
+def _base_stream(part: Sequence[object]) -> BaseStream:
+    after, head, reset, messages = part
+    if not isinstance(messages, list) or not all(isinstance(item, bytes) for item in messages):
+        raise TypeError("a base's messages are bytes")
+    return BaseStream(int(after), int(head), bool(reset), tuple(messages))  # type: ignore[call-overload]
+
+
+#: What a bundle adds to its messages' bytes (its kind and array headers), at most, and per message.
+BUNDLE_OVERHEAD = 16
+BUNDLE_PER_MESSAGE = 5
+
+
+def encode_bundles(messages: Sequence[bytes], limit: int) -> list[bytes]:
+    """Several encoded messages for one channel as few bus messages as `limit` bytes allow (a
+    publisher's backlog goes out in one publish per channel instead of one per message: Redis' round
+    trips, not the bytes, are what a relaying owner waits on). One message goes as it is."""
+    if len(messages) == 1:
+        return [messages[0]]
+    bundles: list[bytes] = []
+    part: list[bytes] = []
+    size = BUNDLE_OVERHEAD
+    for data in messages:
+        cost = len(data) + BUNDLE_PER_MESSAGE
+        if part and size + cost > limit:
+            bundles.append(_bundle(part))
+            part, size = [], BUNDLE_OVERHEAD
+        part.append(data)
+        size += cost
+    if part:
+        bundles.append(part[0] if len(part) == 1 else _bundle(part))
+    return bundles
+
+
+def _bundle(part: list[bytes]) -> bytes:
+    data: bytes = msgpack.packb(("m", part), use_bin_type=True)
+    return data
+
+
+def decode_all(data: bytes) -> list[Relayed]:
+    """The messages of one bus message (a bundle, or one message); ValueError for anything malformed."""
+    try:
+        body = msgpack.unpackb(data, raw=False)
+    except (ValueError, msgpack.UnpackException) as error:
+        raise ValueError(f"a malformed bus message: {error}") from None
+    if isinstance(body, list) and len(body) == 2 and body[0] == "m" and isinstance(body[1], list):
+        if not all(isinstance(item, bytes) for item in body[1]):
+            raise ValueError("a malformed bus message: a bundle holds bytes")
+        return [decode_relayed(item) for item in body[1]]
+    return [decode_relayed(data)]

@@ -121,6 +121,48 @@ redis.call('PEXPIRE', KEYS[3], ARGV[5])
 return {1}
 """
 
+# One Redis (not a cluster): many matches' appends in one script call, the fence and checks of
+# `_APPEND` for each. KEYS: lease, journal, log of each item in turn. ARGV: most batches, keep ms, then
+# token, seq, batch of each item. The answer: `_APPEND`'s answer for each item.
+_APPEND_MANY = """
+local most, keep = tonumber(ARGV[1]), ARGV[2]
+local out = {}
+for i = 0, #KEYS / 3 - 1 do
+  local lease, journal, log = KEYS[3 * i + 1], KEYS[3 * i + 2], KEYS[3 * i + 3]
+  local token, seq, batch = ARGV[3 * i + 3], tonumber(ARGV[3 * i + 4]), ARGV[3 * i + 5]
+  local answer
+  local held = redis.call('GET', lease)
+  if not held then
+    answer = {0, 'lapsed'}
+  elseif string.sub(held, 1, string.find(held, '|', 1, true) - 1) ~= token then
+    answer = {0, 'held', held}
+  else
+    local last = tonumber(redis.call('HGET', journal, 'seq'))
+    if not last then
+      answer = {0, 'none'}
+    elseif seq ~= last + 1 then
+      answer = {0, 'order', last}
+    else
+      local count = redis.call('LLEN', log)
+      if count >= most then
+        answer = {0, 'full', count}
+      else
+        redis.call('RPUSH', log, batch)
+        redis.call('HSET', journal, 'seq', seq)
+        redis.call('PEXPIRE', journal, keep)
+        redis.call('PEXPIRE', log, keep)
+        answer = {1}
+      end
+    end
+  end
+  out[i + 1] = answer
+end
+return out
+"""
+
+#: Items one `_APPEND_MANY` call takes at most (Redis runs a script alone: this bounds the pause).
+APPEND_MANY_ITEMS = 256
+
 # KEYS: lease, journal, log. ARGV: token, seq, snapshot, keep ms.
 _SNAPSHOT = _FENCE + """
 local state = redis.call('HMGET', KEYS[2], 'seq', 'base')
@@ -166,6 +208,7 @@ class RedisOwnership:
         self._release = client.register_script(_RELEASE)
         self._create = client.register_script(_CREATE)
         self._append = client.register_script(_APPEND)
+        self._append_many = client.register_script(_APPEND_MANY)
         self._snapshot = client.register_script(_SNAPSHOT)
         self._finish = client.register_script(_FINISH)
         self._load = client.register_script(_LOAD)
@@ -331,10 +374,47 @@ class RedisOwnership:
         self._journal_refusal(lease, answer)
 
     async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
-        """`append` for many matches in one round trip (a pipeline; on a cluster, one per master):
-        each item's error (FencedError, JournalError), or None where it was logged."""
+        """`append` for many matches in one round trip: on one Redis one script call per
+        `APPEND_MANY_ITEMS` items (each item fenced and checked as `append` does); on a cluster, whose
+        scripts cannot span slots, a pipeline (one per master). Each item's error (FencedError,
+        JournalError), or None where it was logged."""
         if not items:
             return []
+        if isinstance(self.redis, RedisCluster):
+            return await self._append_pipelined(items)
+        out: list[Exception | None] = [None] * len(items)
+        encoded: dict[int, bytes] = {}
+        for index, (lease, batch) in enumerate(items):
+            data = encode_batch(batch)
+            if len(data) > self.settings.journal_max_batch_bytes:
+                out[index] = self._too_big(lease, len(data))
+            else:
+                encoded[index] = data
+        sent = list(encoded)
+        for start in range(0, len(sent), APPEND_MANY_ITEMS):
+            chunk = sent[start:start + APPEND_MANY_ITEMS]
+            keys: list[str] = []
+            args: list[Any] = [self.settings.journal_max_batches, self._ms(self.settings.journal_ttl)]
+            for index in chunk:
+                lease, batch = items[index]
+                keys += self._keys(lease.match_id)
+                args += [lease.token, batch.seq, encoded[index]]
+            self.round_trips += 1
+            answers = await self._append_many(keys=keys, args=args)
+            for index, answer in zip(chunk, answers, strict=True):
+                lease = items[index][0]
+                try:
+                    self._journal_refusal(lease, self._fence_refusal(lease, answer))
+                except (FencedError, JournalError) as error:
+                    out[index] = error
+        return out
+
+    def _too_big(self, lease: Lease, size: int) -> JournalError:
+        return JournalError(f"match {lease.match_id}: a batch of {size} bytes is over "
+                            f"{self.settings.journal_max_batch_bytes}")
+
+    async def _append_pipelined(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+        """`append_all` on a cluster: a pipeline of `_APPEND`s by their sha."""
         out: list[Exception | None] = [None] * len(items)
         await self._load_script(_APPEND)
         pipe = self.redis.pipeline(transaction=False)
@@ -342,8 +422,7 @@ class RedisOwnership:
         for index, (lease, batch) in enumerate(items):
             data = encode_batch(batch)
             if len(data) > self.settings.journal_max_batch_bytes:
-                out[index] = JournalError(f"match {lease.match_id}: a batch of {len(data)} bytes is over "
-                                          f"{self.settings.journal_max_batch_bytes}")
+                out[index] = self._too_big(lease, len(data))
                 continue
             # EVALSHA by name: redis-py's cluster pipeline refuses its `evalsha` method, not the command
             # (routed by its keys, which share one slot).
@@ -431,6 +510,7 @@ class RedisBus:
         self._channel_shard: dict[str, str] = {}
         #: Channels whose subscription Redis has not confirmed yet (the reader resolves them).
         self._confirming: dict[str, asyncio.Future[None]] = {}
+        self._subscribing = asyncio.Lock()
 
     async def publish(self, channel: str, data: bytes) -> None:
         check_channel(channel)
@@ -459,6 +539,12 @@ class RedisBus:
 
     async def subscribe(self, channel: str, handler: Handler) -> Subscription:
         check_channel(channel)
+        # One subscription at a time: two at once on one shard's connection could each start a reader,
+        # or miss their confirmation (seen with a node subscribing to two matches' channels together).
+        async with self._subscribing:
+            return await self._subscribe(channel, handler)
+
+    async def _subscribe(self, channel: str, handler: Handler) -> Subscription:
         handlers = self._handlers.get(channel)
         if handlers is None:
             if len(self._handlers) >= self.settings.bus_max_channels:
@@ -503,6 +589,10 @@ class RedisBus:
                     log.exception("bus handler failed on %s", channel)
 
     async def unsubscribe(self, subscription: Subscription) -> None:
+        async with self._subscribing:
+            await self._unsubscribe(subscription)
+
+    async def _unsubscribe(self, subscription: Subscription) -> None:
         handlers = self._handlers.get(subscription.channel)
         if not handlers or subscription.handler not in handlers:
             return

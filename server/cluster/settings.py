@@ -45,6 +45,26 @@ class ClusterSettings:
     bus_subscribe_timeout: float = 10.0
     #: Messages an embedded bus holds for delivery before it refuses a publish.
     bus_queue: int = 10_000
+    #: Matches of other nodes one node follows for its clients at once (`join`/`watch` past it: `busy`).
+    follow_max_matches: int = 1000
+    #: A following node says so to the owner this often (seconds); the owner publishes a match's
+    #: records while it heard one within three of them (`follow_ttl`).
+    follow_heartbeat: float = 1.0
+    #: A `join`/`watch` of a match no node answers for within this (seconds) is `no-such-match`
+    #: (unless its lease says a node holds it: then it waits for a takeover's bound).
+    follow_answer_timeout: float = 2.0
+    #: Connections of one followed match waiting for the owner's answer (more: `busy`).
+    follow_max_waiting: int = 64
+    #: A followed match with no client on this node is dropped after this (seconds).
+    follow_idle: float = 30.0
+    #: Messages a node's ordered publisher holds (the relay's records, the follower's inputs); past it
+    #: a message is dropped (a follower then sees a gap and asks for a resync; an input is resent).
+    relay_queue: int = 10_000
+
+    @property
+    def follow_ttl(self) -> float:
+        """The owner publishes a match's records this long after a follower's last `Follow`."""
+        return 3 * self.follow_heartbeat
 
     def __post_init__(self) -> None:
         for item in fields(self):

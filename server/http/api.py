@@ -128,7 +128,7 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
         return {"match": live.id, "seat": 0, "invite": live.invite, "seats": len(live.seats),
                 "minutes": asked.minutes, "ruleset": live.config.ruleset.name}
 
-    @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422, 429))
+    @router.post("/api/rooms/join", responses=refusals(401, 404, 409, 422, 429, 503))
     async def join_room(
         request: Request, body: JoinRequest, authorization: Authorization = None
     ) -> dict[str, Any]:

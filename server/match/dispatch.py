@@ -38,6 +38,7 @@ from ..store.base import LimitStore
 from ..tokens import Guest, TokenError, TokenSigner, token_key
 from .background import Background
 from .budget import AddressBudgets
+from .follow import FollowedMatch, Follower
 from .live import LiveMatch
 from .ranked import RankedLobby
 from .rematch import Rematches
@@ -82,6 +83,8 @@ class Dispatcher:
         #: Sessions open now, and websockets served ever (the transport counts them; /health shows them).
         self.connections = 0
         self.websockets_served = 0
+        #: Serves `join`/`watch` of matches other nodes host (a node on a shared store, server/node.py).
+        self.follower: Follower | None = None
 
     def queued(self, session: Session) -> bool:
         """Does this session wait in the ranked queue (or is its `queue` being checked)?"""
@@ -99,6 +102,9 @@ class Dispatcher:
             case Input():
                 self._input(session, message)
             case Ping():
+                if isinstance(session.match, FollowedMatch):
+                    session.match.ping(session, message)
+                    return
                 frame = session.match.current_frame() if session.match is not None else -1
                 session.send(Pong(id=message.id, t=message.t, frame=frame))
             case Leave():
@@ -206,6 +212,10 @@ class Dispatcher:
             session.send(error_message(ErrorCode.AUTH, "playing needs a guest token in hello", "join"))
             return
         live = self.matches.get(message.match)
+        if live is None and self.follower is not None:  # another node's, perhaps: follow it
+            self.ranked.forget(session)
+            self.follower.follow(session, message.match, message.since, False, now)
+            return
         if live is None:
             session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "join"))
             return
@@ -227,6 +237,9 @@ class Dispatcher:
             )
             return
         live = self.matches.get(message.match)
+        if live is None and self.follower is not None:
+            self.follower.follow(session, message.match, message.since, True, now)
+            return
         if live is None:
             session.send(error_message(ErrorCode.NO_SUCH_MATCH, f"no match {message.match!r}", "watch"))
             return

@@ -102,6 +102,8 @@ class Hub:
         self.on_tick: list[Callable[[float], None]] = []
         #: A match made here, before it is hosted (shared matches are journaled: server/match/sharing.py).
         self.on_new: list[Callable[[LiveMatch], None]] = []
+        #: A match hosted here from now on (made here or taken over: its relay to other nodes listens).
+        self.on_host: list[Callable[[LiveMatch], None]] = []
         self.on_forget: list[Callable[[LiveMatch], None]] = []
         self.on_vacated: list[Callable[[LiveMatch, str, str | None], Coroutine[Any, Any, None]]] = []
         self.on_ending: list[MatchHook] = []
@@ -270,6 +272,8 @@ class Hub:
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
         self._slices[index][live.id] = live
         self._slice_of[live.id] = index
+        for hosted in self.on_host:
+            hosted(live)
 
     def forget(self, live: LiveMatch) -> None:
         """Stop hosting a match (another node owns it now)."""

@@ -49,6 +49,7 @@ from functools import partial
 from typing import Any
 
 from protocol.codec import (
+    encode,
     encode_frame,
     encode_keyframe,
     encode_plain,
@@ -58,7 +59,7 @@ from protocol.codec import (
 )
 from protocol.errors import CloseCode, ErrorCode
 from protocol.limits import MAX_LAG_MS
-from protocol.messages import InputLate, Joined, MatchState, Over, Rewind, Status
+from protocol.messages import InputLate, Joined, MatchState, Over, Rewind, ServerMessage, Status
 from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
 from rules.ruleset import Bot, seat_seed
@@ -220,6 +221,10 @@ class LiveMatch:
         #: When the last `status` went out (a running match sends one every `status_every` seconds).
         self._status_at = float("-inf")
         self._last_status: Status | None = None
+        #: Called with each `status` broadcast (the owner's relay to the other nodes' clients).
+        self.status_tap: Callable[[Status], None] | None = None
+        #: Spectators other nodes serve (their last `Follow`s, server/match/relay.py).
+        self.remote_spectators = 0
         #: Journal mode (see the module docstring): sealed publications not yet published, the
         #: `input-late` answers waiting for the next seal, and the marks after the last one sealed.
         self.journaled = journaled
@@ -308,7 +313,7 @@ class LiveMatch:
             head=stream.head,
             keyframe_every=self.config.runner.keyframe_every,
             tables=self.config.ruleset.stream_tables,
-            spectators=len(self.spectators.subscribers) + (role == "spectator"),  # a newcomer counts itself
+            spectators=self.spectator_count() + (role == "spectator"),  # a newcomer counts itself
             delay=self.spectator_delay if role == "spectator" else 0.0,
         )
 
@@ -316,6 +321,16 @@ class LiveMatch:
         """Bind a session to its seat (replacing an older one), catch it up, start when all are here."""
         if not self.journaled:
             self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
+        self._bind_seat(session, seat)
+        out = session.out
+        out.send(self.joined_message("player", seat))
+        self._catch_up(out, self.players, since, speculative=True)
+        self.players.subscribers.add(out)
+        log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=out.peer)
+        self._broadcast_status(now)
+
+    def _bind_seat(self, session: Session, seat: int) -> None:
+        """Make `session` the seat's connection (an older one is closed: `replaced`)."""
         place = self.seats[seat]
         old = place.connection
         if old is not None and old is not session and old.match is self:
@@ -327,11 +342,13 @@ class LiveMatch:
             )
         place.connection, place.connected_once, place.dropped_at = session, True, None
         session.match, session.seat, session.spectator = self, seat, False
-        out = session.out
-        out.send(self.joined_message("player", seat))
-        self._catch_up(out, self.players, since, speculative=True)
-        self.players.subscribers.add(out)
-        log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=out.peer)
+
+    def attach_remote_player(self, session: Session, seat: int, now: float) -> None:
+        """Bind the stand-in session of a player connected to another node (server/match/relay.py) to
+        its seat: its node sends it `joined`, the catch-up and the stream's records, so this only
+        binds the seat (its inputs, `input-late` and errors then go through the stand-in)."""
+        self._bind_seat(session, seat)
+        log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, peer=session.out.peer)
         self._broadcast_status(now)
 
     def attach_spectator(self, session: Session, since: int | None, now: float) -> None:
@@ -397,6 +414,10 @@ class LiveMatch:
     def absent_seats(self) -> list[int]:
         """Seats whose player is not connected now, or left (who made a ranked match not start)."""
         return [index for index, seat in enumerate(self.seats) if not seat.present or index in self.left]
+
+    def spectator_count(self) -> int:
+        """The match's spectators: this node's and those the other nodes said they serve."""
+        return len(self.spectators.subscribers) + self.remote_spectators
 
     def viewers(self) -> int:
         """Open connections following this match (players and spectators)."""
@@ -650,6 +671,14 @@ class LiveMatch:
         self._bodies[record.frame] = (record, body)
         return body
 
+    def newcomer_messages(self, spectator: bool) -> list[bytes]:
+        """What a connection with no stream number is sent after `joined` (a resync from a keyframe,
+        and the `over` once the stream ended), as bytes: another node's catch-up (server/match/relay.py)."""
+        collected = _Collected()
+        stream = self.spectators if spectator else self.players
+        self._catch_up(collected, stream, None, speculative=not spectator)
+        return collected.messages
+
     def _catch_up(self, conn: Outbox, stream: Stream[Outbox], since: int | None, speculative: bool) -> None:
         """Send what the connection missed: the history after `since`, else a resync from a keyframe."""
         if since is not None:
@@ -657,6 +686,12 @@ class LiveMatch:
             if missed is not None:
                 for data in missed:
                     conn.send_bytes(data)
+                return
+            if not speculative and self.spectator_delay > 0 and stream.head < since <= stream.head + (
+                    self.config.history):
+                stream.hold(conn, since)  # ahead of a taken-over delayed stream: it gets there
+                log_event(log, logging.INFO, "match.spectator-ahead", match=self.id, since=since,
+                          head=stream.head)
                 return
         keyframe = self._keyframe if speculative else self._watched_keyframe
         over = self._over.get(stream)
@@ -692,12 +727,14 @@ class LiveMatch:
             dropped = seat.dropped_at if running and seat.bot is None and connection is None else None
             left.append(None if dropped is None else max(0, math.ceil(grace - (now - dropped))))
         return Status(match=self.id, state=self.state, connected=[seat.present for seat in self.seats],
-                      lag=lags, grace=left, spectators=len(self.spectators.subscribers))
+                      lag=lags, grace=left, spectators=self.spectator_count())
 
     def _broadcast_status(self, now: float, status: Status | None = None) -> None:
         self._status_at = now
         status = status or self.status_message(now)
         self._last_status = status
+        if self.status_tap is not None:
+            self.status_tap(status)
         for out in {*self.players.subscribers, *(watcher.out for watcher in self._watchers)}:
             out.send(status)
 
@@ -834,12 +871,37 @@ class LiveMatch:
             "seats": [seat.name if seat.taken else None for seat in self.seats],
             "bots": [seat.bot for seat in self.seats],
             "frame": self.runner.match.frame if self.runner is not None else 0,
-            "spectators": len(self.spectators.subscribers),
+            "spectators": self.spectator_count(),
             "created": self.created_wall,
             "private": self.private,
             "ruleset": self.config.ruleset.name,
             "bytes": {"players": self.players.bytes_published, "spectators": self.spectators.bytes_published},
         }
+
+
+class _Collected:
+    """An outbox that keeps what it is sent (a catch-up for another node)."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+
+    @property
+    def open(self) -> bool:
+        return True
+
+    @property
+    def peer(self) -> str:
+        return "collected"
+
+    def send(self, message: ServerMessage) -> bool:
+        return self.send_bytes(encode(message))
+
+    def send_bytes(self, data: bytes) -> bool:
+        self.messages.append(data)
+        return True
+
+    def close(self, code: int = CloseCode.NORMAL, message: ServerMessage | None = None) -> None:
+        """Nothing to close."""
 
 
 #: A periodic `status` goes out only when something changed, a seat's lag by at least this many ms.

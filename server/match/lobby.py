@@ -157,13 +157,16 @@ class Lobby:
         """Running public matches of every node, newest first: this node's as they are now, the
         others' as they listed them (within `live_list_every`)."""
         own = self.hub.live_list()
+        ids = {entry["id"] for entry in own}
+        merged = own + [entry for entry in await self._listed_elsewhere() if entry["id"] not in ids]
+        return sorted(merged, key=lambda entry: float(entry["created"]), reverse=True)
+
+    async def _listed_elsewhere(self) -> list[dict[str, Any]]:
         now = self.hub.now()
         if now - self._elsewhere_at >= self.settings.live_list_every:
             self._elsewhere_at = now
             self._elsewhere = await self.shared.live_elsewhere(self.node, self.clock.wall())
-        ids = {entry["id"] for entry in own}
-        merged = own + [entry for entry in self._elsewhere if entry["id"] not in ids]
-        return sorted(merged, key=lambda entry: float(entry["created"]), reverse=True)
+        return self._elsewhere
 
     async def join_room_anywhere(self, invite: str, guest: Guest, address: str) -> tuple[str, int]:
         """Take a seat of the room this invitation opens, on whichever node it waits: (match id, seat)."""

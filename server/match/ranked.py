@@ -1,4 +1,4 @@
-"""Ranked play on one node: the queue's connections, pairing on the clock, dodges, and the ratings.
+"""Ranked play: the queue's connections, pairing across nodes on the clock, dodges, and the ratings.
 
 - `queue` (the dispatcher calls `request`) names a two-seat ruleset (absent: the node's; one at
   another pace than the node's, or not of two seats, is refused `malformed`): a guest with a token,
@@ -11,24 +11,24 @@
   While it waits it holds a place among its client address's live matches (as a room waiting does),
   so an address at its share is refused at `queue` (`too-many-matches`), never at pairing, where the
   refusal would cost its opponent the wait.
-- The queue is the store's, shared by every node (server/store/base.py's `QueueStore`: one queue
-  per ruleset, named by the ruleset; an entry per guest with its rating, wait, node and address).
-- Pairing (a *pass*: every `ranked_pair_every` seconds while guests wait on this node, and at once
-  on an arrival): the node reads the queue's entries (again only when they changed), and the pure
-  matchmaker (server/match/matchmaker.py) pairs the nearest ratings within the widening windows;
-  the node takes each pair with one of its own guests in it from the store by one atomic script,
-  which refuses a pair whose entries another node took (or changed) meanwhile: whichever nodes race,
-  a guest is paired once. The node that took a pair makes its match (1 v 1, the queue's ruleset)
-  and hosts it: the node of the arrival that completed the pair, or of the first pass that found
-  it. It tells its own guests `matched`; for a guest waiting on another node it notes the pairing
+- The queue is the store's, shared by every node (server/store/base.py's `QueueStore`: one queue per
+  ruleset, named by the ruleset; an entry per guest with its rating, wait, node and address).
+- Pairing (a *pass*: every `ranked_pair_every` seconds while guests wait on this node, and at once on an
+  arrival): the node reads the queue's entries (again only when they changed), and the pure matchmaker
+  (server/match/matchmaker.py) pairs the nearest ratings within the widening windows; the node takes
+  each pair with one of its own guests in it from the store by one atomic script, which refuses a pair
+  whose entries another node took (or changed) meanwhile: whichever nodes race, a guest is paired once.
+  The node that took a pair makes its match (1 v 1, the queue's ruleset) and hosts it: the node of the
+  arrival that completed the pair, or of the first pass that found it; a full node (`Hub.admit`) leaves
+  a pair with another node's guest to that node (a pair of its own two guests is refused `busy`, as on
+  one node). It tells its own guests `matched`; for a guest waiting on another node it notes the pairing
   in the store (`pairing`, then `matched` or `refused` once the match is made or refused), and that
-  node's next pass (within `ranked_pair_every`) tells its guest: polled, not sent over the bus,
-  because the note must outlive a missed message, and the poll is the look a node with waiting
-  guests makes anyway. The match is noted in the store's journal of ranked results to apply. A
-  node silent for `queue.stale_after` counts as gone: its entries leave the queue. A guest that
-  leaves in the instant another node takes its pair is paired all the same (as when `unqueue`
-  crosses `matched`); one that leaves while its own node takes the pair is not: its opponent waits
-  again in its place.
+  node's next pass (within `ranked_pair_every`) tells its guest: polled, not sent over the bus, because
+  the note must outlive a missed message, and the poll is the look a node with waiting guests makes
+  anyway. The match is noted in the store's journal of ranked results to apply. A node silent for
+  `queue.stale_after` counts as gone: its entries leave the queue. A guest that leaves in the instant
+  another node takes its pair is paired all the same (as when `unqueue` crosses `matched`); one that
+  leaves while its own node takes the pair is not: its opponent waits again in its place.
 - Both must connect (`join`) within `ranked_join_timeout`; the match starts only when both are
   connected. Otherwise it is cancelled, and whoever was not connected (or left) when it had to
   start (frozen then: server/match/live.py's `dodgers`) dodged. A ranked match that ends before a
@@ -394,11 +394,18 @@ class RankedLobby:
                 by_guest[entry.guest] = entry
                 matchmaker.add(entry.guest, entry.rating, entry.since, frozenset(entry.tags),
                                frozenset(entry.avoid))
+        try:
+            self.hub.admit(2)
+            full = False
+        except ServerError:
+            full = True
         proposals: list[tuple[str, ProposedPair]] = []
         for pair in matchmaker.pair(wall):
             first, second = by_guest[pair.first.guest], by_guest[pair.second.guest]
             if self.node not in (first.node, second.node):
                 continue  # their own nodes pair them
+            if full and first.node != second.node:
+                continue  # a full node leaves a pair with another node's guest to that node
             match_id = self.ids.match_id()
             notes = [None if me.node == self.node else Pairing(match_id, seat, self.node, wall, other)
                      for seat, (me, other) in enumerate(((first, second), (second, first)))]

@@ -37,6 +37,7 @@ from .settings import SessionSettings
 
 if TYPE_CHECKING:
     from .dispatch import Dispatcher
+    from .follow import FollowedMatch
     from .live import LiveMatch
 
 log = logging.getLogger("floe.session")
@@ -88,7 +89,8 @@ class Session:
         self._last_rate_error = float("-inf")
         #: The binding, set by the handlers and the match: who this is, what it follows, which seat.
         self.guest: Guest | None = None
-        self.match: LiveMatch | None = None
+        #: A match this node hosts, or one of another node it follows (server/match/follow.py).
+        self.match: LiveMatch | FollowedMatch | None = None
         self.seat: int | None = None
         self.spectator = False
         #: The match the websocket's URL names (`/ws?match=<id>`): the only one it may join or watch.

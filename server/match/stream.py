@@ -40,6 +40,11 @@ class Stream(Generic[S]):
         #: Bytes published (once per message) and delivered (once per subscriber), for stats.
         self.bytes_published = 0
         self.bytes_delivered = 0
+        #: Called with each message's number and bytes as it is published (the owner's relay to the
+        #: other nodes, server/match/relay.py); None: nobody else follows.
+        self.tap: Callable[[int, bytes], None] | None = None
+        #: Subscribers that came back ahead of `head` (see `hold`) → the number they heard last.
+        self._ahead: dict[S, int] = {}
 
     def publish(self, build: Callable[[int], ServerMessage]) -> None:
         """Number, encode and send one message to every subscriber (never waits)."""
@@ -51,7 +56,14 @@ class Stream(Generic[S]):
         data = build(self.head)
         self._history.append(data)
         self.bytes_published += len(data)
+        if self.tap is not None:
+            self.tap(self.head, data)
+        ahead = self._ahead
         for subscriber in tuple(self.subscribers):
+            if ahead and subscriber in ahead:
+                if self.head <= ahead[subscriber]:
+                    continue  # it heard this number already (from the node that died)
+                del ahead[subscriber]
             if subscriber.send_bytes(data):
                 self.bytes_delivered += len(data)
             else:
@@ -65,3 +77,16 @@ class Stream(Generic[S]):
         if last_seen > self.head or not self._history or last_seen + 1 < first:
             return None
         return list(self._history)[last_seen + 1 - first :]
+
+    def hold(self, subscriber: S, last_seen: int) -> None:
+        """Send `subscriber` nothing until the stream passes `last_seen`: it heard numbers this stream
+        has not reached yet (a ranked match's delayed spectators' stream, which the node that died
+        had sent further than its journal's marks; a taken-over match numbers the same records the
+        same, so the subscriber goes on without a gap once the stream gets there)."""
+        self._ahead[subscriber] = last_seen
+
+    def restart(self, head: int) -> None:
+        """Start again at number `head` with an empty history (a follower that missed messages and was
+        sent a resync instead, server/match/follow.py)."""
+        self.head = head
+        self._history.clear()

@@ -10,10 +10,18 @@ import pytest
 
 from server.cluster.bus import (
     LOBBY,
+    Base,
+    BaseStream,
+    Direct,
+    Follow,
+    Notice,
     SeatEvent,
     SeatInputs,
+    SeatPing,
     StreamRecord,
+    decode_all,
     decode_relayed,
+    encode_bundles,
     encode_relayed,
     match_in,
     match_out,
@@ -90,6 +98,15 @@ def test_relayed_messages_round_trip_and_malformed_ones_are_refused() -> None:
         SeatInputs("node-a", "g1", 1, 420, (3, 3, 11)),
         SeatEvent("node-b", "g2", 0, "dropped"),
         StreamRecord("spectators", 77, b"\x93\x01\x02\x03"),
+        Follow("node-b", 12, -1),
+        Follow("node-b", 12, 30, 2, {"g1": 48}),
+        SeatPing("node-b", "g2", 9, 12345),
+        Base("node-b", "node-a", {"joined": {"kind": "joined", "seats": ["a", "b"]}, "guests": ["g1", None],
+                                  "frame": 40},
+             BaseStream(12, 14, False, (b"\x01", b"\x02")), BaseStream(-1, 30, True, (b"\x03",))),
+        Direct("node-b", "g2", b"\x81\xa4kind\xa4pong", 0),
+        Direct("node-b", "g2", b"", 4001),
+        Notice(b"\x81\xa4kind\xa6status"),
     ):
         assert decode_relayed(encode_relayed(message)) == message
     bad_ones = (b"", b"\xc1", b"\x91\xa1x", b"\x94\xa1r\xa6others\x01\xc4\x00",
@@ -97,3 +114,17 @@ def test_relayed_messages_round_trip_and_malformed_ones_are_refused() -> None:
     for bad in bad_ones:
         with pytest.raises(ValueError, match="malformed"):
             decode_relayed(bad)
+
+
+def test_a_backlog_goes_out_in_bundles_within_the_message_bound() -> None:
+    """A publisher's backlog for one channel: bundles of at most the bound, decoding to the messages in
+    order; a single message goes as it is."""
+    messages = [encode_relayed(StreamRecord("players", n, bytes(100))) for n in range(1, 200)]
+    bundles = encode_bundles(messages, 4096)
+    assert len(bundles) > 1 and all(len(bundle) <= 4096 for bundle in bundles)
+    decoded = [message for bundle in bundles for message in decode_all(bundle)]
+    assert [m.n for m in decoded if isinstance(m, StreamRecord)] == list(range(1, 200))
+    assert encode_bundles(messages[:1], 4096) == messages[:1]
+    assert decode_all(messages[0]) == [decode_relayed(messages[0])]
+    with pytest.raises(ValueError, match="malformed"):
+        decode_all(b"\x92\xa1m\x91\x01")

@@ -31,7 +31,7 @@ from server.store.redis import RedisStore
 from tests.cluster_helpers import RunningCluster
 from tests.redis_helpers import REDIS_URL, drop_prefix, redis_or_skip, unique_prefix
 from tests.server.helpers import UNIT, until, until_awaited
-from tests.server.test_ranked import queue_on, ranked_config, read_until
+from tests.server.test_ranked import queue_on, ranked_config, read_until, read_until_session
 
 #: The ruleset these ranked matches play (the node's default).
 PV = LEGACY_RULESET
@@ -62,9 +62,10 @@ class TwoNodes:
 
 @contextlib.asynccontextmanager
 async def two_nodes(kind: str, config: ServerConfig | None = None,
-                    cluster: RunningCluster | None = None) -> AsyncIterator[TwoNodes]:
+                    cluster: RunningCluster | None = None,
+                    config_a: ServerConfig | None = None) -> AsyncIterator[TwoNodes]:
     """Two servers on one fresh store of `kind` (Redis, or the Redis Cluster `cluster`: one prefix, a
-    client per node, deleted after)."""
+    client per node, deleted after); A runs with `config_a` when given."""
     config = config or ranked_config()
     if kind == "memory":
         shared = MemoryStore()
@@ -80,7 +81,7 @@ async def two_nodes(kind: str, config: ServerConfig | None = None,
         prefix = unique_prefix()
         stores = (RedisStore.from_url(REDIS_URL, prefix), RedisStore.from_url(REDIS_URL, prefix))
     try:
-        async with running_server(create_app(config, stores[0])) as a, \
+        async with running_server(create_app(config_a or config, stores[0])) as a, \
                 running_server(create_app(config, stores[1])) as b:
             yield TwoNodes(a, b, stores)
     finally:
@@ -95,12 +96,20 @@ async def two_nodes(kind: str, config: ServerConfig | None = None,
             await cleaner.aclose()
 
 
-@pytest_asyncio.fixture(params=["memory", "redis", "cluster"])
+#: The stores two nodes share in these tests: embedded, Redis, the session's three-master Redis Cluster.
+KINDS = ("memory", "redis", "cluster")
+
+
+def on_cluster(kind: str, request: pytest.FixtureRequest) -> RunningCluster | None:
+    """The session's cluster for the kind "cluster", else None."""
+    return request.getfixturevalue("cluster") if kind == "cluster" else None
+
+
+@pytest_asyncio.fixture(params=KINDS)
 async def nodes(request: pytest.FixtureRequest) -> AsyncIterator[TwoNodes]:
-    """Two nodes on the embedded store, on Redis, and on the session's three-master Redis Cluster."""
+    """Two nodes on each kind of store."""
     kind = str(request.param)
-    cluster = request.getfixturevalue("cluster") if kind == "cluster" else None
-    async with two_nodes(kind, cluster=cluster) as made:
+    async with two_nodes(kind, cluster=on_cluster(kind, request)) as made:
         yield made
 
 
@@ -166,11 +175,11 @@ async def test_many_racing_guests_on_two_nodes_are_each_paired_once(nodes: TwoNo
     await until(emptied, 10 * UNIT, "the queues emptied")
 
 
-@pytest.mark.parametrize("kind", ["memory", "redis"])
-async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str, request: pytest.FixtureRequest) -> None:
     """A bot duel on A is listed by B (its `/api/matches`, as A summarised it) and leaves B's list when
     it is over; a match on B is listed by A."""
-    async with two_nodes(kind, ranked_config().with_time_limit(600)) as nodes:
+    async with two_nodes(kind, ranked_config().with_time_limit(600), on_cluster(kind, request)) as nodes:
         node_a, node_b = nodes.nodes
         live = node_a.hub.create_bot_duel("lazy", "lazy")
         other = node_b.hub.create_bot_duel("lazy", "lazy")
@@ -184,6 +193,8 @@ async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str) -> None:
         await until_awaited(listing(node_a, other.id, True), 10 * UNIT, "A lists B's match")
         async with httpx.AsyncClient(base_url=nodes.b.http_url) as http:
             listed = (await http.get("/api/matches")).json()["matches"]
+            one = await http.get(f"/api/matches/{live.id}")
+        assert one.status_code == 404  # a node answers for the matches it hosts (and the records)
         entry = next(entry for entry in listed if entry["id"] == live.id)
         assert entry["seats"] == ["lazy-bot", "lazy-bot"] and entry["state"] == "running"
         assert [e["created"] for e in listed] == sorted((e["created"] for e in listed), reverse=True)
@@ -191,12 +202,14 @@ async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str) -> None:
         await until_awaited(listing(node_b, live.id, False), 10 * UNIT, "B no longer lists A's match")
 
 
-@pytest.mark.parametrize("kind", ["memory", "redis"])
-async def test_a_room_made_on_a_is_joined_with_its_invitation_at_b(kind: str) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_room_made_on_a_is_joined_with_its_invitation_at_b(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
     """Ann makes a room on A; Bob brings its invitation to B and gets A's seat 1 (B asked A); Cyd, at B
     too, is refused as A would refuse her (the room is full), and a wrong invitation opens nothing;
     both play the room's match at A to its end."""
-    async with two_nodes(kind) as nodes:
+    async with two_nodes(kind, cluster=on_cluster(kind, request)) as nodes:
         node_a, node_b = nodes.nodes
         tokens = []
         async with httpx.AsyncClient(base_url=nodes.a.http_url) as at_a, \
@@ -250,3 +263,27 @@ async def test_a_pair_refused_by_the_seats_tells_both_nodes_players(nodes: TwoNo
     assert ann.matched is None and bob_session.matched is None
     assert node_a.ranked.paired + node_b.ranked.paired == 1
     assert not [live for node in nodes.nodes for live in node.hub.matches.values() if live.ranked]
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_full_node_leaves_the_pair_to_the_other(kind: str) -> None:
+    """A has no room for a match (its budget is one board-frame a second): Bob waits on B, then Ann
+    queues on A, whose arrival completes the pair; A does not take it (it would be refused `busy`),
+    B's next pass does, and B hosts the match."""
+    async with two_nodes(kind, config_a=ranked_config(capacity_board_frames=1)) as nodes:
+        sessions: list[ClientSession] = []
+        async with contextlib.AsyncExitStack() as stack:
+            sockets = []
+            for server, name in ((nodes.b, "bob"), (nodes.a, "ann")):
+                _, token = await botclient.new_guest(server.http_url, name)
+                sessions.append(ClientSession(token))
+                sockets.append(await stack.enter_async_context(websockets.connect(server.ws_url)))
+                await queue_on(sockets[-1], sessions[-1])
+                await read_until_session(sockets[-1], sessions[-1], lambda s: s.queued is not None)
+            for ws, session in zip(sockets, sessions, strict=True):
+                await read_until_session(ws, session, lambda s: s.matched is not None or s.errors)
+        matched = [session.matched for session in sessions]
+        assert matched[0] is not None and matched[1] is not None and matched[0].match == matched[1].match
+        node_a, node_b = nodes.nodes
+        assert (node_a.ranked.paired, node_b.ranked.paired) == (0, 1)
+        assert matched[0].match in node_b.hub.matches and not node_a.hub.matches

@@ -315,9 +315,10 @@ async def test_append_all_logs_many_matches_at_once_each_checked(backend: Backen
     stolen = await b.acquire("all-3", "node-b")
     assert stolen is not None
     out = await a.append_all([(leases[0], batch(1)), (leases[1], batch(2)), (leases[2], batch(1)),
-                              (leases[3], batch(1))])
-    assert out[0] is None and out[2] is None
+                              (leases[3], batch(1)), (leases[0], batch(2))])
+    assert out[0] is None and out[2] is None and out[4] is None  # a match's batches in turn, in one call
     assert isinstance(out[1], JournalError) and "out of order" in str(out[1])
     assert isinstance(out[3], FencedError) and "node-b" in str(out[3])
     logged = [await b.load(f"all-{index}") for index in range(4)]
-    assert [len(j.batches) if j else None for j in logged] == [1, 0, 1, 0]
+    assert [len(j.batches) if j else None for j in logged] == [2, 0, 1, 0]
+    assert await a.append_all([]) == []

@@ -277,13 +277,10 @@ async def host_room(a: Process, b: Process) -> tuple[str, list[Client]]:
                       Client(ClientSession(None), None)]
 
 
-async def finish_on_b(b: Process, match_id: str, clients: list[Client], delayed: bool = False) -> None:
+async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
     """Once B hosts the match, every client reconnects to B, resumes its stream and follows it to the end;
-    then the checks of the module docstring, on the replay B stored. `delayed`: the spectator follows a
-    ranked match's delayed stream, whose continuity across a takeover is a known gap (seen in CI: B
-    rebuilt its history from an older keyframe, resynced it and once skipped numbers): its stream is
-    checked to end with the match, every input it was shown confirmed to be the replay's, and its last
-    frames to be the replay's, not to run on without a gap."""
+    then the checks of the module docstring, on the replay B stored (for a ranked match's delayed
+    spectator too)."""
     before = [len(client.heard) for client in clients]
     shown_before = [record for client in clients for record in client.shown()]
     await until_awaited(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the match over")
@@ -307,14 +304,14 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client], delayed:
     resyncs = [index for index, m in enumerate(numbered) if isinstance(m, Resync)]
     frames = [m for m in numbered[resyncs[-1] + 1 if resyncs else 0:] if isinstance(m, Frame)]
     assert frames[-1].frame == replay.final_frame - 1
-    if not delayed:
-        # Continuity of the spectator's stream: not yet kept for a ranked match's delayed stream across a
-        # takeover (a known gap of issue 20: B rebuilds that stream's history from an older keyframe).
-        assert not [m for m in after_kill if isinstance(m, Resync)], "the spectator resumed without a resync"
-        numbers = [number(m) for m in numbered]
-        assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
-        assert spectator.session.gaps == 0
-        assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
+    # Continuity of the spectator's stream, a ranked match's delayed one included (which A had sent
+    # further than its journal's marks: B numbers the same records the same and holds the spectator
+    # until its stream gets there, `Stream.hold`).
+    assert not [m for m in after_kill if isinstance(m, Resync)], "the spectator resumed without a resync"
+    numbers = [number(m) for m in numbered]
+    assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
+    assert spectator.session.gaps == 0
+    assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
     # Every input shown on a confirmed frame, on A or on B, to anyone, is in the replay.
     shown = [record for client in clients for record in client.shown()]
     assert all(record.inputs == rows[record.frame] for record in shown)
@@ -358,7 +355,7 @@ async def test_a_ranked_match_survives_its_node_being_killed(cluster: Cluster) -
         for task in on_a:
             task.cancel()
     assert finished_on_a == [False, False, False], "A died mid-match"
-    await finish_on_b(b, match_id, [*players, spectator], delayed=True)
+    await finish_on_b(b, match_id, [*players, spectator])
     for guest, player in zip((ann, bob), players, strict=True):
         assert [rated.match for rated in player.session.rated] == [match_id]
         rated = player.session.rated[0]
@@ -423,3 +420,55 @@ async def test_sigterm_hands_the_match_off(cluster: Cluster) -> None:
     assert [line for line in a.lines() if line.get("event") == "node.handed-off"], a.tail()
     assert not a.logged("owner.lost", match_id), "A gave its lease up: nothing was refused"
     await finish_on_b(b, match_id, clients)
+
+
+@pytest.mark.asyncio
+async def test_clients_on_the_other_node_follow_the_match_across_a_kill(cluster: Cluster) -> None:
+    """A room's match on A, one player connected to A, the other player and a spectator to B (which
+    follows A's match over the bus, server/match/follow.py): A is killed with SIGKILL mid-match; B takes
+    the match over and its two clients go on without reconnecting: the spectator's stream runs on
+    without a gap or a resync, the match finishes (A's player resumes on B), every input shown
+    anywhere is in the verified replay."""
+    a, b = cluster.a, cluster.b
+    match_id, (ann, bob, spectator) = await host_room(a, b)
+    on_a = asyncio.create_task(ann.follow(a.ws_url, match_id))
+    on_b = [asyncio.create_task(client.follow(b.ws_url, match_id)) for client in (bob, spectator)]
+    try:
+        await until(lambda: spectator.confirmed > 150 and bob.confirmed > 150, TIMEOUT,
+                    "150 frames confirmed, seen on B")
+        assert not await hosts(b.http_url, match_id), "B follows the match: A hosts it"
+        assert b.logged("follow.player", match_id), b.tail()
+        shown_before = [record for client in (ann, bob, spectator) for record in client.shown()]
+        a.popen.send_signal(signal.SIGKILL)
+        a.popen.wait(timeout=30)
+        assert await asyncio.wait_for(on_a, TIMEOUT) is False, "A died mid-match"
+        await until_awaited(lambda: hosts(b.http_url, match_id), TIMEOUT, "B takes the match over")
+        finished = await asyncio.wait_for(asyncio.gather(*on_b, ann.follow(b.ws_url, match_id)), TIMEOUT)
+    finally:
+        for task in (on_a, *on_b):
+            task.cancel()
+    assert finished == [True, True, True], f"the match ends on B\n{b.tail()}"
+    assert bob.closes == [] and spectator.closes == [], "B's clients kept their sockets"
+    assert b.logged("follow.owner-moved", match_id), b.tail()
+    replay = await fetch_replay(b.http_url, match_id)
+    assert verify(replay).ok
+    rows = list(input_rows(replay))
+    numbered = [m for m in spectator.heard if number(m) is not None]
+    assert not [m for m in numbered if isinstance(m, Rewind | Resync)], "no rewind, no resync"
+    numbers = [number(m) for m in numbered]
+    assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
+    assert spectator.session.gaps == 0 and isinstance(numbered[-1], Over)
+    frames = [m for m in numbered if isinstance(m, Frame)]
+    assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
+    assert frames[-1].frame == replay.final_frame - 1
+    shown = [record for client in (ann, bob, spectator) for record in client.shown()]
+    assert all(record.inputs == rows[record.frame] for record in shown)
+    assert max(record.frame for record in shown_before if record in bob.shown()) > 100, "B's player was shown"
+    for player in (ann, bob):
+        assert all(frame >= confirmed for frame, confirmed in player.rewinds), player.rewinds
+        assert player.session.gaps == 0
+        told = {frame: list(body["inputs"]) for frame, body in player.session.frames.items()}
+        assert told == {frame: list(rows[frame]) for frame in told}
+    expected = replay_log(replay)
+    assert all(f.events == plain(expected[f.frame]) for f in frames)
+    assert not [line for line in b.lines() if line.get("level") == "error"], b.tail()

@@ -16,7 +16,7 @@ from redis.asyncio.cluster import RedisCluster
 from protocol.replay_codec import decode_replay
 from rules.replay import verify
 from server.app import create_app
-from server.cluster.redis import RedisOwnership
+from server.cluster.redis import RedisBus, RedisOwnership
 from server.cluster.settings import ClusterSettings
 from server.config import ServerConfig
 from server.embed import running_server
@@ -68,6 +68,8 @@ async def test_ranked_play_on_a_redis_cluster(cluster: RunningCluster, prefix: s
     node: Node = app.state.node
     assert isinstance(node.stores, RedisStore) and isinstance(node.stores.redis, RedisCluster)
     assert isinstance(node.ownership, RedisOwnership) and isinstance(node.ownership.redis, RedisCluster)
+    # the bus too: sharded pub/sub on the cluster's client, each match's channels on its keys' shard
+    assert isinstance(node.bus, RedisBus) and node.bus.sharded and isinstance(node.bus.redis, RedisCluster)
     async with running_server(app) as server:
         (ann, ann_token), (bob, bob_token) = await two_guests(server)
         runs = await ranked_pair(server, ann_token, bob_token)

@@ -7,6 +7,8 @@ match) and the client's build at `/`; Debian's Chromium (as tests/web/conftest.p
 - `match.png`: a match against the competent bot, a few seconds in, Pengo walked about with the keys;
 - `results.png`: that match's results when the player forfeits it (who won, each seat's statistics);
 - `replay.png`: that match's replay, paused half way;
+- `payload-versus.png`: a Payload versus match against the competent bot, the first part placed and a
+  drop being played back (its floating labels), the bot's machine beside, both jam queues;
 - `phone-upright.png` and `phone-sideways.png`: a match on a phone (390 × 844, touch), both ways up.
 
 They go to clients/web/docs/ (or `--out`). Build the client first (`make web`).
@@ -19,6 +21,7 @@ import asyncio
 import shutil
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +86,25 @@ async def wander(page: Page, seconds: float) -> None:
         await frames_pass(page, 6)
 
 
+async def payload_versus(page: Page, url: str, save: Callable[[Page, str], Awaitable[None]]) -> None:
+    """A Payload versus bot match from the lobby's game choice: a part picked and placed with the page's
+    buttons, then a drop down the best column, shot while it plays back."""
+    await page.goto(url + "/")
+    await page.select_option("#game", "payload-versus")
+    await page.click("#play-competent")
+    await page.wait_for_selector("#pv-offer-0", timeout=30_000)
+    await page.click("#pv-offer-0")
+    await page.wait_for_selector("#pv-board-0.placing", timeout=30_000)
+    await page.hover("#pv-cell-0-12")
+    await page.wait_for_function(
+        "() => document.getElementById('pv-note-0').textContent.includes('cell 12:')", timeout=30_000)
+    await page.click("#pv-cell-0-12")
+    await page.wait_for_selector("#pv-columns-0 button.best:not([disabled])", timeout=30_000)
+    await page.click("#pv-columns-0 button.best")
+    await page.wait_for_selector("#pv-board-0 .pl-float", timeout=30_000)
+    await save(page, "payload-versus")
+
+
 async def take(out: Path) -> list[Path]:
     config = ServerConfig().override(allowed_origins=("*",), web_root=str(DEFAULT_WEB_ROOT),
                      limits=TEST_LIMITS, verify_pool="thread", secret=b"screenshots-secret-0123456789abc",
@@ -122,6 +144,7 @@ async def take(out: Path) -> list[Path]:
             await page.evaluate("() => document.activeElement && document.activeElement.blur()")
             await page.wait_for_function("() => window.__floe.drawnFrames() > 5")
             await save(page, "replay")
+            await payload_versus(page, url, save)
             await desktop.close()
 
             phone = await context(playwright, profiles, PHONE_SHOT)

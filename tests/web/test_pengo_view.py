@@ -214,3 +214,10 @@ async def test_the_rules_page_starts_with_how_to_play_drawn_by_the_renderer(brow
     assert re.search(r"\b[\w/]+\.(py|md)\b", body) is None, re.search(r".{40}\.(py|md).{10}", body)
     assert "Attack table" in body
     await shot(page, "pengo-view-rules")
+    # the other games' rules are a link away (#/rules/{ruleset}), their compendium from the server
+    await page.click("a[data-ruleset='payload-versus']")
+    payload = ("() => [...document.querySelectorAll('#app h2')]"
+               ".some((h) => h.textContent.includes('Payload versus'))")
+    await until(page, payload, 10, "Payload versus's rules page")
+    assert await page.evaluate("() => document.querySelectorAll('table.rules tr').length") > 5
+    assert await page.evaluate("() => !!document.querySelector(\"a[data-ruleset='pengo-versus']\")")

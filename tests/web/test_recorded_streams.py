@@ -19,7 +19,15 @@ from protocol.messages import Joined, Welcome
 from protocol.version import PROTOCOL_VERSION
 from rules.versus.ruleset import PENGO_VERSUS
 
-from .record_streams import FIXTURES, PLAYER_SECONDS, SPECTATOR_MATCHES, spectator_stream
+from .record_streams import (
+    FIXTURES,
+    PAYLOAD_FIXTURES,
+    PAYLOAD_MATCHES,
+    PLAYER_SECONDS,
+    SPECTATOR_MATCHES,
+    payload_stream,
+    spectator_stream,
+)
 
 PLAYER_FIXTURE = FIXTURES / "player-rewinds.msgpack"
 RERECORD = "run `python -m tests.web.record_streams` and commit clients/web/test/fixtures"
@@ -37,6 +45,16 @@ def test_a_spectator_stream_is_what_todays_server_would_send(name: str, seed: in
     """Re-recording a spectator fixture from today's rules, codec and replay stream gives the same bytes."""
     recorded = (FIXTURES / f"{name}.msgpack").read_bytes()
     assert spectator_stream(seed, bots, seconds) == recorded, f"{name}.msgpack is stale: {RERECORD}"
+
+
+@pytest.mark.parametrize(("name", "seed", "bots", "seconds"), PAYLOAD_MATCHES,
+                         ids=[match[0] for match in PAYLOAD_MATCHES])
+def test_a_payload_versus_stream_is_what_todays_server_would_send(name: str, seed: int, bots: tuple[str, ...],
+                                                                  seconds: int) -> None:
+    """Re-recording a Payload versus fixture from today's rules, codec and replay stream: the same bytes."""
+    recorded = (PAYLOAD_FIXTURES / f"{name}.msgpack").read_bytes()
+    stale = f"payload-versus/{name}.msgpack is stale: {RERECORD}"
+    assert payload_stream(seed, bots, seconds) == recorded, stale
 
 
 def player_messages(path: Path) -> list[Any]:

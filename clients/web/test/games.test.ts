@@ -15,7 +15,7 @@ describe("the game registry", () => {
   });
 
   it("refuses a ruleset it has no view for, naming those it has", () => {
-    expect(() => viewFor("payload")).toThrow(/cannot show payload \(it knows pengo-versus, pengo-solo\)/);
+    expect(() => viewFor("payload")).toThrow(/cannot show payload \(it knows pengo-versus, pengo-solo, payload-versus\)/);
     expect(viewFor("pengo-solo").ruleset).toBe("pengo-solo");
   });
 

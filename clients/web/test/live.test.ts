@@ -134,6 +134,7 @@ describe("the ranked card and the results", () => {
     expect(resultText(result, ["ann", "bob"], 1)).toBe("You win by time: 10 – 20.");
     expect(resultText(result, ["ann", "bob"], 0)).toBe("bob wins by time: 10 – 20.");
     expect(resultText({ ...result, winner: null }, ["ann", "bob"], 0)).toBe("A draw (time).");
+    expect(resultText({ ...result, reason: "finished" }, ["ann", "bob"], 0)).toBe("bob wins with both runs over: 10 – 20.");
   });
 
   it("says why a rematch did not happen", () => {

@@ -12,7 +12,8 @@ describe("the routes", () => {
     expect(parseRoute("#/watch/m2")).toEqual({ page: "watch", match: "m2" });
     expect(parseRoute("#/replay/r3")).toEqual({ page: "replay", id: "r3" });
     expect(parseRoute("#/join/abc")).toEqual({ page: "join", invite: "abc" });
-    expect(parseRoute("#/rules")).toEqual({ page: "rules" });
+    expect(parseRoute("#/rules")).toEqual({ page: "rules", ruleset: null });
+    expect(parseRoute("#/rules/payload-versus")).toEqual({ page: "rules", ruleset: "payload-versus" });
     expect(parseRoute("#/settings")).toEqual({ page: "settings" });
     expect(parseRoute("#/payload")).toEqual({ page: "payload", daily: false });
     expect(parseRoute("#/payload?daily")).toEqual({ page: "payload", daily: true });

@@ -131,7 +131,9 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
       const seat = role === "player" ? view.stream?.joined.seat ?? null : null;
       const replay = over.replay;
       const log = view.log;
-      const stats = log === null ? null : matchStats(log.events(), seats.length);
+      // the statistics table counts Pengo's events; a game that says it has none shows no table
+      const counted = view.game?.statistics !== false;
+      const stats = log === null || !counted ? null : matchStats(log.events(), seats.length);
       before.replaceChildren();
       result.replaceChildren(
         el("h2", {}, over.result ? resultText(over.result, seats, seat) : "The match was cancelled."),

@@ -15,7 +15,7 @@ import { errorText, onLeave, show, withToken, wsUrl } from "./page";
 import { rememberMatched } from "./precard";
 import { RankedQueue, type LeaderRow, ranked } from "./ranked";
 import { browserSettings } from "./settings";
-import { canShow, PRACTICE } from "../games/registry";
+import { canShow, PLAYABLE, PRACTICE } from "../games/registry";
 
 /** How often the live list is asked again while the lobby is shown (ms); its ages tick every second. */
 const LIVE_POLL_MS = 4000;
@@ -36,11 +36,22 @@ export function lobby(): void {
   const minutesChoice = el("select", { id: "room-minutes" }, el("option", { value: "" }, "the standard time"),
     ...Array.from({ length: 10 }, (_, i) => el("option", { value: String(i + 1) }, `${i + 1} min`)));
   sound.addEventListener("change", () => settings.set("sound", sound.checked));
+  // The game a bot match or a room plays (games/registry.ts PLAYABLE; the first is the server's default).
+  const gameChoice = el("select", { id: "game", "aria-label": "The game" },
+    ...PLAYABLE.map((game) => el("option", { value: game.ruleset }, game.label)));
+  const chosenRuleset = (): string | undefined =>
+    gameChoice.value === PLAYABLE[0]!.ruleset ? undefined : gameChoice.value;
+  // Payload versus has two seats (rules/payload/ruleset.py): the room's seat count follows the game.
+  gameChoice.addEventListener("change", () => {
+    const twoOnly = gameChoice.value.startsWith("payload");
+    if (twoOnly) seatsChoice.value = "2";
+    seatsChoice.disabled = twoOnly;
+  });
   const live = el("ul", { id: "live" }, el("li", {}, "…"));
   const replays = el("ul", { id: "replays" }, el("li", {}, "…"));
   const play = (bot: string) => async () => {
     try {
-      const seated = await withToken((token) => api.botMatch(token, bot));
+      const seated = await withToken((token) => api.botMatch(token, bot, chosenRuleset()));
       location.hash = `#/play/${seated.match}?bot=${bot}`;
     } catch (error) {
       message.textContent = errorText(error);
@@ -50,7 +61,8 @@ export function lobby(): void {
     try {
       const seats = Number(seatsChoice.value);
       const minutes = minutesChoice.value === "" ? undefined : Number(minutesChoice.value);
-      const seated = await withToken((token) => api.room(token, { seats, ...(minutes ? { minutes } : {}) }));
+      const seated = await withToken((token) => api.room(token,
+        { seats, ...(minutes ? { minutes } : {}), ...(chosenRuleset() ? { ruleset: chosenRuleset() } : {}) }));
       const link = `${location.origin}${location.pathname}#/join/${seated.invite}`;
       const friends = seats === 2 ? "your friend opens it" : `your ${seats - 1} friends have opened it (the same link for each)`;
       rememberInvite(seated.match, link);
@@ -72,6 +84,7 @@ export function lobby(): void {
       el("a", { href: "#/rules" }, "The rules"), " · ", el("a", { href: "/docs" }, "API")),
     el("section", { "aria-label": "Play" },
       el("label", { for: "name" }, "Name "), name, " ", el("label", {}, sound, " Sound"),
+      el("div", { class: "buttons" }, el("label", { for: "game" }, "Game "), gameChoice),
       el("div", { class: "buttons" },
         button("Play the competent bot", "play-competent", play("competent")),
         button("Play the lazy bot", "play-lazy", play("lazy")),

@@ -37,7 +37,7 @@ function route(): void {
       settingsPage();
       break;
     case "rules":
-      void rules();
+      void rules(shown.ruleset);
       break;
     case "payload":
       PRACTICE.get("payload")!.page(shown.daily);

@@ -107,7 +107,7 @@ export interface PredictionState {
 export class LiveView {
   stream: AnyStream | null = null;
   readonly connection: Connection;
-  private game: AnyGameView | null = null;
+  game: AnyGameView | null = null;
   board: AnyBoard | null = null;
   private controls: InputDevice | null = null;
   private raf = 0;
@@ -162,7 +162,7 @@ export class LiveView {
         this.log = new EventLog((values) => stream.vocabulary.event(values));
         this.names = [...joined.seats];
         this.board = game.board(canvas, joined);
-        if (this.role === "player" && joined.seat !== null && this.settings.get("prediction")) {
+        if (this.role === "player" && joined.seat !== null && game.predicts !== false && this.settings.get("prediction")) {
           const engine = browserEngine();
           if (engine !== null) {
             const prediction = new Prediction(engine, joined, joined.seat, stream, this.connection.session);

@@ -290,12 +290,12 @@ export async function replayPage(id: string): Promise<void> {
     speedShown,
     labelled("Faster (↑ or +)", "faster", "+", () => act("faster")),
     clock);
+  // The swatches of the marker kinds this game's stream can make (its view says; Pengo's by default).
+  const swatches = viewFor(joined.ruleset).markerLegend ?? [["death", "a life lost"], ["landing", "a landing"],
+    ["attack", "a big attack"], ["round-clear", "a round cleared"]];
   const legend = el("p", { class: "help legend" },
-    el("span", { class: "swatch marker-death" }), " a life lost ",
-    el("span", { class: "swatch marker-landing" }), " a landing ",
-    el("span", { class: "swatch marker-attack" }), " a big attack ",
-    el("span", { class: "swatch marker-round-clear" }), " a round cleared · keys: space play/pause, ← → a frame, "
-      + "↑ ↓ speed, Home/End, [ ] the previous/next marker");
+    ...swatches.flatMap(([kind, text]) => [el("span", { class: `swatch marker-${kind}` }), ` ${text} `]),
+    "· keys: space play/pause, ← → a frame, ↑ ↓ speed, Home/End, [ ] the previous/next marker");
 
   let spoken = "";
   let spokenKey = "";

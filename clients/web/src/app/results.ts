@@ -16,11 +16,17 @@ const ROWS: [keyof SeatStats, string][] = [
   ["deaths", "Deaths"],
 ];
 
+/** End reasons that do not read after "by" (Payload versus's, rules/payload/match.py), in words. */
+const REASON_WORDS: Record<string, string> = {
+  finished: "with both runs over",
+  out: "once the other's run ended behind",
+};
+
 /** Who won, in words, seen from `seat` (null: a spectator's view). */
 export function resultText(result: MatchResult, seats: string[], seat: number | null): string {
   if (result.winner === null) return `A draw (${result.reason}).`;
   const who = seat === result.winner ? "You win" : `${seats[result.winner] ?? "?"} wins`;
-  return `${who} by ${result.reason}: ${result.scores.join(" – ")}.`;
+  return `${who} ${REASON_WORDS[result.reason] ?? `by ${result.reason}`}: ${result.scores.join(" – ")}.`;
 }
 
 /** The rating change in words: "+12.3: now 1512". */

@@ -5,7 +5,8 @@
  *   #/join/{invite}    take the free seat of a room shared by link
  *   #/play/{match}     play your seat (?bot=name: a bot match, its rematch is another)
  *   #/watch/{match}    spectate
- *   #/replay/{id}      the replay viewer        #/rules           the rule compendium
+ *   #/replay/{id}      the replay viewer
+ *   #/rules            the rule compendium of the default game (#/rules/{ruleset}: another game's)
  *   #/daily            the daily challenge played in the browser engine
  *   #/settings         the player's settings (keys, sound, ratings, display), kept in the browser
  *   #/payload          Payload (practice), played in the browser engine (?daily: the day's run)
@@ -17,7 +18,7 @@ export type Route =
   | { page: "play"; match: string; bot: string | null }
   | { page: "watch"; match: string }
   | { page: "replay"; id: string }
-  | { page: "rules" }
+  | { page: "rules"; ruleset: string | null }
   | { page: "settings" }
   | { page: "payload"; daily: boolean }
   | { page: "daily" };
@@ -31,7 +32,7 @@ export function parseRoute(hash: string): Route {
   if (page === "watch" && id) return { page: "watch", match: id };
   if (page === "replay" && id) return { page: "replay", id };
   if (page === "join" && id) return { page: "join", invite: id };
-  if (page === "rules") return { page: "rules" };
+  if (page === "rules") return { page: "rules", ruleset: id ?? null };
   if (page === "settings") return { page: "settings" };
   if (page === "payload") return { page: "payload", daily: params.has("daily") };
   if (page === "daily") return { page: "daily" };

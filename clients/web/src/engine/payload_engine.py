@@ -11,6 +11,7 @@ moves CPython would play (tests/web/test_payload_view.py replays it and compares
     start('{"difficulty": "hard", "daily": "2026-12-03"}') → the day's seed and variant
     move('{"kind": "select", "index": 0}')                 → {view, events}
     preview('{"cell": 12}')                                → each column's total with the pick on cell 12
+    shown_preview('{"run": {…}, "cell": 12}')              → a streamed run's previews (Payload versus)
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from rules.payload.content import BLUEPRINTS, DIFFICULTIES, JAMS, VARIANTS, comp
 from rules.payload.daily import DailyRecord, Streak, daily_seed, daily_variant, share_text, update_streak
 from rules.payload.events import event_plain
 from rules.payload.moves import Drop, Move, Place, Reroll, SelectOffer, Skip, TakeBlueprint, apply_move
-from rules.payload.plain import run_plain
+from rules.payload.plain import run_from_plain, run_plain
 from rules.payload.preview import column_projection, placement_projection
 from rules.payload.run import (
     LOOSE_SCREWS_REROLLS,
@@ -179,3 +180,21 @@ def share(text: str) -> str:
         "text": share_text(record, streak),
         "moves": _moves,
     })
+
+
+def shown_preview(text: str) -> str:
+    """The previews of a run as a match's stream shows it (Payload versus's own board:
+    clients/web/src/games/payload/versus.ts): `{"run": <run_plain without seed and deal>, "cell": n}`.
+    A preview never reads the deal (a drop is the board under this round's rules: preview.py), so the
+    run is rebuilt with a zero seed and deal. `{"columns": each column's total now (null once over),
+    "placement": each column's total with the selected offer on `cell` (null without a cell or a pick)}`."""
+    data = json.loads(text)
+    state = run_from_plain({**data["run"], "seed": 0, "deal": 0})
+    columns = None if state.over else list(column_projection(state).totals)
+    placement = None
+    cell = data.get("cell")
+    phase = state.phase
+    if cell is not None and isinstance(phase, Draft) and phase.selected is not None:
+        part = phase.offers[phase.selected]
+        placement = list(placement_projection(state, part, CellIndex(int(cell))).totals)
+    return json.dumps({"columns": columns, "placement": placement})

@@ -27,7 +27,7 @@ export type EngineRequest =
 
 /** Payload's run in the engine (src/engine/payload_engine.py): one call of that module, its argument
  * and answer as JSON (games/payload/engine.ts gives them their types). */
-export type PayloadCall = "content" | "start" | "move" | "view" | "preview" | "share";
+export type PayloadCall = "content" | "start" | "move" | "view" | "preview" | "share" | "shown_preview";
 export type PayloadRequest = { op: "payload"; call: PayloadCall; arg?: unknown };
 
 /** A keyframe the engine made: the state at the start of `frame`. */

@@ -3,6 +3,7 @@
  */
 
 import { payloadPractice } from "./payload/practice";
+import { payloadVersusView } from "./payload/versus";
 import { pengoView } from "./pengo/view";
 import type { GameView } from "./view";
 
@@ -14,7 +15,7 @@ export type AnyGameView = GameView<any>;
 const pengoSoloView: AnyGameView = { ...pengoView, ruleset: "pengo-solo" };
 
 const VIEWS: ReadonlyMap<string, AnyGameView> = new Map<string, AnyGameView>(
-  [pengoView, pengoSoloView].map((view) => [view.ruleset, view]));
+  [pengoView, pengoSoloView, payloadVersusView].map((view) => [view.ruleset, view]));
 
 /** The ruleset whose rules page `#/rules` shows. */
 export const DEFAULT_RULESET = pengoView.ruleset;
@@ -41,6 +42,13 @@ export interface PracticeGame {
   readonly label: string;
   page(daily: boolean): void;
 }
+
+/** The rulesets a player can start a room or a bot match of from the lobby, with their labels (the
+ * first is the default: the server's own when none is named). */
+export const PLAYABLE: readonly { ruleset: string; label: string }[] = [
+  { ruleset: pengoView.ruleset, label: "Pengo versus" },
+  { ruleset: payloadVersusView.ruleset, label: "Payload versus" },
+];
 
 /** The practice games, by route. */
 export const PRACTICE: ReadonlyMap<string, PracticeGame> = new Map([[payloadPractice.route, payloadPractice]]);

@@ -109,4 +109,12 @@ export interface GameView<M extends StreamModel<M>> {
   sounds(events: GameEvent[], seat: number | null): void;
   /** The rules page's content. */
   rulesPage(): Promise<Node[]>;
+  /** False: the page never predicts this game's frames in the browser engine (a turn-based game's move
+   * shows when its frame comes back; absent: predicted when the player's setting asks). */
+  readonly predicts?: boolean;
+  /** False: the results show no statistics table (app/stats.ts counts Pengo's events). */
+  readonly statistics?: boolean;
+  /** The replay timeline's marker kinds this game's events make (app/markers.ts), with the legend's words
+   * (absent: Pengo's four). */
+  readonly markerLegend?: readonly (readonly [string, string])[];
 }

@@ -45,8 +45,10 @@ export class Vocabulary<T extends StreamTables = StreamTables> {
     return index;
   }
 
-  /** An event array as a GameEvent. */
-  event(values: unknown[]): GameEvent {
+  /** An event array as a GameEvent (a ruleset whose stream sends its events as plain maps, as Payload
+   * does, has them passed through as they are). */
+  event(values: unknown[] | GameEvent): GameEvent {
+    if (!Array.isArray(values)) return values;
     const [kindCode, ...rest] = values as [number, ...unknown[]];
     const [kind, fields] = this.tables.events[kindCode] ?? [`#${kindCode}`, []];
     const event: GameEvent = { kind };
