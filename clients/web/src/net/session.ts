@@ -67,6 +67,8 @@ export class Session {
   bytesReceived = 0;
   readonly clock = new ServerClock();
   private nextStamp = 0;
+  /** The first frame the last `input` stamped (−1 before one): where a changed byte lands. */
+  lastStamped = -1;
   /** The seat's own bytes by the frame they were stamped for (the newest `OWN_KEPT` frames): the
    * browser engine's prediction plays them (net/predict.ts). */
   readonly own = new Map<number, number>();
@@ -230,6 +232,7 @@ export class Session {
     if (this.run.length === 0) this.runStart = first;
     this.run.push(value);
     this.own.set(first, value);
+    this.lastStamped = first;
     for (let frame = first; frame < target; frame += 1) {
       this.run.push(kept);
       this.own.set(frame + 1, kept);
