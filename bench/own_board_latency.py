@@ -1,6 +1,7 @@
 """Key press → your own Pengo drawn moved, through a delaying proxy: `python -m bench.own_board_latency`.
 
-    python -m bench.own_board_latency [--delays 0,25,50,100,150] [--jitter 0] [--presses 20]
+    python -m bench.own_board_latency [--delays 0,25,50,100,150] [--jitter 10] [--presses 20]
+        [--corrections-seconds 60]
 
 A floe server runs in this process (default settings, 60 frames/s, the client's build at `/`); a
 delaying proxy (tests/web/delay_proxy.py) puts each one-way delay between it and Debian's Chromium
@@ -10,9 +11,12 @@ each time once its Pengo has stood still for 12 drawings, holding the key until 
 press into a block moves nothing and is not counted). The page measures each press itself
 (app/match.ts `presses`): from the key event's timestamp to the first animation frame that draws the
 moved Pengo, in drawings (1: the first drawing after the key) and milliseconds. Printed per delay and
-setting: the presses' median, 90th percentile and maximum in both, and the match's corrections of
-your own board per minute of prediction. One browser profile serves the whole run, so the engine loads
-cold once and from the browser's cache after that; its start is printed too.
+setting: the presses' median, 90th percentile and maximum in both, the match's corrections of your
+own board per minute of prediction, the server's `input-late` replies, the clock's lead, and the
+worker's work (rollbacks a second, milliseconds per advance). Then one longer match at 50 ± 10 ms
+against the competent bot, pressing all along, for the own-board corrections a minute. One browser
+profile serves the whole run, so the engine loads cold once and from the browser's cache after that;
+its download (bytes the engine's files took on the cold load) and its start are printed too.
 
 Results and the commands: bench/README.md.
 """
@@ -100,7 +104,7 @@ def summary(values: list[float]) -> str:
 
 
 async def one_match(context: BrowserContext, base: str, prediction: bool, presses: int,
-                    seconds: float) -> dict[str, Any]:
+                    seconds: float, bot: str = "lazy") -> dict[str, Any]:
     """One match on a page at `base` with the prediction setting on or off: its presses and counters."""
     page = await context.new_page()
     errors: list[str] = []
@@ -108,7 +112,7 @@ async def one_match(context: BrowserContext, base: str, prediction: bool, presse
     await page.goto(base + "/")
     await page.evaluate(f"() => localStorage.setItem('floe.prediction', '{'on' if prediction else 'off'}')")
     await page.fill("#name", "bench")
-    await page.click("#play-lazy")
+    await page.click(f"#play-{bot}")
     await page.wait_for_function(PLAYING, timeout=60_000)
     engine_s = None
     if prediction:
@@ -118,16 +122,30 @@ async def one_match(context: BrowserContext, base: str, prediction: bool, presse
         engine_s = time.monotonic() - waited
     playing_from = await page.evaluate("() => window.__floe.stream().model.frame")
     seat = await page.evaluate("() => window.__floe.stream().joined.seat")
+    pressing_from = time.monotonic()
     measured = await press_and_measure(page, presses, seconds)
+    pressed_s = time.monotonic() - pressing_from
     state = await page.evaluate("() => window.__floe.prediction ? window.__floe.prediction() : null")
     frames = await page.evaluate("() => window.__floe.stream().model.frame") - playing_from
     await page.evaluate("() => window.__floe.leave()")
     await page.close()
     assert not errors, errors
-    return {"presses": measured, "prediction": state, "frames": frames, "engine_s": engine_s, "seat": seat}
+    return {"presses": measured, "prediction": state, "frames": frames, "engine_s": engine_s, "seat": seat,
+            "pressed_s": pressed_s}
 
 
-async def run(delays: list[int], jitter: int, presses: int, seconds: float) -> None:
+def work_line(state: dict[str, Any] | None, seconds: float) -> str:
+    """`input-late` replies, the clock's lead, rollbacks a second and ms per advance in the worker."""
+    if state is None:
+        return f"{'—':>5} {'—':>5} {'—':>8} {'—':>8} {'—':>8}"
+    work = state["work"]
+    per_advance = work["workerMs"] / max(work["advances"], 1)
+    return (f"{state['late']:>5} {state['lead'] if state['lead'] is not None else '—':>5} "
+            f"{work['rollbacks'] / max(seconds, 1e-9):>8.1f} {per_advance:>8.2f} {work['workerMaxMs']:>8.1f}")
+
+
+async def run(delays: list[int], jitter: int, presses: int, seconds: float,
+              corrections_seconds: float) -> None:
     config = ServerConfig().override(allowed_origins=("*",), web_root=str(DEFAULT_WEB_ROOT),
                                      limits=LimitSettings(guest_burst_per_address=100,
                                                           match_burst_per_address=100,
@@ -140,10 +158,21 @@ async def run(delays: list[int], jitter: int, presses: int, seconds: float) -> N
         context = await playwright.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True, args=ARGS,
             viewport={"width": 1280, "height": 800})
+        engine_bytes: list[int] = []
+
+        async def counted(request: Any) -> None:
+            if "/engine/" in request.url:
+                sizes = await request.sizes()
+                engine_bytes.append(int(sizes["responseBodySize"]))
+
+        context.on("requestfinished", counted)
         print(f"keydown → own Pengo drawn moved; {presses} presses a run; jitter ±{jitter} ms; "
-              "drawings and ms as median / p90 / max")
+              "drawings and ms as median / p90 / max; late = input-late replies, lead = the clock's lead "
+              "(frames), rb/s = the worker's rollbacks a second, ms/adv = its milliseconds per advance, "
+              "max ms = its longest advance")
         print(f"{'one-way':>8} {'prediction':>10} {'n':>3} {'drawings':>18} {'ms':>22} {'own corr/min':>12} "
-              f"{'engine s':>8}")
+              f"{'engine s':>8} {'late':>5} {'lead':>5} {'rb/s':>8} {'ms/adv':>8} {'max ms':>8}")
+        printed_download = False
         try:
             for delay in delays:
                 async with delaying_proxy(port, delay / 1000, jitter / 1000) as proxied:
@@ -159,8 +188,23 @@ async def run(delays: list[int], jitter: int, presses: int, seconds: float) -> N
                         engine = "—" if got["engine_s"] is None else f"{got['engine_s']:.1f}"
                         print(f"{delay:>6}ms {'on' if prediction else 'off':>10} {len(measured):>3} "
                               f"{summary([float(p['draws']) for p in measured]):>18} "
-                              f"{summary([p['ms'] for p in measured]):>22} {per_minute:>12} {engine:>8}",
-                              flush=True)
+                              f"{summary([p['ms'] for p in measured]):>22} {per_minute:>12} {engine:>8} "
+                              f"{work_line(state, got['pressed_s'])}", flush=True)
+                        if engine_bytes and got["engine_s"] is not None and not printed_download:
+                            print(f"  the engine's download on the cold load: {len(engine_bytes)} files, "
+                                  f"{sum(engine_bytes) / 1e6:.2f} MB", flush=True)
+                            printed_download = True
+            if corrections_seconds > 0:
+                async with delaying_proxy(port, 0.050, 0.010) as proxied:
+                    got = await one_match(context, f"http://127.0.0.1:{proxied}", True, 10_000,
+                                          corrections_seconds, bot="competent")
+                state = got["prediction"]
+                minutes = got["frames"] / 3600
+                own = state["corrections"][got["seat"]]
+                print(f"own-board corrections at 50 ± 10 ms against the competent bot: {own} in "
+                      f"{minutes:.2f} min of play ({own / max(minutes, 1e-9):.2f} a minute), "
+                      f"{len(got['presses'])} presses; the bot's board {sum(state['corrections']) - own}; "
+                      f"{work_line(state, got['pressed_s'])} (late, lead, rb/s, ms/adv, max ms)", flush=True)
         finally:
             await context.close()
 
@@ -168,11 +212,15 @@ async def run(delays: list[int], jitter: int, presses: int, seconds: float) -> N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--delays", default="0,25,50,100,150", help="one-way delays, ms, comma-separated")
-    parser.add_argument("--jitter", type=int, default=0, help="± ms on each chunk's delay")
+    parser.add_argument("--jitter", type=int, default=10, help="± ms on each chunk's delay")
     parser.add_argument("--presses", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=90, help="the most a run presses for")
+    parser.add_argument("--corrections-seconds", type=float, default=60,
+                        help="how long the match at 50 ± 10 ms counting own-board corrections presses "
+                        "(0: no such match)")
     args = parser.parse_args()
-    asyncio.run(run([int(d) for d in args.delays.split(",")], args.jitter, args.presses, args.seconds))
+    asyncio.run(run([int(d) for d in args.delays.split(",")], args.jitter, args.presses, args.seconds,
+                    args.corrections_seconds))
 
 
 if __name__ == "__main__":

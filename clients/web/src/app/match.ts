@@ -132,6 +132,9 @@ export interface PredictionState {
   lastMs: number;
   /** The worker's work so far: advances, rollbacks, frames stepped and re-simulated, milliseconds. */
   work: PredictionWork;
+  /** `input-late` replies so far, and the clock's lead (frames an input is stamped ahead). */
+  late: number;
+  lead: number | null;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -321,7 +324,8 @@ export class LiveView {
     return {
       active: prediction.active, stopped: prediction.stopped, corrections: [...prediction.corrections],
       desyncs: [...prediction.desyncs], made: prediction.made, frame: prediction.state?.frame ?? -1,
-      lastMs: prediction.lastMs, work: { ...prediction.work },
+      lastMs: prediction.lastMs, work: { ...prediction.work }, late: this.connection.session.late,
+      lead: this.connection.session.clock.lead(),
     };
   }
 

@@ -67,6 +67,8 @@ export class Session {
   bytesReceived = 0;
   readonly clock = new ServerClock();
   private nextStamp = 0;
+  /** `input-late` replies so far (inputs the server applied later than stamped). */
+  late = 0;
   /** The first frame the last `input` stamped (−1 before one): where a changed byte lands. */
   lastStamped = -1;
   /** The seat's own bytes by the frame they were stamped for (the newest `OWN_KEPT` frames): the
@@ -186,6 +188,7 @@ export class Session {
           events.push({ kind: "status", status: message });
           break;
         case "input-late":
+          this.late += 1;
           this.nextStamp = Math.max(this.nextStamp, message.applied + 1);
           break;
         case "error":
