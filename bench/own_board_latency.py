@@ -61,6 +61,11 @@ STILL = """([still, limit]) => new Promise((resolve) => {
   };
   requestAnimationFrame(look);
 })"""
+#: JS: the stream has confirmed the frame the page drew after its last press.
+AUTHORITY_CAUGHT_UP = """() => { const log = window.__floe.frames();
+  const drawn = log.presses.filter((press) => press.drawnFrame >= 0);
+  const last = log.authority[log.authority.length - 1];
+  return drawn.length === 0 || (last !== undefined && last[0] >= drawn[drawn.length - 1].drawnFrame); }"""
 KEYS = ("ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown")
 #: Drawings the Pengo stands still before a press.
 STILL_DRAWINGS = 12
@@ -94,6 +99,23 @@ async def press_and_measure(page: Page, presses: int, seconds: float) -> list[di
     return list(await page.evaluate("() => window.__floe.presses()"))
 
 
+def moved_by_the_authority(log: dict[str, Any]) -> list[dict[str, Any]]:
+    """The presses whose stamped frame moved your Pengo in the authority's stream (his avatar at the start
+    of the frame after it differs from the one at its start), each with the authority's avatar on the
+    frame the page drew first after it, and how far past the page's frame the key was stamped."""
+    authority = {frame: avatar for frame, avatar in log["authority"]}
+    checked = []
+    for press in log["presses"]:
+        stamped = press["stamped"]
+        if stamped < 0 or stamped not in authority or stamped + 1 not in authority:
+            continue
+        if authority[stamped + 1] == authority[stamped] or press["drawnFrame"] not in authority:
+            continue
+        checked.append({**press, "authority": authority[press["drawnFrame"]],
+                        "span": stamped - press["keyFrame"]})
+    return checked
+
+
 def summary(values: list[float]) -> str:
     """Median, 90th percentile and maximum."""
     if not values:
@@ -125,13 +147,25 @@ async def one_match(context: BrowserContext, base: str, prediction: bool, presse
     pressing_from = time.monotonic()
     measured = await press_and_measure(page, presses, seconds)
     pressed_s = time.monotonic() - pressing_from
+    await page.wait_for_function(AUTHORITY_CAUGHT_UP, timeout=30_000)
+    log = await page.evaluate("() => window.__floe.frames()")
     state = await page.evaluate("() => window.__floe.prediction ? window.__floe.prediction() : null")
     frames = await page.evaluate("() => window.__floe.stream().model.frame") - playing_from
     await page.evaluate("() => window.__floe.leave()")
     await page.close()
     assert not errors, errors
     return {"presses": measured, "prediction": state, "frames": frames, "engine_s": engine_s, "seat": seat,
-            "pressed_s": pressed_s}
+            "pressed_s": pressed_s, "log": log}
+
+
+def at_once(log: dict[str, Any]) -> str:
+    """Of the presses the authority moved your Pengo on (his avatar after the press's frame differs from
+    the one before it), how many the page drew moved on its first drawing past that frame: `k/n`.
+    (A press the rules answer later, or not at all, is the rules' own delay, the same with prediction
+    on or off: it makes the tails of the drawings.)"""
+    moved = moved_by_the_authority(log)
+    drawn = [press for press in moved if press["drawnAvatar"] != press["keyAvatar"]]
+    return f"{len(drawn)}/{len(moved)}"
 
 
 def work_line(state: dict[str, Any] | None, seconds: float) -> str:
@@ -167,11 +201,13 @@ async def run(delays: list[int], jitter: int, presses: int, seconds: float,
 
         context.on("requestfinished", counted)
         print(f"keydown → own Pengo drawn moved; {presses} presses a run; jitter ±{jitter} ms; "
-              "drawings and ms as median / p90 / max; late = input-late replies, lead = the clock's lead "
-              "(frames), rb/s = the worker's rollbacks a second, ms/adv = its milliseconds per advance, "
-              "max ms = its longest advance")
+              "drawings and ms as median / p90 / max; at once = of the presses the authority moved on their "
+              "frame, those drawn moved on the first drawing past it; late = input-late replies, "
+              "lead = the clock's lead (frames), rb/s = the worker's rollbacks a second, "
+              "ms/adv = its milliseconds per advance, max ms = its longest advance")
         print(f"{'one-way':>8} {'prediction':>10} {'n':>3} {'drawings':>18} {'ms':>22} {'own corr/min':>12} "
-              f"{'engine s':>8} {'late':>5} {'lead':>5} {'rb/s':>8} {'ms/adv':>8} {'max ms':>8}")
+              f"{'engine s':>8} {'at once':>7} {'late':>5} {'lead':>5} {'rb/s':>8} {'ms/adv':>8} "
+              f"{'max ms':>8}")
         printed_download = False
         try:
             for delay in delays:
@@ -189,6 +225,7 @@ async def run(delays: list[int], jitter: int, presses: int, seconds: float,
                         print(f"{delay:>6}ms {'on' if prediction else 'off':>10} {len(measured):>3} "
                               f"{summary([float(p['draws']) for p in measured]):>18} "
                               f"{summary([p['ms'] for p in measured]):>22} {per_minute:>12} {engine:>8} "
+                              f"{at_once(got['log']):>7} "
                               f"{work_line(state, got['pressed_s'])}", flush=True)
                         if engine_bytes and got["engine_s"] is not None and not printed_download:
                             print(f"  the engine's download on the cold load: {len(engine_bytes)} files, "

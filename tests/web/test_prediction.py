@@ -17,7 +17,7 @@ import pytest
 from playwright.async_api import Page
 
 from bench.delay_proxy import delaying_proxy
-from bench.own_board_latency import press_and_measure
+from bench.own_board_latency import AUTHORITY_CAUGHT_UP, moved_by_the_authority, press_and_measure
 
 from .conftest import UNIT, BrowserFactory, serving, shot, until
 from .test_browser import PLAYING
@@ -29,11 +29,6 @@ PREDICTION = "() => window.__floe && window.__floe.prediction ? window.__floe.pr
 #: JS: the prediction draws the board.
 PREDICTING = "() => { const p = window.__floe && window.__floe.prediction(); return p && p.active; }"
 RESULT = "() => window.__floe.result() !== null"
-#: JS: the stream has confirmed the frame the page drew after its last press.
-AUTHORITY_CAUGHT_UP = """() => { const log = window.__floe.frames();
-  const drawn = log.presses.filter((press) => press.drawnFrame >= 0);
-  const last = log.authority[log.authority.length - 1];
-  return drawn.length === 0 || (last !== undefined && last[0] >= drawn[drawn.length - 1].drawnFrame); }"""
 #: One-way delay and jitter, seconds.
 DELAY = 0.100
 JITTER = 0.010
@@ -135,23 +130,6 @@ async def press_until_checked(page: Page, wanted: int, seconds: float) -> Checke
         measured = len(await page.evaluate("() => window.__floe.presses()"))
         await press_and_measure(page, measured + 1, ends - loop.time())
     return list(checked.values()), [story[frame] for frame in sorted(story)]
-
-
-def moved_by_the_authority(log: dict[str, Any]) -> list[dict[str, Any]]:
-    """The presses whose stamped frame moved your Pengo in the authority's stream (his avatar at the start
-    of the frame after it differs from the one at its start), each with the authority's avatar on the
-    frame the page drew first after it, and how far past the page's frame the key was stamped."""
-    authority = {frame: avatar for frame, avatar in log["authority"]}
-    checked = []
-    for press in log["presses"]:
-        stamped = press["stamped"]
-        if stamped < 0 or stamped not in authority or stamped + 1 not in authority:
-            continue
-        if authority[stamped + 1] == authority[stamped] or press["drawnFrame"] not in authority:
-            continue
-        checked.append({**press, "authority": authority[press["drawnFrame"]],
-                        "span": stamped - press["keyFrame"]})
-    return checked
 
 
 def around(authority: dict[int, str | None], frame: int) -> list[str | None]:
