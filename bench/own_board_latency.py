@@ -137,11 +137,13 @@ async def one_match(context: BrowserContext, base: str, prediction: bool, presse
     await page.click(f"#play-{bot}")
     await page.wait_for_function(PLAYING, timeout=60_000)
     engine_s = None
+    load_ms = None
     if prediction:
         waited = time.monotonic()
         await page.wait_for_function("() => window.__floe.prediction() && window.__floe.prediction().active",
                                      timeout=120_000)
         engine_s = time.monotonic() - waited
+        load_ms = await page.evaluate("async () => (await window.__floeEngine.load()).ms")
     playing_from = await page.evaluate("() => window.__floe.stream().model.frame")
     seat = await page.evaluate("() => window.__floe.stream().joined.seat")
     pressing_from = time.monotonic()
@@ -155,7 +157,7 @@ async def one_match(context: BrowserContext, base: str, prediction: bool, presse
     await page.close()
     assert not errors, errors
     return {"presses": measured, "prediction": state, "frames": frames, "engine_s": engine_s, "seat": seat,
-            "pressed_s": pressed_s, "log": log}
+            "pressed_s": pressed_s, "log": log, "load_ms": load_ms}
 
 
 def at_once(log: dict[str, Any]) -> str:
@@ -231,6 +233,9 @@ async def run(delays: list[int], jitter: int, presses: int, seconds: float,
                             print(f"  the engine's download on the cold load: {len(engine_bytes)} files, "
                                   f"{sum(engine_bytes) / 1e6:.2f} MB", flush=True)
                             printed_download = True
+                        if got["load_ms"] is not None:
+                            print(f"  the engine's start in its worker (Pyodide loaded, the rules imported): "
+                                  f"{got['load_ms'] / 1000:.1f} s", flush=True)
             if corrections_seconds > 0:
                 async with delaying_proxy(port, 0.050, 0.010) as proxied:
                     got = await one_match(context, f"http://127.0.0.1:{proxied}", True, 10_000,
