@@ -305,7 +305,9 @@ export class LiveView {
     const board = this.board;
     if (seat === null || board?.avatarIn === undefined) return;
     this.authorityNext = Math.max(this.authorityNext, stream.confirmed - KEPT_FRAMES + 1);
-    for (; this.authorityNext <= stream.confirmed; this.authorityNext += 1) {
+    // a record may say frames are confirmed before the records of them came (they follow in its batch)
+    const last = Math.min(stream.confirmed, stream.model.frame);
+    for (; this.authorityNext <= last; this.authorityNext += 1) {
       const state = stream.stateAt(this.authorityNext);
       if (state === undefined) continue;
       this.authority.push([this.authorityNext, board.avatarIn(state, seat)]);
