@@ -246,6 +246,26 @@ describe("the session's inputs", () => {
     expect(sent(outcome.send)).toEqual([{ kind: "input", frame: 111, inputs: [1, 1] }]);
   });
 
+  it("after input-late, stamps past where the runs in flight land, once per shift", () => {
+    const session = playing(100);
+    session.input(0, 0, HELD); // 103
+    session.input(1, 2 * FRAME_MS, HELD); // 104, 105
+    const before = session.stampedUntil;
+    // the server put 103 on 110, so every run sent after it lands 7 frames later than stamped
+    session.receive(bytes({ kind: "input-late", frame: 103, applied: 110 }), 2 * FRAME_MS);
+    expect(session.stampedUntil).toBe(before + 7);
+    // the answer to the run sent before the jump says the same shift: no second jump
+    session.receive(bytes({ kind: "input-late", frame: 104, applied: 111 }), 2 * FRAME_MS);
+    expect(session.stampedUntil).toBe(before + 7);
+    expect(session.late).toBe(2);
+    // a run stamped after the jump answered late is a new shift
+    const next = session.stampedUntil;
+    session.input(2, 12 * FRAME_MS, HELD);
+    const after = session.stampedUntil;
+    session.receive(bytes({ kind: "input-late", frame: next, applied: next + 3 }), 12 * FRAME_MS);
+    expect(session.stampedUntil).toBe(after + 3);
+  });
+
   it("leaves the match on request", () => {
     expect(decode(playing().leave())).toEqual({ kind: "leave" });
   });

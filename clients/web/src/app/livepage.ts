@@ -194,5 +194,6 @@ export function match(id: string, role: "player" | "spectator", bot: string | nu
     prediction: () => view.predictionState(),
     predicted: () => (view.prediction?.active ? view.prediction.state : null),
     presses: () => [...view.presses],
+    frames: () => view.frameLog(),
   });
 }

@@ -12,8 +12,8 @@
 import { browserEngine } from "../engine/engine";
 import { type AnyGameView, viewFor } from "../games/registry";
 import type { Board, InputDevice } from "../games/view";
-import { Prediction } from "../net/predict";
-import { MatchStream } from "../net/stream";
+import { Prediction, type PredictionWork } from "../net/predict";
+import { KEPT_FRAMES, MatchStream } from "../net/stream";
 import { Connection } from "../net/transport";
 import type { GameEvent } from "../net/vocabulary";
 import type { Joined, MatchResult, Over, Rated, RematchMessage, Status, StreamMessage } from "../net/wire";
@@ -55,6 +55,33 @@ export interface Press {
 /** Presses waiting for their drawing are dropped after this many drawings (the avatar did not move). */
 export const PRESS_DRAWS_KEPT = 120;
 
+/** A key press in the match's frames (tests/web/test_prediction.py's frame-by-frame check). */
+export interface PressFrames {
+  /** The frame the page had drawn when the key came. */
+  keyFrame: number;
+  /** Where the last drawing put your avatar then. */
+  keyAvatar: string | null;
+  /** The frame the press's byte was stamped for (−1 until it was sent). */
+  stamped: number;
+  /** The first drawing after the key of a frame past `stamped` (the state after the stamped frame):
+   * its frame, where it put your avatar, whether it was the predicted board (−1/null until drawn). */
+  drawnFrame: number;
+  drawnAvatar: string | null;
+  drawnPredicted: boolean;
+}
+
+/** What the page drew and what the authority said, frame by frame (`window.__floe.frames()`). */
+export interface FrameLog {
+  presses: PressFrames[];
+  /** Your avatar in the stream's state at each confirmed frame: [frame, avatar]. */
+  authority: [number, string | null][];
+  /** Each drawing: [frame drawn, your avatar, predicted]. */
+  drawings: [number, string | null, boolean][];
+}
+
+/** Entries of each frame log kept (a minute of frames and drawings). */
+export const FRAME_LOG_KEPT = 3600;
+
 /** What a test reads from the page (window.__floe). */
 export interface TestHooks {
   stream: () => AnyStream | null;
@@ -76,6 +103,8 @@ export interface TestHooks {
   predicted?: () => unknown;
   /** Key presses measured so far (bench/own_board_latency.py). */
   presses?: () => Press[];
+  /** Presses, the authority's avatar and the drawings, in frames (tests/web/test_prediction.py). */
+  frames?: () => FrameLog;
   /** The replay viewer: where its frames came from (the browser engine playing the file, or the
    * server's stream), its keyframes' frames and views, and its practice board ("play from here"). */
   source?: () => "engine" | "stream";
@@ -101,6 +130,11 @@ export interface PredictionState {
   made: number;
   frame: number;
   lastMs: number;
+  /** The worker's work so far: advances, rollbacks, frames stepped and re-simulated, milliseconds. */
+  work: PredictionWork;
+  /** `input-late` replies so far, and the clock's lead (frames an input is stamped ahead). */
+  late: number;
+  lead: number | null;
 }
 
 /** A live match: play (with controls) or watch. */
@@ -129,11 +163,23 @@ export class LiveView {
   /** Key presses measured (`Press`), and those still waiting for a drawing that moved the avatar. */
   readonly presses: Press[] = [];
   private pending: { t: number; avatar: string | null; draws: number }[] = [];
+  /** Presses in frames (`PressFrames`), the stream's avatar per confirmed frame, each drawing. */
+  private readonly pressFrames: PressFrames[] = [];
+  private readonly authority: [number, string | null][] = [];
+  private authorityNext = 0;
+  private readonly drawings: [number, string | null, boolean][] = [];
+  private lastSent: number | null = null;
   private readonly onKey = (event: KeyboardEvent): void => {
     if (event.repeat) return;
     const seat = this.stream?.joined.seat;
     if (seat === null || seat === undefined || this.board?.avatar === undefined) return;
-    this.pending.push({ t: event.timeStamp, avatar: this.board.avatar(seat), draws: 0 });
+    const avatar = this.board.avatar(seat);
+    this.pending.push({ t: event.timeStamp, avatar, draws: 0 });
+    this.pressFrames.push({
+      keyFrame: Math.floor(this.display), keyAvatar: avatar, stamped: -1, drawnFrame: -1,
+      drawnAvatar: null, drawnPredicted: false,
+    });
+    if (this.pressFrames.length > FRAME_LOG_KEPT) this.pressFrames.shift();
   };
 
 
@@ -220,6 +266,11 @@ export class LiveView {
     const value = controls.byte();
     if (this.connection.input(value, controls.heldMask)) {
       controls.sent(value);
+      if (value !== this.lastSent) {
+        // a changed byte: the presses waiting for their frame were stamped on this one
+        for (const press of this.pressFrames) if (press.stamped < 0) press.stamped = this.connection.session.lastStamped;
+      }
+      this.lastSent = value;
       this.prediction?.pump();
     }
   }
@@ -231,6 +282,7 @@ export class LiveView {
     stream.apply(message);
     this.prediction?.onStream(message);
     this.log?.apply(message);
+    if (message.kind === "frame" || message.kind === "resync") this.logAuthority(stream);
     if (message.kind === "frame") {
       this.board.applied(stream, message.frame);
       this.records += 1;
@@ -247,6 +299,26 @@ export class LiveView {
     }
   }
 
+  /** Your avatar in the stream's state of each frame now confirmed (final: the authority's). */
+  private logAuthority(stream: AnyStream): void {
+    const seat = stream.joined.seat;
+    const board = this.board;
+    if (seat === null || board?.avatarIn === undefined) return;
+    this.authorityNext = Math.max(this.authorityNext, stream.confirmed - KEPT_FRAMES + 1);
+    // a record may say frames are confirmed before the records of them came (they follow in its batch)
+    const last = Math.min(stream.confirmed, stream.model.frame);
+    for (; this.authorityNext <= last; this.authorityNext += 1) {
+      const state = stream.stateAt(this.authorityNext);
+      if (state === undefined) continue;
+      this.authority.push([this.authorityNext, board.avatarIn(state, seat)]);
+    }
+    if (this.authority.length > FRAME_LOG_KEPT) this.authority.splice(0, this.authority.length - FRAME_LOG_KEPT);
+  }
+
+  frameLog(): FrameLog {
+    return { presses: this.pressFrames.map((press) => ({ ...press })), authority: [...this.authority], drawings: [...this.drawings] };
+  }
+
   /** The prediction as the page and the tests read it (null: none for this page). */
   predictionState(): PredictionState | null {
     const prediction = this.prediction;
@@ -254,7 +326,8 @@ export class LiveView {
     return {
       active: prediction.active, stopped: prediction.stopped, corrections: [...prediction.corrections],
       desyncs: [...prediction.desyncs], made: prediction.made, frame: prediction.state?.frame ?? -1,
-      lastMs: prediction.lastMs,
+      lastMs: prediction.lastMs, work: { ...prediction.work }, late: this.connection.session.late,
+      lead: this.connection.session.clock.lead(),
     };
   }
 
@@ -266,13 +339,24 @@ export class LiveView {
     return this.board?.busyMs ?? 0;
   }
 
-  /** After a drawing: each key press whose avatar this drawing moved is measured. */
+  /** After a drawing: each key press whose avatar this drawing moved is measured; the drawing logged. */
   private measure(): void {
     const seat = this.stream?.joined.seat;
-    if (this.pending.length === 0 || seat === null || seat === undefined) return;
+    if (seat === null || seat === undefined || this.board?.avatar === undefined || !this.stream?.started) return;
     const now = performance.now();
-    const avatar = this.board?.avatar?.(seat) ?? null;
-    const predicted = this.prediction?.active ?? false;
+    const avatar = this.board.avatar(seat);
+    const predicted = (this.prediction?.active ?? false) && this.over === null;
+    const frame = Math.floor(this.display);
+    this.drawings.push([frame, avatar, predicted]);
+    if (this.drawings.length > 2 * FRAME_LOG_KEPT) this.drawings.splice(0, FRAME_LOG_KEPT);
+    for (const press of this.pressFrames) {
+      if (press.stamped >= 0 && press.drawnFrame < 0 && frame > press.stamped) {
+        press.drawnFrame = frame;
+        press.drawnAvatar = avatar;
+        press.drawnPredicted = predicted;
+      }
+    }
+    if (this.pending.length === 0) return;
     this.pending = this.pending.filter((press) => {
       press.draws += 1;
       if (press.avatar !== null && avatar !== null && avatar !== press.avatar) {

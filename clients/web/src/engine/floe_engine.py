@@ -9,18 +9,17 @@ server's rules unchanged, never its network code. Two uses:
   with the server's).
 - `Replica`: one live match rebuilt from what the stream carries (ruleset, config, seed, seats, each
   confirmed frame's inputs), with a prediction of the frames past the confirmed one (GGPO's shape):
-  the seat's own inputs as stamped, the other seats holding their last confirmed input. The confirmed
-  state is kept as a snapshot; every prediction restores it and re-simulates forward, so a confirmed
-  frame that disagrees with an earlier prediction simply re-simulates (the rollback). What was drawn
-  of each predicted frame is fingerprinted per seat and compared with the authority's frame when it is
-  confirmed: a difference in what moves on a board (its records) is a correction, counted per seat.
-  A keyframe's checksum is compared with the replica's own state at that frame: a difference is a
-  desync.
+  the seat's own inputs as stamped, the other seats holding their last confirmed input. The predicted
+  state is kept and stepped on frame by frame (one step a frame in play); a confirmed frame that
+  agrees with what was predicted only moves the confirmed pointer, and one that disagrees restores
+  the nearest snapshot before it and re-simulates to the present (the rollback). What was drawn of
+  each predicted frame (each seat's records) is compared with that frame's final simulation once it
+  is confirmed: a difference in what moves on a board is a correction, counted per seat. A keyframe's
+  checksum is compared with the replica's own state at that frame: a difference is a desync.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 from typing import Any
@@ -28,7 +27,6 @@ from typing import Any
 from rules.registry import lookup
 from rules.replay import Replay, input_rows, record, verify
 from rules.ruleset import seat_seed
-from rules.synctest import canonical_encoding
 
 #: Drawn frames remembered for the correction check (older ones are forgotten unchecked).
 DRAWN_KEPT = 240
@@ -36,6 +34,14 @@ DRAWN_KEPT = 240
 #: on: its records, what moves on the board (Pengo, the Sno-Bees, sliding blocks). The summary's
 #: incoming-attack telegraph follows the other seats' guessed inputs, and is not your board moving.
 SPRITES = 1
+#: Frames between the snapshots the predicted chain keeps. A snapshot (marshal of `snapshot()`, about
+#: 60 KB for Pengo versus) costs about six steps, so one every frame would cost more than the steps
+#: themselves; one every 8 frames costs under one step a frame, and a rollback re-simulates at most 7
+#: frames more than GGPO's frame-exact ring would.
+SNAPSHOT_EVERY = 8
+#: The most frames one `advance` simulates (the page asks again for the rest): a catch-up after the
+#: engine loaded, or after a stall, never holds the worker for long.
+STEPS_PER_ADVANCE = 240
 
 
 def verify_replay(text: str) -> str:
@@ -46,113 +52,199 @@ def verify_replay(text: str) -> str:
                        "frames": verdict.frames})
 
 
-def _fingerprint(value: Any) -> str:
-    return hashlib.sha256(canonical_encoding(value)).hexdigest()[:16]
-
-
 class Replica:
-    """One match's replica: the confirmed state and predictions past it (see the module docstring)."""
+    """One match's replica, predicted incrementally (GGPO's shape; see the module docstring).
+
+    The chain is one match stepped frame by frame: the frames below `base` with their confirmed inputs,
+    the frames from `base` to the present (`match.frame`) with a prediction (the seat's own stamped
+    bytes, the other seats holding their last confirmed input). `rows` keeps the inputs each frame was
+    stepped with, `snapshots` the state at every `SNAPSHOT_EVERY`th frame from the newest one at or
+    below `base` on. `advance` compares the new confirmed rows and the present prediction with the rows
+    stepped: when they agree (the usual case) the confirmed pointer just moves and the chain steps on to
+    the target; at the first frame that differs, the chain restores the snapshot at or before it and
+    re-simulates to the present (the rollback)."""
 
     def __init__(self, ruleset: str, version: int, config: str, seed: int, seats: str) -> None:
         rules = lookup(ruleset, version)
         names = json.loads(seats)
         self.match = rules.new_match(rules.config_from_plain(json.loads(config)), seed, names)
-        self.inputs = rules.inputs
+        self.held = rules.inputs.held
         self.seats = len(names)
-        self.base_frame = 0
-        self.base = marshal.dumps(self.match.snapshot())
-        self.last = [self.inputs.neutral] * self.seats
-        #: frame → per-seat fingerprints of what a prediction drew of that frame (the state after it).
-        self.drawn: dict[int, list[str]] = {}
+        self.seat = 0
+        #: Frames below this are confirmed (their rows are final).
+        self.base = 0
+        #: The last confirmed row (the frame before `base`).
+        self.last = [rules.inputs.neutral] * self.seats
+        #: frame → the row the chain stepped that frame with.
+        self.rows: dict[int, list[int]] = {}
+        #: frame → the chain's state at the start of that frame (marshal of `snapshot()`).
+        self.snapshots: dict[int, bytes] = {0: marshal.dumps(self.match.snapshot())}
+        #: The seat's own stamped bytes, frame → byte, from `base` on (the page's latest).
+        self.own: dict[int, int] = {}
+        #: The page holds no state of this chain: the next answer starts again from `base`.
+        self.fresh = True
+        #: frame → per seat, what the page drew of that frame (its records), and what the chain's latest
+        #: simulation of that frame shows (compared once the frame is confirmed).
+        self.drawn: dict[int, list[Any]] = {}
+        self.latest: dict[int, list[Any]] = {}
         self.corrections = [0] * self.seats
         self.wrong = [False] * self.seats
-        #: keyframe checksums waiting for the confirmed state to reach their frame.
+        #: keyframe checksums by frame, and the chain's own checksum at that frame once it passed it.
         self.pending: dict[int, str] = {}
+        self.reached: dict[int, str] = {}
         self.desyncs: list[int] = []
-
-    def _restore(self) -> None:
-        if self.match.frame != self.base_frame or self._dirty:
-            self.match.restore(marshal.loads(self.base))
-            self._dirty = False
-
-    _dirty = False
+        #: Counters for the bench: advances answered, rollbacks, frames stepped, frames re-simulated.
+        self.advances = 0
+        self.rollbacks = 0
+        self.stepped = 0
+        self.resimulated = 0
 
     def keyframe(self, frame: int, checksum: str) -> None:
-        """The server's checksum of the state at the start of `frame` (checked once confirmed there)."""
-        if frame == self.base_frame:
-            self._check(frame, checksum)
-        elif frame > self.base_frame:
+        """The server's checksum of the state at the start of `frame` (compared once confirmed there;
+        a frame older than the oldest snapshot can no longer be reached, and is not checked)."""
+        if frame >= min(self.snapshots):
             self.pending[frame] = checksum
+            self.reached.pop(frame, None)
 
-    def _check(self, frame: int, checksum: str) -> None:
-        state = marshal.loads(self.base)
-        if self.match.checksum(state) != checksum:
-            self.desyncs.append(frame)
-
-    def confirm(self, rows: str) -> int:
-        """Frames whose every seat's input is final, `[[frame, [byte per seat]], …]` from the confirmed
-        frame on (older ones are ignored; a gap stops there). Returns the confirmed frame reached."""
-        todo = [(frame, inputs) for frame, inputs in json.loads(rows) if frame >= self.base_frame]
-        if not todo:
-            return self.base_frame
-        self._restore()
-        match = self.match
-        for frame, inputs in todo:
-            if frame != self.base_frame:
-                break
-            match.step(inputs)
-            self.last = list(inputs)
-            self.base_frame = frame + 1
-            drawn = self.drawn.pop(frame + 1, None)
-            if drawn is not None:
-                actors = match.actors()
-                for seat in range(self.seats):
-                    differs = _fingerprint(actors[seat][SPRITES]) != drawn[seat]
-                    if differs and not self.wrong[seat]:
-                        self.corrections[seat] += 1
-                    self.wrong[seat] = differs
-            checksum = self.pending.pop(self.base_frame, None)
-            if checksum is not None and match.checksum(match.snapshot()) != checksum:
-                self.desyncs.append(self.base_frame)
-        self.base = marshal.dumps(match.snapshot())
-        self._dirty = False
-        for frame in [f for f in self.drawn if f <= self.base_frame - DRAWN_KEPT]:
-            del self.drawn[frame]
-        return self.base_frame
-
-    def predict(self, seat: int, own: str, target: int) -> str:
-        """Frames confirmed … `target` − 1 predicted: seat `seat` plays `own` (`{frame: byte}`; a frame
-        not in it holds the last byte's held part), the others hold their last confirmed input. The
-        frame bodies as the stream sends them (`{frame, inputs, events, actors}`, actors delta-coded from
-        the confirmed state), as JSON; the last one is remembered as drawn."""
-        self._restore()
-        match = self.match
-        played = {int(frame): value for frame, value in json.loads(own).items()}
-        held = self.inputs.held
+    def _predicted(self, frame: int) -> list[int]:
+        """The row a frame at or past `base` is predicted with: the own byte stamped for it (else the
+        own byte before it, held), the other seats holding their last confirmed input."""
+        held = self.held
         row = [held(value) for value in self.last]
-        bodies: list[dict[str, Any]] = []
-        for frame in range(self.base_frame, target):
-            if match.result is not None:
-                break
-            mine = played.get(frame)
-            row[seat] = held(row[seat]) if mine is None else mine
-            if frame == self.base_frame and mine is None:
-                row[seat] = held(self.last[seat])
-            inputs = list(row)
-            records = match.step(inputs)
-            bodies.append({"frame": frame, "inputs": inputs, "events": match.records_wire(records),
-                           "actors": match.changes()})
-            for other in range(self.seats):
-                row[other] = held(row[other])
-            self._dirty = True
-        if bodies:
-            self.drawn[match.frame] = [_fingerprint(actors[SPRITES]) for actors in match.actors()]
-        return json.dumps(bodies)
+        mine = self.own.get(frame)
+        if mine is None:
+            before = self.last if frame == self.base else self.rows[frame - 1]
+            mine = held(before[self.seat])
+        row[self.seat] = mine
+        return row
 
-    def counters(self) -> str:
-        """The corrections per seat and the desynced keyframe frames, as JSON."""
-        return json.dumps({"corrections": self.corrections, "desyncs": self.desyncs,
-                           "confirmed": self.base_frame})
+    def _sprites(self) -> list[Any]:
+        return [actors[SPRITES] for actors in self.match.actors()]
+
+    def advance(self, seat: int, rows: str, own: str, target: int, fresh: bool) -> str:
+        """Confirm `rows` (`[[frame, [byte per seat]], …]` from `base` on; older ones are ignored, a gap
+        stops there), take `own` (`{frame: byte}`, the seat's stamped bytes from `base` on) and step the
+        chain to `target` (at most `STEPS_PER_ADVANCE` frames). The answer, as JSON: `{base, present,
+        from, restart, bodies, …counters}`: the frame bodies the page applies (as the stream sends
+        them, actors delta-coded), from frame `from`: onto the stream's state at `from` (= `base`) when
+        `restart`, else onto the page's present state (its frame is `from`); `from` is −1 when there is
+        nothing new to apply. `fresh`: the page has no state of the chain (start again from `base`)."""
+        self.advances += 1
+        self.seat = seat
+        match = self.match
+        present = match.frame
+        rollback: int | None = None
+        restart = fresh or self.fresh
+        for frame, inputs in json.loads(rows):
+            if frame < self.base:
+                continue
+            if frame != self.base:
+                break
+            if frame < present and self.rows[frame] != inputs and rollback is None:
+                rollback = frame
+            self.rows[frame] = list(inputs)
+            self.last = list(inputs)
+            self.base = frame + 1
+        base = self.base
+        self.own = {int(frame): value for frame, value in json.loads(own).items()}
+        if rollback is None:  # the prediction past `base` as it stands now (a newly held input, a byte)
+            for frame in range(base, present):
+                if self._predicted(frame) != self.rows[frame]:
+                    rollback = frame
+                    break
+        restart = restart or rollback is not None or base > present
+        # a keyframe whose frame the chain passed before it came: simulated again, silently, to reach it
+        unreached = [frame for frame in self.pending if frame not in self.reached and frame < present]
+        resimulate = min([frame for frame in (rollback, *unreached) if frame is not None], default=None)
+        if restart and base < present:
+            resimulate = base if resimulate is None else min(resimulate, base)
+        start = present
+        if resimulate is not None:
+            start = max(frame for frame in self.snapshots if frame <= resimulate)
+            for frame in [f for f in self.snapshots if f > start]:
+                if frame > (rollback if rollback is not None else present):
+                    del self.snapshots[frame]
+            for frame in [f for f in self.reached if f > start]:
+                del self.reached[frame]  # reached again on the way (this chain may differ)
+            match.restore(marshal.loads(self.snapshots[start]))
+            if rollback is not None:
+                self.rollbacks += 1
+                self.resimulated += max(0, present - start)
+        emit_from = base if restart else present
+        end = min(max(target, base), start + STEPS_PER_ADVANCE)
+        bodies = self._run(start, end, emit_from)
+        emitted = match.frame >= emit_from and (bodies or restart or match.frame != present)
+        if emitted and match.frame > base:
+            self.drawn[match.frame] = self.latest[match.frame] = self._sprites()
+        self.fresh = restart and not emitted
+        self._settle()
+        return json.dumps({
+            "base": base, "present": match.frame, "from": emit_from if emitted else -1, "restart": restart,
+            "bodies": bodies if emitted else [], "corrections": self.corrections, "desyncs": self.desyncs,
+            "advances": self.advances, "rollbacks": self.rollbacks, "stepped": self.stepped,
+            "resimulated": self.resimulated,
+        })
+
+    def _run(self, start: int, end: int, emit_from: int) -> list[dict[str, Any]]:
+        """Step the chain from `start` (its frame now) to `end`; the bodies of the frames from
+        `emit_from` on (the changes before it are taken as the base of the first one)."""
+        match = self.match
+        base = self.base
+        bodies: list[dict[str, Any]] = []
+        for frame in [f for f in self.rows if f >= end and f >= base]:
+            del self.rows[frame]
+        frame = start
+        while True:
+            self._reach(frame)
+            if frame == emit_from and frame != start:
+                match.changes()  # what the page holds at `emit_from` is the base of the next change
+            if frame >= end or match.result is not None:
+                break
+            row = self.rows[frame] if frame < base else self._predicted(frame)
+            self.rows[frame] = row
+            records = match.step(row)
+            self.stepped += 1
+            if frame >= emit_from:
+                bodies.append({"frame": frame, "inputs": list(row), "events": match.records_wire(records),
+                               "actors": match.changes()})
+            frame += 1
+            if frame in self.drawn:
+                self.latest[frame] = self._sprites()
+        return bodies
+
+    def _reach(self, frame: int) -> None:
+        """The chain is at the start of `frame`: a keyframe's checksum, a snapshot when one is due."""
+        match = self.match
+        if frame in self.pending:
+            self.reached[frame] = match.checksum(match.snapshot())
+        if frame % SNAPSHOT_EVERY == 0 and frame not in self.snapshots and frame + SNAPSHOT_EVERY > self.base:
+            self.snapshots[frame] = marshal.dumps(match.snapshot())
+
+    def _settle(self) -> None:
+        """Frames now confirmed: what was drawn of them compared with their final simulation (a
+        correction), keyframes compared (a desync); what no rollback can reach forgotten."""
+        base = self.base
+        for frame in sorted(f for f in self.drawn if f <= base):
+            drawn = self.drawn.pop(frame)
+            final = self.latest.pop(frame, drawn)
+            if frame <= base - DRAWN_KEPT:
+                continue
+            for seat in range(self.seats):
+                differs = final[seat] != drawn[seat]
+                if differs and not self.wrong[seat]:
+                    self.corrections[seat] += 1
+                self.wrong[seat] = differs
+        for frame in sorted(f for f in self.pending if f <= base and f in self.reached):
+            if self.reached.pop(frame) != self.pending.pop(frame):
+                self.desyncs.append(frame)
+        anchor = max(frame for frame in self.snapshots if frame <= base)
+        for frame in [f for f in self.snapshots if f < anchor]:
+            del self.snapshots[frame]
+        for frame in [f for f in self.rows if f < anchor]:
+            del self.rows[frame]
+        for frame in [f for f in self.pending if f < anchor]:
+            del self.pending[frame]
+            self.reached.pop(frame, None)
 
 
 #: Keyframes of a replay played in the browser: every this many frames (the server's default runner

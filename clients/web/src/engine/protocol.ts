@@ -12,10 +12,8 @@ export type EngineRequest =
   | { op: "load" }
   | { op: "verify"; replay: unknown }
   | { op: "create"; ruleset: string; version: number; config: unknown; seed: number; seats: string[] }
-  | { op: "confirm"; rows: [number, number[]][] }
   | { op: "keyframe"; frame: number; checksum: string }
-  | { op: "predict"; seat: number; own: Record<number, number>; target: number }
-  | { op: "counters" }
+  | { op: "advance"; seat: number; rows: [number, number[]][]; own: Record<number, number>; target: number; fresh: boolean }
   | PayloadRequest
   | { op: "replay"; replay: unknown }
   | {
@@ -55,10 +53,25 @@ export interface Verdict {
   frames: number;
 }
 
-export interface Counters {
+/** The replica's answer to `advance` (floe_engine.py `Replica.advance`). */
+export interface Advanced {
+  /** Frames below `base` are confirmed; the chain's present frame. */
+  base: number;
+  present: number;
+  /** The frame the bodies start at (−1: nothing new): onto the stream's state at `from` when `restart`,
+   * else onto the page's own predicted state (at `from`). */
+  from: number;
+  restart: boolean;
+  bodies: FrameBody[];
   corrections: number[];
   desyncs: number[];
-  confirmed: number;
+  /** Advances answered, rollbacks, frames stepped and re-simulated (all so far). */
+  advances: number;
+  rollbacks: number;
+  stepped: number;
+  resimulated: number;
+  /** Milliseconds the worker spent on this advance (Python's call and its JSON). */
+  ms: number;
 }
 
 /** What each operation answers. */
@@ -66,10 +79,8 @@ export interface EngineAnswers {
   load: { ms: number; importMs: number; python: string };
   verify: Verdict & { ms: number };
   create: null;
-  confirm: number;
   keyframe: null;
-  predict: FrameBody[];
-  counters: Counters;
+  advance: Advanced;
   payload: unknown;
   replay: PlayedReplay & { ms: number };
   practice: EngineKeyframe & { tables: Joined["tables"] };

@@ -9,9 +9,7 @@ import { ENGINE_PATH, type Envelope, type Reply } from "./protocol";
 
 type Replica = {
   keyframe(frame: number, checksum: string): void;
-  confirm(rows: string): number;
-  predict(seat: number, own: string, target: number): string;
-  counters(): string;
+  advance(seat: number, rows: string, own: string, target: number, fresh: boolean): string;
   destroy?(): void;
 };
 
@@ -73,15 +71,15 @@ async function answer(request: Envelope): Promise<unknown> {
       replica = floe.Replica(request.ruleset, request.version, JSON.stringify(request.config), request.seed,
         JSON.stringify(request.seats)) as Replica;
       return null;
-    case "confirm":
-      return needReplica().confirm(JSON.stringify(request.rows));
     case "keyframe":
       needReplica().keyframe(request.frame, request.checksum);
       return null;
-    case "predict":
-      return JSON.parse(needReplica().predict(request.seat, JSON.stringify(request.own), request.target));
-    case "counters":
-      return JSON.parse(needReplica().counters());
+    case "advance": {
+      const started = performance.now();
+      const advanced = JSON.parse(needReplica().advance(request.seat, JSON.stringify(request.rows),
+        JSON.stringify(request.own), request.target, request.fresh)) as object;
+      return { ...advanced, ms: performance.now() - started };
+    }
     case "payload": {
       // Payload's run (payload_engine.py, imported on its first call): one call of that module
       const payload = pyodide.pyimport("payload_engine");

@@ -75,6 +75,9 @@ export interface Board<M extends StreamModel<M>> {
   /** Where the last drawing put seat `seat`'s avatar, as text (a key press's latency is measured to the
    * first drawing that changed it: app/match.ts), or null when none was drawn. */
   avatar?(seat: number): string | null;
+  /** Where seat `seat`'s avatar is in a model's state, as `avatar` says it (a drawing without easing
+   * puts it there), or null when it has none: the authority's side of the frame-by-frame check. */
+  avatarIn?(model: M, seat: number): string | null;
   /** The predicted board was corrected by the authority (net/predict.ts): ease what moved. */
   correct?(): void;
   /** The stream starts again from a keyframe (a replay's seek): effects in flight are forgotten. */

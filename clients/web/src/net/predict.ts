@@ -1,21 +1,25 @@
 /**
  * Prediction, for any game (GGPO's shape; the server stays the authority): the browser engine's
- * replica (src/engine) rebuilt from what the players' stream carries — the ruleset, config, seed and
- * seats of `joined`, and each frame record's inputs — and the frames past the confirmed one predicted.
+ * replica (src/engine, floe_engine.py `Replica`) rebuilt from what the players' stream carries — the
+ * ruleset, config, seed and seats of `joined`, and each frame record's inputs — and the frames past the
+ * confirmed one predicted, incrementally.
  *
  * - Every frame record's inputs are kept (a `rewind` forgets the frames it takes back; a re-sent
  *   record replaces them). Frames below the stream's `confirmed` are final: they go to the replica
- *   in order, which steps its confirmed state through them.
- * - The seat's own bytes, as the session stamped them (`Session.own`), are played on their frames at
- *   once; the other seats hold their last confirmed input (the server's own prediction). The replica
- *   restores its confirmed state and re-simulates up to the frame the session stamps next, every time
- *   a new input is stamped or a frame is confirmed: a confirmed frame that disagrees with an earlier
- *   prediction is simply simulated again (the rollback).
- * - The predicted frames come back as the stream's own frame bodies; they are applied to the game's
- *   model of the confirmed frame (the stream's state there, which is final), and the newest state is
- *   what the page draws.
- * - What was drawn of each predicted frame is compared with the authority's state once that frame is
- *   confirmed (in the worker, by fingerprint per seat): a difference is a correction, counted per seat
+ *   once each, in order.
+ * - The seat's own bytes, as the session stamped them (`Session.own`), are played on their frames; the
+ *   other seats hold their last confirmed input (the server's own prediction). The replica keeps its
+ *   predicted state and steps it on to the frame the session stamps next: one step a frame in play.
+ *   A confirmed frame that agrees with what was predicted only moves its confirmed pointer; one that
+ *   disagrees restores a snapshot at or before it and re-simulates to the present (the rollback).
+ * - One request is in flight at a time (`pump` coalesces what comes meanwhile), and a request steps a
+ *   bounded number of frames (the page asks again for the rest), so the worker is never queued faster
+ *   than it answers, and a catch-up never holds it long.
+ * - Each answer's frame bodies are the stream's own form: applied to the page's predicted state, or,
+ *   after a rollback, to the stream's state of the confirmed frame (final); the newest state is what
+ *   the page draws.
+ * - What was drawn of each predicted frame is compared with that frame's final simulation once it is
+ *   confirmed (in the worker, per seat): a difference is a correction, counted per seat
  *   (`corrections`; the board eases it). A keyframe whose checksum differs from the replica's state at
  *   its frame is a desync: counted, and the page draws from the stream alone from then on (repaired:
  *   the stream is the authority).
@@ -40,26 +44,40 @@ export interface OwnInputs {
   readonly stampedUntil: number;
 }
 
+/** What the bench reads of the worker's work. */
+export interface PredictionWork {
+  /** Advances answered, rollbacks, frames stepped and re-simulated (in the worker). */
+  advances: number;
+  rollbacks: number;
+  stepped: number;
+  resimulated: number;
+  /** Milliseconds the worker spent on advances (all), and the longest one. */
+  workerMs: number;
+  workerMaxMs: number;
+}
+
 export class Prediction<M extends StreamModel<M>> {
   /** Each frame's inputs as the stream last said them. */
   private readonly inputs = new Map<number, number[]>();
   private confirmed = 0;
-  /** Frames below this are in the replica's confirmed state. */
+  /** Frames below this are confirmed in the replica (the next confirmed row it needs). */
   private base = 0;
   private replica = false;
   private busy = false;
   private again = false;
+  /** The page holds no state of the replica's chain (it starts again from the confirmed frame). */
+  private fresh = true;
   /** Why the prediction stopped for this match (null while it runs). */
   stopped: string | null = null;
-  /** The newest predicted state (the start of frame `state.frame`), and the one before it. */
+  /** The newest predicted state (the start of frame `state.frame`). */
   state: M | null = null;
-  previous: M | null = null;
   /** Corrections of what was drawn, per seat, and the keyframes the replica disagreed with. */
   corrections: number[];
   desyncs: number[] = [];
-  /** Predictions made, and the milliseconds the last one took (request to answer). */
+  /** Predictions made (answers drawn), and the milliseconds the last one took (request to answer). */
   made = 0;
   lastMs = 0;
+  readonly work: PredictionWork = { advances: 0, rollbacks: 0, stepped: 0, resimulated: 0, workerMs: 0, workerMaxMs: 0 };
   /** Called when a correction was counted (the board eases it). */
   onCorrection: (() => void) | null = null;
   /** Called on a desync (the page reports it). */
@@ -93,7 +111,6 @@ export class Prediction<M extends StreamModel<M>> {
   stop(why: string): void {
     if (this.stopped === null) this.stopped = why;
     this.state = null;
-    this.previous = null;
   }
 
   /** A stream message, after the stream applied it. */
@@ -137,7 +154,8 @@ export class Prediction<M extends StreamModel<M>> {
     return frame;
   }
 
-  /** A new input was stamped (or the clock moved): predict again. */
+  /** A new input was stamped, or a frame confirmed: advance the replica (one request at a time; what
+   * comes while one is in flight is taken by the next). */
   pump(): void {
     if (!this.replica || this.stopped !== null) return;
     if (this.busy) {
@@ -163,30 +181,31 @@ export class Prediction<M extends StreamModel<M>> {
       if (inputs === undefined) break;
       rows.push([frame, inputs]);
     }
-    if (rows.length > 0) {
-      this.base = await engine.request({ op: "confirm", rows });
-      for (const frame of [...this.inputs.keys()]) if (frame < this.base) this.inputs.delete(frame);
-    }
     if (this.inputs.size > INPUTS_KEPT) {
       this.stop("the replica fell behind the stream");
       return;
     }
     const target = this.session.stampedUntil;
-    const base = this.base;
-    const start = this.stream.stateAt(base);
-    if (target <= base || start === undefined) return;
     const own: Record<number, number> = {};
-    for (const [frame, value] of this.session.own) if (frame >= base && frame < target) own[frame] = value;
+    for (const [frame, value] of this.session.own) if (frame >= this.base && frame < target) own[frame] = value;
     const asked = performance.now();
-    const [bodies, counters] = await Promise.all([
-      engine.request({ op: "predict", seat: this.seat, own, target }),
-      engine.request({ op: "counters" }),
-    ]);
+    const answer = await engine.request({ op: "advance", seat: this.seat, rows, own, target, fresh: this.fresh });
+    this.fresh = false;
     this.lastMs = performance.now() - asked;
-    this.made += 1;
-    this.count(counters.corrections, counters.desyncs);
+    const work = this.work;
+    work.advances = answer.advances;
+    work.rollbacks = answer.rollbacks;
+    work.stepped = answer.stepped;
+    work.resimulated = answer.resimulated;
+    work.workerMs += answer.ms;
+    work.workerMaxMs = Math.max(work.workerMaxMs, answer.ms);
+    this.base = answer.base;
+    for (const frame of [...this.inputs.keys()]) if (frame < this.base) this.inputs.delete(frame);
+    this.count(answer.corrections, answer.desyncs);
     if (this.stopped !== null) return;
-    this.apply(start, bodies);
+    if (answer.from >= 0) this.apply(answer.from, answer.restart, answer.bodies);
+    // the replica stepped as far as one request may: ask for the rest
+    if (answer.present < target && answer.bodies.length > 0) this.again = true;
   }
 
   private count(corrections: number[], desyncs: number[]): void {
@@ -199,13 +218,18 @@ export class Prediction<M extends StreamModel<M>> {
     if (this.desyncs.length > 0) this.stop(`the replica disagreed with the keyframe of frame ${this.desyncs[0]}`);
   }
 
-  /** The confirmed state with the predicted frames applied. */
-  private apply(start: M, bodies: FrameBody[]): void {
+  /** The answer's bodies applied: after a rollback (`restart`) to the stream's state at `from` (a
+   * confirmed frame: final), else to the page's predicted state (at `from`). Without that state (the
+   * stream no longer keeps the frame) the next request starts again from the confirmed frame. */
+  private apply(from: number, restart: boolean, bodies: FrameBody[]): void {
+    const start = restart ? this.stream.stateAt(from) : (this.state?.frame === from ? this.state : undefined);
+    if (start === undefined) {
+      this.fresh = true;
+      return;
+    }
     const model = start.clone();
-    const last = bodies[bodies.length - 1];
-    for (const body of bodies.slice(0, -1)) model.applyFrame(body);
-    this.previous = last === undefined ? model : model.clone();
-    if (last !== undefined) model.applyFrame(last);
+    for (const body of bodies) model.applyFrame(body);
     this.state = model;
+    this.made += 1;
   }
 }

@@ -67,6 +67,12 @@ export class Session {
   bytesReceived = 0;
   readonly clock = new ServerClock();
   private nextStamp = 0;
+  /** `input-late` replies so far (inputs the server applied later than stamped). */
+  late = 0;
+  /** Runs stamped from this frame on were sent after the last shift learned from `input-late`. */
+  private lateGuard = 0;
+  /** The first frame the last `input` stamped (−1 before one): where a changed byte lands. */
+  lastStamped = -1;
   /** The seat's own bytes by the frame they were stamped for (the newest `OWN_KEPT` frames): the
    * browser engine's prediction plays them (net/predict.ts). */
   readonly own = new Map<number, number>();
@@ -183,9 +189,21 @@ export class Session {
         case "status":
           events.push({ kind: "status", status: message });
           break;
-        case "input-late":
+        case "input-late": {
+          this.late += 1;
+          // Once a byte is late the server puts the rest of the seat's bytes on consecutive frames after
+          // it (a seat's frames only move forward), so this run and every run sent after it land
+          // `shift` frames later than stamped, each answered late. Stamping on from where they land
+          // (once: the answers to runs sent before this jump say the same shift) ends the cascade; a
+          // later run answered late again is a new shift.
+          const shift = message.applied - message.frame;
+          if (message.frame >= this.lateGuard && shift > 0) {
+            this.nextStamp += shift;
+            this.lateGuard = this.nextStamp;
+          }
           this.nextStamp = Math.max(this.nextStamp, message.applied + 1);
           break;
+        }
         case "error":
           events.push({ kind: "error", code: message.code, message: message.message, fatal: message.fatal });
           break;
@@ -230,6 +248,7 @@ export class Session {
     if (this.run.length === 0) this.runStart = first;
     this.run.push(value);
     this.own.set(first, value);
+    this.lastStamped = first;
     for (let frame = first; frame < target; frame += 1) {
       this.run.push(kept);
       this.own.set(frame + 1, kept);

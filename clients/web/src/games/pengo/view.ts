@@ -136,6 +136,11 @@ export class PengoBoard implements Board<MatchModel> {
     return drew.avatar(seat);
   }
 
+  avatarIn(model: MatchModel, seat: number): string | null {
+    const record = model.seats[seat]?.records.get(model.vocabulary.tables.keys.player);
+    return record === undefined ? null : `${record[1]},${record[2]}`;
+  }
+
   correct(): void {
     this.corrected = true;
   }
