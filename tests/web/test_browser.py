@@ -315,3 +315,27 @@ async def test_two_browsers_queue_for_a_ranked_match_and_play_it(browser: Browse
     assert sorted(seats) == ["rae", "sam"]
     assert "ranked=1" in pages[0].url
     await shot(pages[1], "ranked-match")
+
+
+async def test_the_ranked_queue_plays_the_game_chosen_with_its_own_rating(browser: BrowserFactory) -> None:
+    """The ranked section's game choice: two guests who choose Payload versus are paired in its queue
+    into a Payload versus match (one queue and one rating per ruleset); the leaderboard shown is that
+    game's."""
+    pages: list[Page] = []
+    for name in ("una", "vic"):
+        page = await (await browser()).page("/")
+        await page.fill("#name", name)
+        await page.select_option("#ranked-game", "payload-versus")
+        await until(page, "() => document.querySelector('#leaderboard').dataset.ruleset === 'payload-versus'",
+                    10, "the Payload leaderboard")
+        await page.click("#queue")
+        if not pages:  # the first waits alone: its game is held while it waits in that game's queue
+            await until(page, "() => document.querySelector('#ranked-game').disabled", 10, "the game held")
+        pages.append(page)
+    started = ("() => { const s = window.__floe && window.__floe.stream();"
+               " return !!(s && s.joined && s.joined.ruleset === 'payload-versus'); }")
+    for page in pages:
+        await until(page, started, 30, "the ranked Payload match")
+        assert "ranked=1" in page.url
+    seats = await pages[0].evaluate("() => window.__floe.stream().joined.seats")
+    assert sorted(seats) == ["una", "vic"]

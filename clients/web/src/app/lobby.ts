@@ -151,12 +151,17 @@ function rankedSection(message: HTMLElement): HTMLElement {
   const mine = el("p", { id: "my-rating" });
   const board = el("ol", { id: "leaderboard" }, el("li", {}, "…"));
   let queue: RankedQueue | null = null;
+  // The game whose queue and rating this section shows (one queue and one rating per ruleset).
+  const game = el("select", { id: "ranked-game", "aria-label": "The ranked game" },
+    ...PLAYABLE.map((choice) => el("option", { value: choice.ruleset }, choice.label)));
+  const chosen = (): string | undefined => (game.value === PLAYABLE[0]!.ruleset ? undefined : game.value);
   const find = button("Find a ranked match", "queue", async () => {
     if (queue !== null) {
       queue.stop();
       queue = null;
       find.textContent = "Find a ranked match";
       state.textContent = "";
+      game.disabled = false;
       return;
     }
     try {
@@ -175,33 +180,42 @@ function rankedSection(message: HTMLElement): HTMLElement {
           queue = null;
           find.textContent = "Find a ranked match";
           state.textContent = why;
+          game.disabled = false;
         },
-      });
+      }, chosen());
       queue.start();
       find.textContent = "Leave the queue";
+      game.disabled = true;
     } catch (error) {
       message.textContent = errorText(error);
     }
   });
-  const stored = storedGuest();
-  if (stored) {
-    ranked.player(stored.guest).then((p) => {
-      mine.textContent = `Your rating: ${ratingText(p.rating, p.provisional)} after ${p.games} games`
-        + (p.provisional ? " (provisional)" : "");
-    }).catch(() => {
-      mine.textContent = "No rated games yet.";
-    });
-  }
   const provisional = el("ol", { id: "provisional-board" }, el("li", {}, "…"));
   const lines = (rows: LeaderRow[], none: string): HTMLElement[] =>
     rows.length ? rows.map((row) => el("li", {}, leaderLine(row))) : [el("li", {}, none)];
-  ranked.leaderboard(10).then(({ players }) => {
-    board.replaceChildren(...lines(players, "nobody with a settled rating yet"));
-  }).catch(() => board.replaceChildren(el("li", {}, "unavailable")));
-  ranked.leaderboard(10, true).then(({ players }) => {
-    provisional.replaceChildren(...lines(players, "nobody yet"));
-  }).catch(() => provisional.replaceChildren(el("li", {}, "unavailable")));
-  return el("section", { id: "ranked" }, el("h2", {}, "Ranked"), find, state, mine,
+  const load = (): void => {
+    const ruleset = chosen();
+    board.dataset.ruleset = game.value;
+    const stored = storedGuest();
+    if (stored) {
+      ranked.player(stored.guest, ruleset).then((p) => {
+        mine.textContent = `Your rating: ${ratingText(p.rating, p.provisional)} after ${p.games} games`
+          + (p.provisional ? " (provisional)" : "");
+      }).catch(() => {
+        mine.textContent = "No rated games yet.";
+      });
+    }
+    ranked.leaderboard(10, false, ruleset).then(({ players }) => {
+      board.replaceChildren(...lines(players, "nobody with a settled rating yet"));
+    }).catch(() => board.replaceChildren(el("li", {}, "unavailable")));
+    ranked.leaderboard(10, true, ruleset).then(({ players }) => {
+      provisional.replaceChildren(...lines(players, "nobody yet"));
+    }).catch(() => provisional.replaceChildren(el("li", {}, "unavailable")));
+  };
+  game.addEventListener("change", load);
+  load();
+  return el("section", { id: "ranked" }, el("h2", {}, "Ranked"),
+    el("div", { class: "buttons" }, el("label", { for: "ranked-game" }, "Game "), game), find, state, mine,
     el("h3", {}, "Leaderboard"), board,
     el("h3", {}, "Provisional players (?)"),
     el("p", { id: "provisional-why", class: "help" },

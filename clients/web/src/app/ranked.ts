@@ -41,7 +41,9 @@ export class RankedQueue {
   private socket: WebSocket | null = null;
   private matched = false;
 
-  constructor(private readonly url: string, private readonly token: string, private readonly events: QueueEvents) {}
+  /** `ruleset`: the queue's game (rules/registry.py's name; absent: the server's default). */
+  constructor(private readonly url: string, private readonly token: string, private readonly events: QueueEvents,
+    private readonly ruleset?: string) {}
 
   start(): void {
     const socket = new WebSocket(this.url);
@@ -49,7 +51,7 @@ export class RankedQueue {
     this.socket = socket;
     socket.onopen = () => {
       socket.send(encode({ kind: "hello", version: PROTOCOL_VERSION, token: this.token, client: "web-queue" }));
-      socket.send(encode({ kind: "queue" }));
+      socket.send(encode(this.ruleset === undefined ? { kind: "queue" } : { kind: "queue", ruleset: this.ruleset }));
     };
     socket.onmessage = (event) => {
       for (const value of decodeMulti(new Uint8Array(event.data as ArrayBuffer))) {
@@ -127,9 +129,12 @@ async function json<T>(path: string): Promise<T> {
 
 export const ranked = {
   /** The leaderboard: the settled ratings, or (provisional) the provisional players, a list apart. */
-  leaderboard: (limit = 10, provisional = false) =>
-    json<{ players: LeaderRow[]; total: number }>(`/api/leaderboard?limit=${limit}&provisional=${provisional}`),
-  player: (id: string) => json<{ rating: number; rd: number; games: number; provisional: boolean }>(`/api/players/${encodeURIComponent(id)}`),
+  leaderboard: (limit = 10, provisional = false, ruleset?: string) =>
+    json<{ players: LeaderRow[]; total: number }>(`/api/leaderboard?limit=${limit}&provisional=${provisional}`
+      + (ruleset === undefined ? "" : `&ruleset=${encodeURIComponent(ruleset)}`)),
+  /** A player's rating in `ruleset`'s ranked play (absent: the server's default ruleset). */
+  player: (id: string, ruleset?: string) => json<{ rating: number; rd: number; games: number; provisional: boolean }>(
+    `/api/players/${encodeURIComponent(id)}` + (ruleset === undefined ? "" : `?ruleset=${encodeURIComponent(ruleset)}`)),
   daily: () => json<Daily>("/api/daily"),
   dailyBoard: (day: string, limit = 10) => json<{ entries: DailyEntry[]; total: number }>(`/api/daily/${day}?limit=${limit}`),
   /** Today's daily of a ruleset that deals its own boards. */
