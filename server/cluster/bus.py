@@ -134,6 +134,17 @@ class SeatEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRematch:
+    """A remote player's `rematch` (`accept` None) or `rematch-answer` (True/False) of the ended match,
+    forwarded to its owner, where the match's rematch offers are (server/match/rematch.py)."""
+
+    node: str
+    guest: str
+    seat: int
+    accept: bool | None
+
+
+@dataclass(frozen=True, slots=True)
 class StreamRecord:
     """One record of a match's stream (`players` or `spectators`), numbered `n`, as its bytes."""
 
@@ -209,7 +220,7 @@ class Notice:
     data: bytes
 
 
-Relayed = SeatInputs | SeatEvent | StreamRecord | Follow | SeatPing | Base | Direct | Notice
+Relayed = SeatInputs | SeatEvent | SeatRematch | StreamRecord | Follow | SeatPing | Base | Direct | Notice
 
 SEAT_EVENTS = frozenset({"joined", "dropped", "left"})
 STREAMS = frozenset({"players", "spectators"})
@@ -222,6 +233,8 @@ def encode_relayed(message: Relayed) -> bytes:
         body: Sequence[object] = ("i", message.node, message.guest, message.seat, message.frame, values)
     elif isinstance(message, SeatEvent):
         body = ("e", message.node, message.guest, message.seat, message.event)
+    elif isinstance(message, SeatRematch):
+        body = ("x", message.node, message.guest, message.seat, message.accept)
     elif isinstance(message, StreamRecord):
         body = ("r", message.stream, message.n, message.data)
     elif isinstance(message, Follow):
@@ -250,6 +263,8 @@ def decode_relayed(data: bytes) -> Relayed:
             return SeatInputs(str(body[1]), str(body[2]), int(body[3]), int(body[4]), values)
         if kind == "e" and len(body) == 5 and body[4] in SEAT_EVENTS:
             return SeatEvent(str(body[1]), str(body[2]), int(body[3]), str(body[4]))
+        if kind == "x" and len(body) == 5 and (body[4] is None or isinstance(body[4], bool)):
+            return SeatRematch(str(body[1]), str(body[2]), int(body[3]), body[4])
         if kind == "r" and len(body) == 4 and body[1] in STREAMS and isinstance(body[3], bytes):
             return StreamRecord(str(body[1]), int(body[2]), body[3])
         if kind == "f" and len(body) == 6 and isinstance(body[5], dict):

@@ -59,6 +59,7 @@ from ..cluster.bus import (
     SeatEvent,
     SeatInputs,
     SeatPing,
+    SeatRematch,
     StreamRecord,
     Subscription,
     decode_all,
@@ -422,7 +423,23 @@ class Follower:
         settings = self.settings
         return settings.lease_ttl + settings.orphan_scan_every + 2 * settings.follow_answer_timeout
 
-    def to_owner(self, followed: FollowedMatch, message: SeatInputs | SeatEvent | SeatPing | Follow) -> None:
+    def rematch(self, session: Session, match_id: str, accept: bool | None) -> bool:
+        """A player's `rematch` (`accept` None) or `rematch-answer` of a followed match, which its owner
+        decides: forwarded (the answers come back to the seat's connection here as `Direct`). False
+        when this node follows no such match with that player in it (the local offers answer then)."""
+        followed = self.followed.get(match_id)
+        guest = session.guest.id if session.guest is not None else None
+        if followed is None or followed.gone or guest is None or guest not in followed.guests:
+            return False
+        current = followed.seats.get(guest)
+        if current is None or not current.out.open or current.match is not followed:
+            followed.seats[guest] = session  # this connection hears the offer's news (the match ended)
+        seat = followed.guests.index(guest)
+        self.to_owner(followed, SeatRematch(self.node, guest, seat, accept))
+        return True
+
+    def to_owner(self, followed: FollowedMatch,
+                 message: SeatInputs | SeatEvent | SeatPing | SeatRematch | Follow) -> None:
         """Say something to the match's owner."""
         self.publisher.send(match_in(followed.id), encode_relayed(message))
 
