@@ -200,6 +200,29 @@ class Node:
             await self.ownership.close()
         await self.stores.close()
 
+    async def live_elsewhere(self, match_id: str) -> dict[str, Any] | None:
+        """Another node's live match as `GET /api/matches/{id}` shows it: `node`, the node that owns it
+        (the holder of its lease on a shared store, else the node that lists it), and its live-list
+        entry as that node listed it (within `live_list_every`) when it is listed (a running public
+        match); a room's match is not listed, so only its id and owner are told. None when no other
+        node holds or lists it."""
+        if match_id in self.hub.matches:
+            return None
+        owner: str | None = None
+        if self.ownership is not None:
+            try:
+                holder = await self.ownership.holder(match_id)
+            except (OSError, ConnectionError, TimeoutError) as error:
+                log_event(log, logging.WARNING, "node.holder-unknown", match=match_id, why=repr(error))
+                holder = None
+            owner = holder.node if holder is not None and holder.node != self.name else None
+        listed = await self.lobby.listed_elsewhere(match_id)
+        if owner is None and listed is not None and self.ownership is None:
+            owner = str(listed.get("node") or "") or None
+        if owner is None:
+            return None
+        return {"live": True, **(listed or {"id": match_id}), "node": owner, "result": None}
+
     def stats(self) -> dict[str, Any]:
         """Numbers for /health and the benchmark."""
         return {**self.hub.stats(), "connections": self.dispatcher.connections,
