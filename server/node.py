@@ -22,7 +22,7 @@ import secrets
 import socket
 from typing import Any
 
-from .cluster.bus import Bus
+from .cluster.bus import QUEUE, Bus, QueueNudge, Subscription, decode_all, encode_relayed
 from .cluster.journal import Ownership
 from .cluster.publisher import Publisher
 from .cluster.settings import NodeSettings
@@ -132,6 +132,7 @@ class Node:
         self.publisher: Publisher | None = None
         self.relay: MatchRelay | None = None
         self.follower: Follower | None = None
+        self._queue_subscription: Subscription | None = None
         if self.bus is not None:
             self._wire_bus(self.bus)
 
@@ -142,6 +143,12 @@ class Node:
         self.relay = MatchRelay(bus, self.publisher, self.name, cluster, self.dispatcher, self.hub.now)
         self.follower = Follower(bus, self.publisher, self.ownership, self.name, cluster, self.config.match,
                                  self.hub.now)
+        publisher = self.publisher
+
+        def nudge(node: str) -> None:
+            publisher.send(QUEUE, encode_relayed(QueueNudge(node)))
+
+        self.ranked.nudge = nudge
         self.hub.on_host.append(self.relay.host)
         self.hub.on_forget.append(self.relay.forget)
         self.dispatcher.follower = self.follower
@@ -173,12 +180,24 @@ class Node:
         if self.publisher is not None and self.follower is not None:
             self.publisher.start()
             self.follower.start()
+        if self.bus is not None:
+            self._queue_subscription = await self.bus.subscribe(QUEUE, self._queue_heard)
         source = self.secret_source
         log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.pace, secret=source)
         if source == "random":
             why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
             why += "is signed out when it stops"
             log_event(log, logging.WARNING, "hub.random-secret", why=why)
+
+    def _queue_heard(self, _: str, data: bytes) -> None:
+        """A `QueueNudge` for this node: its guests' pairings are looked at now (server/match/ranked.py)."""
+        try:
+            messages = decode_all(data)
+        except ValueError as error:
+            log_event(log, logging.WARNING, "queue.malformed-nudge", why=str(error))
+            return
+        if any(isinstance(message, QueueNudge) and message.node == self.name for message in messages):
+            self.ranked.nudged()
 
     async def stop(self) -> None:
         """Hand the shared matches off (their leases given up, within `cluster.stop_timeout`: another
@@ -195,6 +214,8 @@ class Node:
         if self.publisher is not None:
             await self.publisher.stop(self.config.node.cluster.stop_timeout)
         if self.bus is not None:
+            if self._queue_subscription is not None:
+                await self.bus.unsubscribe(self._queue_subscription)
             await self.bus.close()
         if self.ownership is not None:
             await self.ownership.close()

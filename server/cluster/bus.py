@@ -145,6 +145,14 @@ class SeatRematch:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueNudge:
+    """On `QUEUE`: the ranked queue's store holds news for a guest waiting on `node` (a pair another
+    node made or refused): that node looks now instead of at its next poll."""
+
+    node: str
+
+
+@dataclass(frozen=True, slots=True)
 class StreamRecord:
     """One record of a match's stream (`players` or `spectators`), numbered `n`, as its bytes."""
 
@@ -220,7 +228,8 @@ class Notice:
     data: bytes
 
 
-Relayed = SeatInputs | SeatEvent | SeatRematch | StreamRecord | Follow | SeatPing | Base | Direct | Notice
+Relayed = (SeatInputs | SeatEvent | SeatRematch | StreamRecord | Follow | SeatPing | Base | Direct | Notice
+           | QueueNudge)
 
 SEAT_EVENTS = frozenset({"joined", "dropped", "left"})
 STREAMS = frozenset({"players", "spectators"})
@@ -235,6 +244,8 @@ def encode_relayed(message: Relayed) -> bytes:
         body = ("e", message.node, message.guest, message.seat, message.event)
     elif isinstance(message, SeatRematch):
         body = ("x", message.node, message.guest, message.seat, message.accept)
+    elif isinstance(message, QueueNudge):
+        body = ("q", message.node)
     elif isinstance(message, StreamRecord):
         body = ("r", message.stream, message.n, message.data)
     elif isinstance(message, Follow):
@@ -265,6 +276,8 @@ def decode_relayed(data: bytes) -> Relayed:
             return SeatEvent(str(body[1]), str(body[2]), int(body[3]), str(body[4]))
         if kind == "x" and len(body) == 5 and (body[4] is None or isinstance(body[4], bool)):
             return SeatRematch(str(body[1]), str(body[2]), int(body[3]), body[4])
+        if kind == "q" and len(body) == 2:
+            return QueueNudge(str(body[1]))
         if kind == "r" and len(body) == 4 and body[1] in STREAMS and isinstance(body[3], bytes):
             return StreamRecord(str(body[1]), int(body[2]), body[3])
         if kind == "f" and len(body) == 6 and isinstance(body[5], dict):
