@@ -150,6 +150,7 @@ class Node:
 
         self.ranked.nudge = nudge
         self.hub.on_host.append(self.relay.host)
+        self.hub.on_host.append(self.follower.adopt)  # a match taken over: its clients here go local
         self.hub.on_forget.append(self.relay.forget)
         self.dispatcher.follower = self.follower
 

@@ -42,7 +42,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.codec import ProtocolError, decode_server, encode_plain, error_message
 from protocol.errors import CloseCode, ErrorCode
@@ -75,6 +75,9 @@ from ..netcode.runner import RunOutcome
 from .session import Outbox, Session
 from .settings import MatchSettings
 from .stream import Stream
+
+if TYPE_CHECKING:
+    from .live import LiveMatch
 
 log = logging.getLogger("floe.follow")
 
@@ -418,6 +421,41 @@ class Follower:
         followed.idle_since = None
         if followed.subscription is not None:
             self.ask(followed, now)  # the match as it is now (a room's seats change)
+
+    def adopt(self, live: LiveMatch) -> None:
+        """This node hosts `live` now (it took over a match it followed for its clients): every client
+        served here goes on from the local match, from the stream number it was sent last (the
+        players' stream from its history, else a resync, as a reconnect would; a delayed spectators'
+        stream that this node heard further than the taken-over one reaches is held until it gets
+        there), on the same connection, with no second `joined`: nothing goes through the bus any
+        more. Connections still waiting for the owner's answer are served by the bus as before (the
+        match's own node answers them), and the followed match goes once nobody is left on it."""
+        followed = self.followed.get(live.id)
+        if followed is None or followed.answered_at is None:
+            return
+        now = self.now()
+        moved = 0
+        for session in sorted(followed.sessions, key=lambda s: not s.spectator):  # spectators first
+            if session.match is not followed or not session.out.open:
+                continue
+            out = session.out
+            guest = session.guest.id if session.guest is not None else None
+            if session.spectator:
+                since = followed.spectators.stream.heard(out)
+                followed._unsubscribe(session)
+                live.attach_spectator(session, since, now, tell_joined=False)
+            else:
+                seat = live.seat_of(guest) if guest is not None else None
+                if guest is None or seat is None or seat != session.seat:
+                    continue
+                since = followed.players.stream.heard(out)
+                followed._unsubscribe(session)
+                followed.seats.pop(guest, None)
+                live.attach_player(session, seat, since, now, tell_joined=False)
+            moved += 1
+        log_event(log, logging.INFO, "follow.adopted", match=live.id, clients=moved, owner=followed.owner)
+        if not followed.sessions and not followed.waiting:
+            self._drop(followed)
 
     def _takeover_bound(self) -> float:
         settings = self.settings

@@ -245,7 +245,8 @@ async def test_a_remote_players_ping_and_refusals_come_from_the_owner(make_pair:
 @pytest.mark.parametrize("ranked", [False, True], ids=["room", "ranked"])
 async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: bool) -> None:
     """A dies mid-match; B takes it over; B's player and spectator, which followed it on A, go on with
-    their sockets (a ranked match's spectator follows its delayed stream: continuous too)."""
+    their sockets, served from B's own match from then on (a ranked match's spectator follows its
+    delayed stream: continuous too)."""
     pair: Pair = await make_pair(DYING)
     a, b = pair.a, pair.b
     ann, bob = Guest("g-ann", "ann"), Guest("g-bob", "bob")
@@ -276,6 +277,11 @@ async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: b
     await a.relay.stop()
     await until(lambda: live.id in b.hub.matches, TIMEOUT, "B took the match over")
     taken = b.hub.matches[live.id]
+    # B's clients go on from B's own match (not through the bus any more), on the same connections.
+    assert b.follower is not None
+    assert watcher.session.match is taken and all(player.session.match is taken for player in players)
+    assert [player.session.seat for player in players] == list(range(len(players)))
+    assert live.id not in b.follower.followed
     stop = asyncio.Event()
     feeders = [asyncio.create_task(feed(player, taken, seat, stop)) for seat, player in enumerate(players)]
     try:
@@ -285,6 +291,7 @@ async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: b
         stop.set()
         await asyncio.gather(*feeders)
     stream = watcher.numbered()
+    assert len([m for m in watcher.read() if isinstance(m, Joined)]) == 1, "no second `joined`"
     assert not [m for m in stream if isinstance(m, Resync)], "the spectator had no gap"
     assert consecutive(stream)
     frames = [m for m in stream if isinstance(m, Frame)]
