@@ -2,20 +2,25 @@
 `subscribe(channel, handler)`), with an embedded implementation (server/cluster/memory.py) and Redis
 (server/cluster/redis.py), and the messages a match's nodes exchange on it.
 
-What travels:
+What travels (nothing else: the live list and rooms' places are state kept in the store, see
+server/match/lobby.py, not events on the bus):
 
 - `match_in(id)`: a non-owning node forwards what its clients of the match say to the owner (a
-  seat's inputs, a player's arrival and departure, its pings): `SeatInputs`, `SeatEvent`,
-  `SeatPing`, and says it follows the match (`Follow`, a heartbeat that also asks for a catch-up);
+  seat's inputs, a player's arrival and departure, its pings, its rematch offers and answers once
+  the match is over): `SeatInputs`, `SeatEvent`, `SeatPing`, `SeatRematch`, and says it follows the
+  match (`Follow`, a heartbeat that also asks for a catch-up);
 - `match_out(id)`: the owner fans out every record of its two streams, already encoded and numbered
   (`StreamRecord`: which stream, its number, its bytes), to the nodes with clients of the match,
   which keep the same numbered history (server/match/stream.py) and serve reconnects from it; its
   answers to `Follow` (`Base`: the match's info and a catch-up), each `status` (`Notice`), and what
-  one remote player is told alone (`Direct`: `input-late`, errors, `pong`, `rated`, a close).
-  server/match/relay.py is the owner's side, server/match/follow.py the follower's;
-- `LOBBY`: the live list's changes (a match listed, updated or gone, with the node that owns it) and
-  `QUEUE`: the ranked queue's pairings (the pairing itself is one store write, so exactly one match
-  per pair whichever nodes the two players reached).
+  one remote player is told alone (`Direct`: `input-late`, errors, `pong`, `rated`, the rematch
+  offer's news, a close). server/match/relay.py is the owner's side, server/match/follow.py the
+  follower's; a node that takes over a match it followed serves its clients locally from then on;
+- `QUEUE`: `QueueNudge(node)`, sent by the node that made (or was refused) a ranked pair's match for
+  a guest waiting on `node`, which looks at the queue at once (server/match/ranked.py). The news is
+  the store's pairing note (the pairing itself is one store write, so exactly one match per pair
+  whichever nodes the two players reached); a lost nudge costs time only, the node's poll finding the
+  note within `ranked_pair_every`.
 
 Why Redis pub/sub (sharded `SPUBLISH`/`SSUBSCRIBE` on a Redis Cluster, plain `PUBLISH`/`SUBSCRIBE`
 on one Redis) and not Redis Streams: what must survive is already durable elsewhere (the owner's
@@ -44,8 +49,7 @@ import msgpack  # type: ignore[import-untyped]
 #: A subscriber's callback: (channel, message bytes), called on the event loop; it must not wait.
 Handler = Callable[[str, bytes], None]
 
-#: The live list's channel and the ranked queue's.
-LOBBY = "floe:{lobby}"
+#: The ranked queue's channel (its nudges).
 QUEUE = "floe:{queue}"
 
 #: Channel names are this long at most (a match id is short; this bounds what a key may cost).

@@ -24,12 +24,16 @@ How a `join`/`watch` of a match not hosted here is routed (the dispatcher hands 
    is the inputs' path) and `rated` come back addressed to this node and guest (`Direct`), `status`
    to every follower (`Notice`). A socket that closes is `dropped` (the seat's grace period), `leave`
    is `left`. A spectator's `ping` is answered here with the frame the owner last said, moved on by
-   the time since.
+   the time since. Once the match is over, a player's `rematch` and `rematch-answer` go to the owner
+   too (`SeatRematch`), whose offers make the rematch (once, on the owner); the offer's news comes
+   back as `Direct`.
 5. Every `follow_heartbeat` seconds the node says `Follow` again (the owner publishes only while it
    hears one within `follow_ttl`); after a takeover the new owner's first `Base` names another node,
    and this node binds its players' seats there again (`SeatEvent` `joined`): its clients keep their
    sockets and go on from their numbers (the spectators' stream from the new owner's rebuilt
-   history; the players' with a resync, as for a reconnect to the new owner).
+   history; the players' with a resync, as for a reconnect to the new owner). When the new owner is
+   this node, its clients go over to the local match instead (`Follower.adopt`): the same sockets,
+   each from the number it was sent last, and nothing of the match goes through the bus any more.
 
 A match no node answers for within `follow_answer_timeout` is `no-such-match` (unless the store holds
 a lease on it: then its takeover's bound); one with no client here for `follow_idle` is dropped.

@@ -36,7 +36,7 @@ Across nodes (server/store/base.py's `LobbyStore`):
 - **the live list**: each node writes its part (its listed matches, the newest `live_list_max`) to
   the store every `live_list_every` seconds, valid three times that long, and lists its own matches
   as they are now with the others' parts (read at most every `live_list_every`). A node that dies
-  drops out of the list when its part lapses. Kept in the store rather than sent as LOBBY bus
+  drops out of the list when its part lapses. Kept in the store rather than sent as bus
   messages because a list is state, not events: a node that starts, or missed messages, reads it
   whole in one request, and a dead node's part lapses by itself;
 - **rooms by invitation**: a room's node notes where it waits (its invitation → its match and node,
