@@ -432,13 +432,30 @@ class Follower:
         players' stream from its history, else a resync, as a reconnect would; a delayed spectators'
         stream that this node heard further than the taken-over one reaches is held until it gets
         there), on the same connection, with no second `joined`: nothing goes through the bus any
-        more. Connections still waiting for the owner's answer are served by the bus as before (the
-        match's own node answers them), and the followed match goes once nobody is left on it."""
+        more. Connections still waiting for an owner's answer (a reconnect while the old owner was
+        dying) are served by the local match as a `join`/`watch` of it would be. The followed match
+        is then dropped."""
         followed = self.followed.get(live.id)
-        if followed is None or followed.answered_at is None:
+        if followed is None:
             return
         now = self.now()
         moved = 0
+        waiting, followed.waiting = followed.waiting, []
+        for item in waiting:
+            session = item.session
+            if session.match is not followed or not session.out.open:
+                continue
+            session.match = None
+            if item.spectator:
+                live.attach_spectator(session, item.since, now)
+            else:
+                seat = live.seat_of(session.guest.id) if session.guest is not None else None
+                if seat is None:
+                    session.send(error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match",
+                                               "join"))
+                    continue
+                live.attach_player(session, seat, item.since, now)
+            moved += 1
         for session in sorted(followed.sessions, key=lambda s: not s.spectator):  # spectators first
             if session.match is not followed or not session.out.open:
                 continue
@@ -458,7 +475,7 @@ class Follower:
                 live.attach_player(session, seat, since, now, tell_joined=False)
             moved += 1
         log_event(log, logging.INFO, "follow.adopted", match=live.id, clients=moved, owner=followed.owner)
-        if not followed.sessions and not followed.waiting:
+        if not followed.sessions:
             self._drop(followed)
 
     def _takeover_bound(self) -> float:

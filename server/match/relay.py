@@ -265,7 +265,8 @@ class MatchRelay:
         """A remote player's rematch offer or answer, handled as its connection's here (the rematch
         offers are the owner's, and so is the rematch made: once). The seat's stand-in answers; a
         player that reconnected to its node after the end (its seat dropped here) gets a new one, not
-        bound to the ended match's seat."""
+        bound to the ended match's seat. The rematch's address bounds count a remote player under its
+        stand-in's peer (its node and guest), not its client's address, which the bus does not carry."""
         live, key = hosted.live, (rematch.node, rematch.guest)
         if live.seat_of(rematch.guest) != rematch.seat:
             return

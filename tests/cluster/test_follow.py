@@ -275,8 +275,12 @@ async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: b
     for task in a.shared._tasks:
         task.cancel()
     await a.relay.stop()
+    late = Player(pair.config, b, None)  # watches while nobody answers: it waits for the takeover
+    await welcome(late)
+    late.say(Watch(match=live.id))
     await until(lambda: live.id in b.hub.matches, TIMEOUT, "B took the match over")
     taken = b.hub.matches[live.id]
+    assert late.session.match is taken and late.joined() is not None, "the waiting one served by B's match"
     # B's clients go on from B's own match (not through the bus any more), on the same connections.
     assert b.follower is not None
     assert watcher.session.match is taken and all(player.session.match is taken for player in players)
@@ -287,6 +291,7 @@ async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: b
     try:
         await until(lambda: taken.ended_at is not None, TIMEOUT, "the match ended on B")
         await until(lambda: isinstance(watcher.numbered()[-1], Over), TIMEOUT, "B's spectator heard the end")
+        await until(lambda: isinstance(late.numbered()[-1], Over), TIMEOUT, "the late one heard the end")
     finally:
         stop.set()
         await asyncio.gather(*feeders)
