@@ -12,7 +12,9 @@ phase: the queue and pairing, and everything from the start of play to the last 
 record, replay, seats given back, both rating updates, the leaderboard, the journal). `--nodes 2`
 runs two servers (two nodes, each its own store client, on one prefix) and sends the guests to them in
 turn, so most pairs span the two nodes (paired through the store's shared queue); each match is played
-at the node that hosts it, and the round trips are both nodes'.
+at the node that hosts it, and the round trips are both nodes' stores' (the nodes run on the shared
+store as `floe serve --redis-url` makes them: their matches leased and journaled, the bus between
+them, whose round trips are not counted).
 Results: bench/README.md.
 """
 
@@ -64,6 +66,8 @@ async def measure(pairs: int, seconds: float, url: str, nodes: int = 1) -> None:
                           message_rate_per_address=10.0**9, message_burst_per_address=10.0**9,
                           capacity_board_frames=10**9)
     config = config.with_time_limit(seconds)
+    if nodes > 1:  # nodes on a shared store as `floe serve` makes them: leases, journals and the bus
+        config = config.override(redis_url=url, redis_prefix=prefix)
     def trips() -> int:
         return sum(store.round_trips for store in stores)
 
@@ -78,6 +82,9 @@ async def measure(pairs: int, seconds: float, url: str, nodes: int = 1) -> None:
             queued = trips()
             latencies = sorted(latency for latency, _ in found)
             matches = {match for _, match in found}
+            # A guest whose match the other node made hears `matched` through that node's note.
+            elsewhere = sorted(latency for i, (latency, match) in enumerate(found)
+                               if match not in servers[i % nodes].app.state.node.hub.matches)
 
             def host(match_id: str) -> str:
                 """The websocket URL of the node that hosts the match (HAProxy's pinning)."""
@@ -99,6 +106,11 @@ async def measure(pairs: int, seconds: float, url: str, nodes: int = 1) -> None:
         p95 = latencies[int(0.95 * (len(latencies) - 1))]
         print(f"queue → matched: p50 {statistics.median(latencies) * 1000:.1f} ms, "
               f"p95 {p95 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms")
+        if elsewhere:
+            far = elsewhere[int(0.95 * (len(elsewhere) - 1))]
+            print(f"  of which told by the other node ({len(elsewhere)} guests): p50 "
+                  f"{statistics.median(elsewhere) * 1000:.1f} ms, p95 {far * 1000:.1f} ms, "
+                  f"max {elsewhere[-1] * 1000:.1f} ms")
         count = len(matches)
         print(f"store round trips per match: queue and pairing {(queued - before) / count:.1f}, "
               f"play to rated {(played - queued) / count:.1f}, total {(played - before) / count:.1f}")

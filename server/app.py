@@ -119,7 +119,8 @@ def create_app(
     streams = ReplayStreams(http.replay_stream_cache, http.replay_stream_cache_per_client)
     app.state.replay_streams = streams
     api = ApiContext(node.hub, node.lobby, node.signer, node.clock, node.ids, node.stores, node.secret, http,
-                     config.verify, config.daily, config.transport.allowed_origins, node.stats)
+                     config.verify, config.daily, config.transport.allowed_origins, node.stats, node.name,
+                     node.live_elsewhere)
     app.include_router(build_router(api, verifier, streams))
     openapi = app.openapi
 

@@ -22,7 +22,7 @@ import secrets
 import socket
 from typing import Any
 
-from .cluster.bus import Bus
+from .cluster.bus import QUEUE, Bus, QueueNudge, Subscription, decode_all, encode_relayed
 from .cluster.journal import Ownership
 from .cluster.publisher import Publisher
 from .cluster.settings import NodeSettings
@@ -132,6 +132,7 @@ class Node:
         self.publisher: Publisher | None = None
         self.relay: MatchRelay | None = None
         self.follower: Follower | None = None
+        self._queue_subscription: Subscription | None = None
         if self.bus is not None:
             self._wire_bus(self.bus)
 
@@ -142,7 +143,14 @@ class Node:
         self.relay = MatchRelay(bus, self.publisher, self.name, cluster, self.dispatcher, self.hub.now)
         self.follower = Follower(bus, self.publisher, self.ownership, self.name, cluster, self.config.match,
                                  self.hub.now)
+        publisher = self.publisher
+
+        def nudge(node: str) -> None:
+            publisher.send(QUEUE, encode_relayed(QueueNudge(node)))
+
+        self.ranked.nudge = nudge
         self.hub.on_host.append(self.relay.host)
+        self.hub.on_host.append(self.follower.adopt)  # a match taken over: its clients here go local
         self.hub.on_forget.append(self.relay.forget)
         self.dispatcher.follower = self.follower
 
@@ -173,12 +181,24 @@ class Node:
         if self.publisher is not None and self.follower is not None:
             self.publisher.start()
             self.follower.start()
+        if self.bus is not None:
+            self._queue_subscription = await self.bus.subscribe(QUEUE, self._queue_heard)
         source = self.secret_source
         log_event(log, logging.INFO, "hub.start", frame_rate=self.config.match.pace, secret=source)
         if source == "random":
             why = "FLOE_SECRET is not set: tokens are signed with this process's own secret, so every guest "
             why += "is signed out when it stops"
             log_event(log, logging.WARNING, "hub.random-secret", why=why)
+
+    def _queue_heard(self, _: str, data: bytes) -> None:
+        """A `QueueNudge` for this node: its guests' pairings are looked at now (server/match/ranked.py)."""
+        try:
+            messages = decode_all(data)
+        except ValueError as error:
+            log_event(log, logging.WARNING, "queue.malformed-nudge", why=str(error))
+            return
+        if any(isinstance(message, QueueNudge) and message.node == self.name for message in messages):
+            self.ranked.nudged()
 
     async def stop(self) -> None:
         """Hand the shared matches off (their leases given up, within `cluster.stop_timeout`: another
@@ -195,10 +215,35 @@ class Node:
         if self.publisher is not None:
             await self.publisher.stop(self.config.node.cluster.stop_timeout)
         if self.bus is not None:
+            if self._queue_subscription is not None:
+                await self.bus.unsubscribe(self._queue_subscription)
             await self.bus.close()
         if self.ownership is not None:
             await self.ownership.close()
         await self.stores.close()
+
+    async def live_elsewhere(self, match_id: str) -> dict[str, Any] | None:
+        """Another node's live match as `GET /api/matches/{id}` shows it: `node`, the node that owns it
+        (the holder of its lease on a shared store, else the node that lists it), and its live-list
+        entry as that node listed it (within `live_list_every`) when it is listed (a running public
+        match); a room's match is not listed, so only its id and owner are told. None when no other
+        node holds or lists it."""
+        if match_id in self.hub.matches:
+            return None
+        owner: str | None = None
+        if self.ownership is not None:
+            try:
+                holder = await self.ownership.holder(match_id)
+            except (OSError, ConnectionError, TimeoutError) as error:
+                log_event(log, logging.WARNING, "node.holder-unknown", match=match_id, why=repr(error))
+                holder = None
+            owner = holder.node if holder is not None and holder.node != self.name else None
+        listed = await self.lobby.listed_elsewhere(match_id)
+        if owner is None and listed is not None and self.ownership is None:
+            owner = str(listed.get("node") or "") or None
+        if owner is None:
+            return None
+        return {"live": True, **(listed or {"id": match_id}), "node": owner, "result": None}
 
     def stats(self) -> dict[str, Any]:
         """Numbers for /health and the benchmark."""

@@ -2,20 +2,25 @@
 `subscribe(channel, handler)`), with an embedded implementation (server/cluster/memory.py) and Redis
 (server/cluster/redis.py), and the messages a match's nodes exchange on it.
 
-What travels:
+What travels (nothing else: the live list and rooms' places are state kept in the store, see
+server/match/lobby.py, not events on the bus):
 
 - `match_in(id)`: a non-owning node forwards what its clients of the match say to the owner (a
-  seat's inputs, a player's arrival and departure, its pings): `SeatInputs`, `SeatEvent`,
-  `SeatPing`, and says it follows the match (`Follow`, a heartbeat that also asks for a catch-up);
+  seat's inputs, a player's arrival and departure, its pings, its rematch offers and answers once
+  the match is over): `SeatInputs`, `SeatEvent`, `SeatPing`, `SeatRematch`, and says it follows the
+  match (`Follow`, a heartbeat that also asks for a catch-up);
 - `match_out(id)`: the owner fans out every record of its two streams, already encoded and numbered
   (`StreamRecord`: which stream, its number, its bytes), to the nodes with clients of the match,
   which keep the same numbered history (server/match/stream.py) and serve reconnects from it; its
   answers to `Follow` (`Base`: the match's info and a catch-up), each `status` (`Notice`), and what
-  one remote player is told alone (`Direct`: `input-late`, errors, `pong`, `rated`, a close).
-  server/match/relay.py is the owner's side, server/match/follow.py the follower's;
-- `LOBBY`: the live list's changes (a match listed, updated or gone, with the node that owns it) and
-  `QUEUE`: the ranked queue's pairings (the pairing itself is one store write, so exactly one match
-  per pair whichever nodes the two players reached).
+  one remote player is told alone (`Direct`: `input-late`, errors, `pong`, `rated`, the rematch
+  offer's news, a close). server/match/relay.py is the owner's side, server/match/follow.py the
+  follower's; a node that takes over a match it followed serves its clients locally from then on;
+- `QUEUE`: `QueueNudge(node)`, sent by the node that made (or was refused) a ranked pair's match for
+  a guest waiting on `node`, which looks at the queue at once (server/match/ranked.py). The news is
+  the store's pairing note (the pairing itself is one store write, so exactly one match per pair
+  whichever nodes the two players reached); a lost nudge costs time only, the node's poll finding the
+  note within `ranked_pair_every`.
 
 Why Redis pub/sub (sharded `SPUBLISH`/`SSUBSCRIBE` on a Redis Cluster, plain `PUBLISH`/`SUBSCRIBE`
 on one Redis) and not Redis Streams: what must survive is already durable elsewhere (the owner's
@@ -44,8 +49,7 @@ import msgpack  # type: ignore[import-untyped]
 #: A subscriber's callback: (channel, message bytes), called on the event loop; it must not wait.
 Handler = Callable[[str, bytes], None]
 
-#: The live list's channel and the ranked queue's.
-LOBBY = "floe:{lobby}"
+#: The ranked queue's channel (its nudges).
 QUEUE = "floe:{queue}"
 
 #: Channel names are this long at most (a match id is short; this bounds what a key may cost).
@@ -134,6 +138,25 @@ class SeatEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRematch:
+    """A remote player's `rematch` (`accept` None) or `rematch-answer` (True/False) of the ended match,
+    forwarded to its owner, where the match's rematch offers are (server/match/rematch.py)."""
+
+    node: str
+    guest: str
+    seat: int
+    accept: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueNudge:
+    """On `QUEUE`: the ranked queue's store holds news for a guest waiting on `node` (a pair another
+    node made or refused): that node looks now instead of at its next poll."""
+
+    node: str
+
+
+@dataclass(frozen=True, slots=True)
 class StreamRecord:
     """One record of a match's stream (`players` or `spectators`), numbered `n`, as its bytes."""
 
@@ -209,7 +232,8 @@ class Notice:
     data: bytes
 
 
-Relayed = SeatInputs | SeatEvent | StreamRecord | Follow | SeatPing | Base | Direct | Notice
+Relayed = (SeatInputs | SeatEvent | SeatRematch | StreamRecord | Follow | SeatPing | Base | Direct | Notice
+           | QueueNudge)
 
 SEAT_EVENTS = frozenset({"joined", "dropped", "left"})
 STREAMS = frozenset({"players", "spectators"})
@@ -222,6 +246,10 @@ def encode_relayed(message: Relayed) -> bytes:
         body: Sequence[object] = ("i", message.node, message.guest, message.seat, message.frame, values)
     elif isinstance(message, SeatEvent):
         body = ("e", message.node, message.guest, message.seat, message.event)
+    elif isinstance(message, SeatRematch):
+        body = ("x", message.node, message.guest, message.seat, message.accept)
+    elif isinstance(message, QueueNudge):
+        body = ("q", message.node)
     elif isinstance(message, StreamRecord):
         body = ("r", message.stream, message.n, message.data)
     elif isinstance(message, Follow):
@@ -250,6 +278,10 @@ def decode_relayed(data: bytes) -> Relayed:
             return SeatInputs(str(body[1]), str(body[2]), int(body[3]), int(body[4]), values)
         if kind == "e" and len(body) == 5 and body[4] in SEAT_EVENTS:
             return SeatEvent(str(body[1]), str(body[2]), int(body[3]), str(body[4]))
+        if kind == "x" and len(body) == 5 and (body[4] is None or isinstance(body[4], bool)):
+            return SeatRematch(str(body[1]), str(body[2]), int(body[3]), body[4])
+        if kind == "q" and len(body) == 2:
+            return QueueNudge(str(body[1]))
         if kind == "r" and len(body) == 4 and body[1] in STREAMS and isinstance(body[3], bytes):
             return StreamRecord(str(body[1]), int(body[2]), body[3])
         if kind == "f" and len(body) == 6 and isinstance(body[5], dict):

@@ -158,14 +158,18 @@ def build_router(api: ApiContext, verifier: Verifier, streams: ReplayStreams) ->
 
     @router.get("/api/matches/{match_id}", responses=refusals(404))
     async def match_record(match_id: str) -> dict[str, Any]:
-        """A live match's summary, or a finished match's record."""
+        """A live match's summary (`node`: the node that owns it, this one or another), or a finished
+        match's record."""
         live = api.hub.matches.get(match_id)
         if live is not None:
-            return {"live": True, **live.summary(), "result": live.result}
+            return {"live": True, "node": api.node, **live.summary(), "result": live.result}
         record = await api.stores.matches.get_match(match_id)
-        if record is None:
+        if record is not None:
+            return {"live": False, **record.plain()}
+        elsewhere = await api.elsewhere(match_id) if api.elsewhere is not None else None
+        if elsewhere is None:
             raise ServerError(ErrorCode.NOT_FOUND, f"no match {match_id!r}", 404)
-        return {"live": False, **record.plain()}
+        return elsewhere
 
     @router.get(
         "/api/replays/{replay_id}",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,3 +34,7 @@ class ApiContext:
     origins: tuple[str, ...]
     #: The numbers `/health` shows.
     stats: Callable[[], dict[str, Any]]
+    #: This node's name (a live match's summary names the node that owns it).
+    node: str = ""
+    #: Another node's live match: its summary as this node knows it (None: no node owns it live).
+    elsewhere: Callable[[str], Awaitable[dict[str, Any] | None]] | None = None

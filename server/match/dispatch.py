@@ -116,11 +116,19 @@ class Dispatcher:
             case Unqueue():
                 self.ranked.withdraw(session)
             case Rematch():
-                self.rematches.offer(session, message.match, now)
+                if not self._rematch_elsewhere(session, message.match, None):
+                    self.rematches.offer(session, message.match, now)
             case RematchAnswer():
-                self.rematches.answer(session, message, now)
+                if not self._rematch_elsewhere(session, message.match, message.accept):
+                    self.rematches.answer(session, message, now)
             case _:
                 assert_never(message)
+
+    def _rematch_elsewhere(self, session: Session, match_id: str, accept: bool | None) -> bool:
+        """Forward a rematch offer or answer of another node's match to its owner (True if done)."""
+        if self.follower is None or match_id in self.matches:
+            return False
+        return self.follower.rematch(session, match_id, accept)
 
     def _desync(self, session: Session, message: Desync) -> None:
         """A player's browser engine disagreed with a keyframe: logged (the first few per connection)."""

@@ -24,12 +24,16 @@ How a `join`/`watch` of a match not hosted here is routed (the dispatcher hands 
    is the inputs' path) and `rated` come back addressed to this node and guest (`Direct`), `status`
    to every follower (`Notice`). A socket that closes is `dropped` (the seat's grace period), `leave`
    is `left`. A spectator's `ping` is answered here with the frame the owner last said, moved on by
-   the time since.
+   the time since. Once the match is over, a player's `rematch` and `rematch-answer` go to the owner
+   too (`SeatRematch`), whose offers make the rematch (once, on the owner); the offer's news comes
+   back as `Direct`.
 5. Every `follow_heartbeat` seconds the node says `Follow` again (the owner publishes only while it
    hears one within `follow_ttl`); after a takeover the new owner's first `Base` names another node,
    and this node binds its players' seats there again (`SeatEvent` `joined`): its clients keep their
    sockets and go on from their numbers (the spectators' stream from the new owner's rebuilt
-   history; the players' with a resync, as for a reconnect to the new owner).
+   history; the players' with a resync, as for a reconnect to the new owner). When the new owner is
+   this node, its clients go over to the local match instead (`Follower.adopt`): the same sockets,
+   each from the number it was sent last, and nothing of the match goes through the bus any more.
 
 A match no node answers for within `follow_answer_timeout` is `no-such-match` (unless the store holds
 a lease on it: then its takeover's bound); one with no client here for `follow_idle` is dropped.
@@ -42,7 +46,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.codec import ProtocolError, decode_server, encode_plain, error_message
 from protocol.errors import CloseCode, ErrorCode
@@ -59,6 +63,7 @@ from ..cluster.bus import (
     SeatEvent,
     SeatInputs,
     SeatPing,
+    SeatRematch,
     StreamRecord,
     Subscription,
     decode_all,
@@ -74,6 +79,9 @@ from ..netcode.runner import RunOutcome
 from .session import Outbox, Session
 from .settings import MatchSettings
 from .stream import Stream
+
+if TYPE_CHECKING:
+    from .live import LiveMatch
 
 log = logging.getLogger("floe.follow")
 
@@ -418,11 +426,79 @@ class Follower:
         if followed.subscription is not None:
             self.ask(followed, now)  # the match as it is now (a room's seats change)
 
+    def adopt(self, live: LiveMatch) -> None:
+        """This node hosts `live` now (it took over a match it followed for its clients): every client
+        served here goes on from the local match, from the stream number it was sent last (the
+        players' stream from its history, else a resync, as a reconnect would; a delayed spectators'
+        stream that this node heard further than the taken-over one reaches is held until it gets
+        there), on the same connection, with no second `joined`: nothing goes through the bus any
+        more. Connections still waiting for an owner's answer (a reconnect while the old owner was
+        dying) are served by the local match as a `join`/`watch` of it would be. The followed match
+        is then dropped."""
+        followed = self.followed.get(live.id)
+        if followed is None:
+            return
+        now = self.now()
+        moved = 0
+        waiting, followed.waiting = followed.waiting, []
+        for item in waiting:
+            session = item.session
+            if session.match is not followed or not session.out.open:
+                continue
+            session.match = None
+            if item.spectator:
+                live.attach_spectator(session, item.since, now)
+            else:
+                seat = live.seat_of(session.guest.id) if session.guest is not None else None
+                if seat is None:
+                    session.send(error_message(ErrorCode.NOT_SEATED, "this token holds no seat in that match",
+                                               "join"))
+                    continue
+                live.attach_player(session, seat, item.since, now)
+            moved += 1
+        for session in sorted(followed.sessions, key=lambda s: not s.spectator):  # spectators first
+            if session.match is not followed or not session.out.open:
+                continue
+            out = session.out
+            guest = session.guest.id if session.guest is not None else None
+            if session.spectator:
+                since = followed.spectators.stream.heard(out)
+                followed._unsubscribe(session)
+                live.attach_spectator(session, since, now, tell_joined=False)
+            else:
+                seat = live.seat_of(guest) if guest is not None else None
+                if guest is None or seat is None or seat != session.seat:
+                    continue
+                since = followed.players.stream.heard(out)
+                followed._unsubscribe(session)
+                followed.seats.pop(guest, None)
+                live.attach_player(session, seat, since, now, tell_joined=False)
+            moved += 1
+        log_event(log, logging.INFO, "follow.adopted", match=live.id, clients=moved, owner=followed.owner)
+        if not followed.sessions:
+            self._drop(followed)
+
     def _takeover_bound(self) -> float:
         settings = self.settings
         return settings.lease_ttl + settings.orphan_scan_every + 2 * settings.follow_answer_timeout
 
-    def to_owner(self, followed: FollowedMatch, message: SeatInputs | SeatEvent | SeatPing | Follow) -> None:
+    def rematch(self, session: Session, match_id: str, accept: bool | None) -> bool:
+        """A player's `rematch` (`accept` None) or `rematch-answer` of a followed match, which its owner
+        decides: forwarded (the answers come back to the seat's connection here as `Direct`). False
+        when this node follows no such match with that player in it (the local offers answer then)."""
+        followed = self.followed.get(match_id)
+        guest = session.guest.id if session.guest is not None else None
+        if followed is None or followed.gone or guest is None or guest not in followed.guests:
+            return False
+        current = followed.seats.get(guest)
+        if current is None or not current.out.open or current.match is not followed:
+            followed.seats[guest] = session  # this connection hears the offer's news (the match ended)
+        seat = followed.guests.index(guest)
+        self.to_owner(followed, SeatRematch(self.node, guest, seat, accept))
+        return True
+
+    def to_owner(self, followed: FollowedMatch,
+                 message: SeatInputs | SeatEvent | SeatPing | SeatRematch | Follow) -> None:
         """Say something to the match's owner."""
         self.publisher.send(match_in(followed.id), encode_relayed(message))
 

@@ -317,13 +317,17 @@ class LiveMatch:
             delay=self.spectator_delay if role == "spectator" else 0.0,
         )
 
-    def attach_player(self, session: Session, seat: int, since: int | None, now: float) -> None:
-        """Bind a session to its seat (replacing an older one), catch it up, start when all are here."""
+    def attach_player(self, session: Session, seat: int, since: int | None, now: float,
+                      tell_joined: bool = True) -> None:
+        """Bind a session to its seat (replacing an older one), catch it up, start when all are here.
+        Not `tell_joined`: the connection followed this match on this node while another node owned it,
+        and goes on from its stream number (server/match/follow.py's `Follower.adopt`)."""
         if not self.journaled:
             self._publish_pending(now)  # the newcomer's catch-up starts where the streams stand
         self._bind_seat(session, seat)
         out = session.out
-        out.send(self.joined_message("player", seat))
+        if tell_joined:
+            out.send(self.joined_message("player", seat))
         self._catch_up(out, self.players, since, speculative=True)
         self.players.subscribers.add(out)
         log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=out.peer)
@@ -351,14 +355,17 @@ class LiveMatch:
         log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, peer=session.out.peer)
         self._broadcast_status(now)
 
-    def attach_spectator(self, session: Session, since: int | None, now: float) -> None:
-        """Subscribe a spectator to the confirmed stream and catch it up."""
+    def attach_spectator(self, session: Session, since: int | None, now: float,
+                         tell_joined: bool = True) -> None:
+        """Subscribe a spectator to the confirmed stream and catch it up (`tell_joined`: as
+        `attach_player`)."""
         if not self.journaled:
             self._publish_pending(now)
         session.match, session.seat, session.spectator = self, None, True
         out = session.out
         self._feed.release(now)  # what is due goes to the others first: the newcomer starts after it
-        out.send(self.joined_message("spectator", None))
+        if tell_joined:
+            out.send(self.joined_message("spectator", None))
         self._catch_up(out, self.spectators, since, speculative=False)
         self.spectators.subscribers.add(out)
         self._watchers.add(session)

@@ -36,7 +36,7 @@ Across nodes (server/store/base.py's `LobbyStore`):
 - **the live list**: each node writes its part (its listed matches, the newest `live_list_max`) to
   the store every `live_list_every` seconds, valid three times that long, and lists its own matches
   as they are now with the others' parts (read at most every `live_list_every`). A node that dies
-  drops out of the list when its part lapses. Kept in the store rather than sent as LOBBY bus
+  drops out of the list when its part lapses. Kept in the store rather than sent as bus
   messages because a list is state, not events: a node that starts, or missed messages, reads it
   whole in one request, and a dead node's part lapses by itself;
 - **rooms by invitation**: a room's node notes where it waits (its invitation → its match and node,
@@ -145,7 +145,7 @@ class Lobby:
 
     async def _list(self) -> None:
         try:
-            entries = self.hub.live_list()[: self.settings.live_list_max]
+            entries = self._own_live()[: self.settings.live_list_max]
             if entries or self._listed:
                 until = self.clock.wall() + 3 * self.settings.live_list_every
                 await self.shared.put_live(self.node, entries, until)
@@ -156,10 +156,18 @@ class Lobby:
     async def live_list(self) -> list[dict[str, Any]]:
         """Running public matches of every node, newest first: this node's as they are now, the
         others' as they listed them (within `live_list_every`)."""
-        own = self.hub.live_list()
+        own = self._own_live()
         ids = {entry["id"] for entry in own}
         merged = own + [entry for entry in await self._listed_elsewhere() if entry["id"] not in ids]
         return sorted(merged, key=lambda entry: float(entry["created"]), reverse=True)
+
+    def _own_live(self) -> list[dict[str, Any]]:
+        """This node's listed matches, each naming this node (`node`: where it is played)."""
+        return [{**entry, "node": self.node} for entry in self.hub.live_list()]
+
+    async def listed_elsewhere(self, match_id: str) -> dict[str, Any] | None:
+        """Another node's match as that node listed it (within `live_list_every`), if it does."""
+        return next((entry for entry in await self._listed_elsewhere() if entry["id"] == match_id), None)
 
     async def _listed_elsewhere(self) -> list[dict[str, Any]]:
         now = self.hub.now()

@@ -22,13 +22,15 @@
   arrival that completed the pair, or of the first pass that found it; a full node (`Hub.admit`) leaves
   a pair with another node's guest to that node (a pair of its own two guests is refused `busy`, as on
   one node). It tells its own guests `matched`; for a guest waiting on another node it notes the pairing
-  in the store (`pairing`, then `matched` or `refused` once the match is made or refused), and that
-  node's next pass (within `ranked_pair_every`) tells its guest: polled, not sent over the bus, because
-  the note must outlive a missed message, and the poll is the look a node with waiting guests makes
-  anyway. The match is noted in the store's journal of ranked results to apply. A node silent for
-  `queue.stale_after` counts as gone: its entries leave the queue. A guest that leaves in the instant
-  another node takes its pair is paired all the same (as when `unqueue` crosses `matched`); one that
-  leaves while its own node takes the pair is not: its opponent waits again in its place.
+  in the store (`pairing`, then `matched` or `refused` once the match is made or refused) and nudges
+  that node on the bus (`QueueNudge` on `QUEUE`, server/cluster/bus.py), whose pass it starts at once
+  to tell its guest. The news itself is the store's note, not the message: a nudge lost by the bus
+  costs only time, as that node's next poll (within `ranked_pair_every`, the look a node with waiting
+  guests makes anyway) finds the note. The match is noted in the store's journal of ranked results to
+  apply. A node silent for `queue.stale_after` counts as gone: its entries leave the queue. A guest
+  that leaves in the instant another node takes its pair is paired all the same (as when `unqueue`
+  crosses `matched`); one that leaves while its own node takes the pair is not: its opponent waits
+  again in its place.
 - Both must connect (`join`) within `ranked_join_timeout`; the match starts only when both are
   connected. Otherwise it is cancelled, and whoever was not connected (or left) when it had to
   start (frozen then: server/match/live.py's `dodgers`) dodged. A ranked match that ends before a
@@ -53,6 +55,7 @@ Nothing here awaits on the match loop: store work runs in the node's background 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -170,6 +173,10 @@ class RankedLobby:
         self._passing = False
         self._again = False
         self._last_pairing = float("-inf")
+        #: Tells another node that the store holds news for its guest (node name); None alone.
+        self.nudge: Callable[[str], None] | None = None
+        #: Nudges heard that started a pass (stats, tests).
+        self.nudged_passes = 0
         self._last_recovery = float("-inf")
         #: Ratings applied and `rated` messages sent by this node (stats, tests).
         self.applied = 0
@@ -322,6 +329,12 @@ class RankedLobby:
             self._last_recovery = now
             self.background.spawn(self.recover())
 
+    def nudged(self) -> None:
+        """Another node noted a pairing for a guest waiting here: look at the queue now."""
+        if self._waiting:
+            self.nudged_passes += 1
+            self._request_pass()
+
     def _request_pass(self) -> None:
         """A pairing pass now (or right after the one under way)."""
         if self._passing:
@@ -463,6 +476,10 @@ class RankedLobby:
             known = ErrorCode.BUSY
         waiting.session.send(error_message(known, message, "queue"))
 
+    def _nudge(self, node: str) -> None:
+        if self.nudge is not None:
+            self.nudge(node)
+
     async def _open(
         self, ruleset: str, match_id: str, pair: ProposedPair, local: dict[str, _Waiting]
     ) -> None:
@@ -491,6 +508,7 @@ class RankedLobby:
                     refused = Pairing(match_id, seat, self.node, wall, other, REFUSED,
                                       (error.code.value, error.message))
                     await self.queue_store.settle(ruleset, me.guest, refused, wall)
+                    self._nudge(me.node)
             return
         await self.ledger.note_ranked(live.id, self.clock.wall())
         wall = self.clock.wall()
@@ -501,6 +519,7 @@ class RankedLobby:
             else:
                 made = Pairing(live.id, seat, self.node, wall, other, MATCHED)
                 await self.queue_store.settle(ruleset, me.guest, made, wall)
+                self._nudge(me.node)
         log_event(log, logging.INFO, "queue.matched", match=live.id, guests=[first.guest, second.guest],
                   ratings=[round(first.rating, 1), round(second.rating, 1)], node=self.node, ruleset=ruleset)
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from protocol.codec import ProtocolError, decode_client, encode, encode_plain, error_message, to_plain
 from protocol.errors import CloseCode
-from protocol.messages import Ping, ServerMessage, Status
+from protocol.messages import Ping, Rematch, RematchAnswer, ServerMessage, Status
 
 from ..cluster.bus import (
     Base,
@@ -47,6 +47,7 @@ from ..cluster.bus import (
     SeatEvent,
     SeatInputs,
     SeatPing,
+    SeatRematch,
     StreamRecord,
     Subscription,
     decode_all,
@@ -233,6 +234,8 @@ class MatchRelay:
             stand_in = hosted.stand_ins.get((message.node, message.guest))
             if stand_in is not None:
                 self.dispatcher.handle(stand_in, Ping(id=message.id, t=message.t), now)
+        elif isinstance(message, SeatRematch):
+            self._rematch(hosted, message, now)
 
     def _follow(self, hosted: Hosted, follow: Follow, now: float) -> None:
         until = now + self.settings.follow_ttl
@@ -258,6 +261,31 @@ class MatchRelay:
         self.bases += 1
         self.publisher.send(match_out(live.id), data)
 
+    def _rematch(self, hosted: Hosted, rematch: SeatRematch, now: float) -> None:
+        """A remote player's rematch offer or answer, handled as its connection's here (the rematch
+        offers are the owner's, and so is the rematch made: once). The seat's stand-in answers; a
+        player that reconnected to its node after the end (its seat dropped here) gets a new one, not
+        bound to the ended match's seat. The rematch's address bounds count a remote player under its
+        stand-in's peer (its node and guest), not its client's address, which the bus does not carry."""
+        live, key = hosted.live, (rematch.node, rematch.guest)
+        if live.seat_of(rematch.guest) != rematch.seat:
+            return
+        stand_in = hosted.stand_ins.get(key)
+        if stand_in is None or not stand_in.out.open:
+            stand_in = self._stand_in(hosted, rematch.node, rematch.guest, rematch.seat, now)
+        match_id = live.id
+        message = Rematch(match=match_id) if rematch.accept is None else RematchAnswer(
+            match=match_id, accept=rematch.accept)
+        self.dispatcher.handle(stand_in, message, now)
+
+    def _stand_in(self, hosted: Hosted, node: str, guest: str, seat: int, now: float) -> Session:
+        """A new stand-in session for a remote player of the seat."""
+        out = StandIn(self, hosted.live.id, node, guest)
+        stand_in = Session(out, self.dispatcher, self.dispatcher.session_settings, now)
+        stand_in.guest = Guest(guest, hosted.live.seats[seat].name)
+        hosted.stand_ins[(node, guest)] = stand_in
+        return stand_in
+
     def _seat_event(self, hosted: Hosted, event: SeatEvent, now: float) -> None:
         live, key = hosted.live, (event.node, event.guest)
         stand_in = hosted.stand_ins.get(key)
@@ -266,16 +294,15 @@ class MatchRelay:
             if seat is None or seat != event.seat:
                 return
             if stand_in is None or stand_in.match is not live:
-                out = StandIn(self, live.id, event.node, event.guest)
-                stand_in = Session(out, self.dispatcher, self.dispatcher.session_settings, now)
-                stand_in.guest = Guest(event.guest, live.seats[seat].name)
-                hosted.stand_ins[key] = stand_in
+                stand_in = self._stand_in(hosted, event.node, event.guest, seat, now)
             live.attach_remote_player(stand_in, seat, now)
         elif stand_in is None:
             return
         elif event.event == "dropped":
             hosted.stand_ins.pop(key, None)
             stand_in.closed(now)  # the seat's grace period starts, as for a local socket closing
+            # The player is not connected (a rematch offer is not made to it); nothing goes to its node.
+            stand_in.out.close(CloseCode.GOING_AWAY)
         elif event.event == "left":
             if stand_in.match is live:
                 live.leave(stand_in, now)

@@ -85,6 +85,10 @@ class Stream(Generic[S]):
         same, so the subscriber goes on without a gap once the stream gets there)."""
         self._ahead[subscriber] = last_seen
 
+    def heard(self, subscriber: S) -> int:
+        """The last number `subscriber` was sent (`head`, or further when it is held: `hold`)."""
+        return max(self.head, self._ahead.get(subscriber, self.head))
+
     def restart(self, head: int) -> None:
         """Start again at number `head` with an empty history (a follower that missed messages and was
         sent a resync instead, server/match/follow.py)."""

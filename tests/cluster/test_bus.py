@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from server.cluster.bus import (
-    LOBBY,
+    QUEUE,
     Base,
     BaseStream,
     Direct,
@@ -65,13 +65,13 @@ async def test_channels_on_every_shard_are_delivered(backend: Backend) -> None:
     for match_id in ids:
         got[match_in(match_id)] = []
         await a.subscribe(match_in(match_id), lambda channel, data: got[channel].append(data))
-    await a.subscribe(LOBBY, lambda channel, data: got.setdefault(channel, []).append(data))
+    await a.subscribe(QUEUE, lambda channel, data: got.setdefault(channel, []).append(data))
     for match_id in ids:
         await b.publish(match_in(match_id), match_id.encode())
-    await b.publish(LOBBY, b"listed")
-    await until(lambda: all(got[match_in(m)] for m in ids) and bool(got.get(LOBBY)), DELIVERY_TIMEOUT,
+    await b.publish(QUEUE, b"listed")
+    await until(lambda: all(got[match_in(m)] for m in ids) and bool(got.get(QUEUE)), DELIVERY_TIMEOUT,
                 "delivery on every channel")
-    assert all(got[match_in(m)] == [m.encode()] for m in ids) and got[LOBBY] == [b"listed"]
+    assert all(got[match_in(m)] == [m.encode()] for m in ids) and got[QUEUE] == [b"listed"]
     if backend.kind == "cluster":
         assert isinstance(a, RedisBus) and len(a._shards) == 3  # the channels live on every master
 

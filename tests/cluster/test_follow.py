@@ -245,7 +245,8 @@ async def test_a_remote_players_ping_and_refusals_come_from_the_owner(make_pair:
 @pytest.mark.parametrize("ranked", [False, True], ids=["room", "ranked"])
 async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: bool) -> None:
     """A dies mid-match; B takes it over; B's player and spectator, which followed it on A, go on with
-    their sockets (a ranked match's spectator follows its delayed stream: continuous too)."""
+    their sockets, served from B's own match from then on (a ranked match's spectator follows its
+    delayed stream: continuous too)."""
     pair: Pair = await make_pair(DYING)
     a, b = pair.a, pair.b
     ann, bob = Guest("g-ann", "ann"), Guest("g-bob", "bob")
@@ -274,17 +275,28 @@ async def test_the_followers_go_on_when_the_owner_dies(make_pair: Any, ranked: b
     for task in a.shared._tasks:
         task.cancel()
     await a.relay.stop()
+    late = Player(pair.config, b, None)  # watches while nobody answers: it waits for the takeover
+    await welcome(late)
+    late.say(Watch(match=live.id))
     await until(lambda: live.id in b.hub.matches, TIMEOUT, "B took the match over")
     taken = b.hub.matches[live.id]
+    assert late.session.match is taken and late.joined() is not None, "the waiting one served by B's match"
+    # B's clients go on from B's own match (not through the bus any more), on the same connections.
+    assert b.follower is not None
+    assert watcher.session.match is taken and all(player.session.match is taken for player in players)
+    assert [player.session.seat for player in players] == list(range(len(players)))
+    assert live.id not in b.follower.followed
     stop = asyncio.Event()
     feeders = [asyncio.create_task(feed(player, taken, seat, stop)) for seat, player in enumerate(players)]
     try:
         await until(lambda: taken.ended_at is not None, TIMEOUT, "the match ended on B")
         await until(lambda: isinstance(watcher.numbered()[-1], Over), TIMEOUT, "B's spectator heard the end")
+        await until(lambda: isinstance(late.numbered()[-1], Over), TIMEOUT, "the late one heard the end")
     finally:
         stop.set()
         await asyncio.gather(*feeders)
     stream = watcher.numbered()
+    assert len([m for m in watcher.read() if isinstance(m, Joined)]) == 1, "no second `joined`"
     assert not [m for m in stream if isinstance(m, Resync)], "the spectator had no gap"
     assert consecutive(stream)
     frames = [m for m in stream if isinstance(m, Frame)]

@@ -177,8 +177,9 @@ async def test_many_racing_guests_on_two_nodes_are_each_paired_once(nodes: TwoNo
 
 @pytest.mark.parametrize("kind", KINDS)
 async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str, request: pytest.FixtureRequest) -> None:
-    """A bot duel on A is listed by B (its `/api/matches`, as A summarised it) and leaves B's list when
-    it is over; a match on B is listed by A."""
+    """A bot duel on A is listed by B (its `/api/matches`, as A summarised it, naming A) and leaves B's
+    list when it is over; a match on B is listed by A; B answers `/api/matches/{id}` of A's match with
+    its summary naming A, and A its own naming itself."""
     async with two_nodes(kind, ranked_config().with_time_limit(600), on_cluster(kind, request)) as nodes:
         node_a, node_b = nodes.nodes
         live = node_a.hub.create_bot_duel("lazy", "lazy")
@@ -194,9 +195,14 @@ async def test_the_live_list_on_b_shows_the_matches_of_a(kind: str, request: pyt
         async with httpx.AsyncClient(base_url=nodes.b.http_url) as http:
             listed = (await http.get("/api/matches")).json()["matches"]
             one = await http.get(f"/api/matches/{live.id}")
-        assert one.status_code == 404  # a node answers for the matches it hosts (and the records)
+        async with httpx.AsyncClient(base_url=nodes.a.http_url) as http:
+            own = (await http.get(f"/api/matches/{live.id}")).json()
         entry = next(entry for entry in listed if entry["id"] == live.id)
         assert entry["seats"] == ["lazy-bot", "lazy-bot"] and entry["state"] == "running"
+        assert entry["node"] == node_a.name and one.status_code == 200
+        summary = one.json()
+        assert summary["live"] and summary["node"] == node_a.name and summary["seats"] == entry["seats"]
+        assert own["live"] and own["node"] == node_a.name and own["id"] == live.id
         assert [e["created"] for e in listed] == sorted((e["created"] for e in listed), reverse=True)
         live.cancel(node_a.hub.now(), "the test is done with it")
         await until_awaited(listing(node_b, live.id, False), 10 * UNIT, "B no longer lists A's match")
