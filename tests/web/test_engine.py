@@ -2,7 +2,7 @@
 Debian's Chromium, under the server's own Content-Security-Policy.
 
 Every registered ruleset's golden replays (pengo-versus: each version's set in tests/versus/golden*;
-pengo-solo has no golden set, so a run is played here by CPython and recorded) are verified inside
+the others' in tests/conformance/golden/<name>-v<version>/, Payload's included) are verified inside
 the browser engine from the replay file's bytes: the browser reaches the server's log hash byte for
 byte, and the verdict the server's verifier gives. The engine's size and its cold start are printed
 (bench/engine_start.py measures the cold and cached start).
@@ -15,12 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from protocol.replay_codec import encode_replay
-from rules.registry import known, lookup
-from rules.replay import record, verify
-from rules.ruleset import seat_seed
-from rules.solo.match import SoloConfig
+from rules.registry import known
+from rules.replay import verify
 from rules.versus.tables import RULESET_NAME, RULESET_VERSIONS
+from tests.conformance.golden import HERE as CONFORMANCE_GOLDEN
 from tests.versus.regenerate_golden import GOLDEN_DIRS
 
 from .conftest import serving, until
@@ -33,25 +31,17 @@ LOAD = "() => window.__floeEngine.load()"
 VERIFY = "(bytes) => window.__floeEngine.verify(bytes)"
 
 
-def solo_replay_bytes() -> bytes:
-    """A pengo-solo run played by the competent bot for 40 s of frames, recorded by CPython."""
-    ruleset = lookup("pengo-solo", 1)
-    match = ruleset.new_match(SoloConfig(time_limit_frames=2400), 5, ["me"])
-    bot = ruleset.make_bot("competent", seat_seed(5, 0))
-    while match.result is None:
-        match.step([bot.decide(match.seat_view(0), match.frame)])
-    replay = record(match, ruleset)
-    assert verify(replay).ok
-    return encode_replay(replay)
-
-
 def replay_files() -> dict[tuple[str, int, str], bytes]:
-    """Every registered ruleset's replays to check: (ruleset, version, name) → the file's bytes."""
+    """Every registered ruleset's golden replays: (ruleset, version, name) → the file's bytes."""
     files: dict[tuple[str, int, str], bytes] = {}
     for version in RULESET_VERSIONS:
         for path in sorted(GOLDEN_DIRS[version].glob("*.replay")):
             files[(RULESET_NAME, version, path.stem)] = path.read_bytes()
-    files[("pengo-solo", 1, "bot-run")] = solo_replay_bytes()
+    for name, version in known():
+        if name == RULESET_NAME:
+            continue
+        for path in sorted((CONFORMANCE_GOLDEN / f"{name}-v{version}").glob("*.replay")):
+            files[(name, version, path.stem)] = path.read_bytes()
     missing = set(known()) - {(name, version) for name, version, _ in files}
     assert not missing, f"registered rulesets with no replay here: {missing}"
     return files
