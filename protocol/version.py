@@ -43,4 +43,21 @@ from __future__ import annotations
 #: 7 (issue 21, your own board in the browser): clients may send `desync` (the browser engine's replica
 #: disagreed with a keyframe; logged, at most `limits.desync_reports_per_connection` per connection, nothing
 #: else changes); the stream is unchanged (the replica is built from `joined` and the frame records' inputs).
-PROTOCOL_VERSION = 7
+#: 8 (issue 20, several nodes): any node serves any match: a `join` or `watch` of a match another node
+#: owns is served by the node reached (followed over the nodes' bus, the same records with the same
+#: numbers; on a shared store `no-such-match` comes only once no owner answered within
+#: `cluster.follow_answer_timeout`), `rematch` and `rematch-answer` work from any node, and after a
+#: takeover a node's clients go on on the same sockets with no second `joined`; `spectators` (in
+#: `joined`, `status` and the live list) counts every node's spectators and `status.lag` is given for a
+#: seat on another node. HTTP: `POST /api/rooms/join` takes any node's invitation (503 `busy` with
+#: Retry-After when the room's node does not answer in time), `GET /api/matches` lists every node's
+#: matches and its entries, like a live `GET /api/matches/{id}` (now answered by any node), name the
+#: `node` that owns the match.
+#: 9 (issue 22, Payload and a ruleset per match): `queue` may name a `ruleset` (one queue and one rating
+#: per ruleset; absent: the server's default) and `queued`, `matched` and `rated` carry it; a match's
+#: stream, input byte, events and keyframes are its ruleset's (payload-versus's: rules/payload). HTTP:
+#: `ruleset` in `POST /api/rooms` and `/api/bot-matches` (and their answers), the live list, match
+#: records, replays, the leaderboard and player pages (`?ruleset=`; a player page's `ratings` by
+#: ruleset), `GET /api/rules?ruleset=`, `GET /api/daily?ruleset=payload` (a board per difficulty) and
+#: `GET /api/daily/{day}?ruleset=…&board=…`.
+PROTOCOL_VERSION = 9

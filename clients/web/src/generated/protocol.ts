@@ -2,7 +2,7 @@
 // tests/protocol/test_typescript.py fails when this file is not what the generator writes now.
 
 /** The protocol version this client speaks (protocol/version.py). */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 9;
 
 /** A `frame` record is an array whose first value is this code. */
 export const FRAME_CODE = 0;
