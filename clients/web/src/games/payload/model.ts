@@ -15,7 +15,7 @@
 import type { StreamModel } from "../../net/stream";
 import type { GameEvent, StreamTables, Vocabulary } from "../../net/vocabulary";
 import type { FrameBody, View } from "../../net/wire";
-import type { Phase, PartRow } from "./types";
+import type { PartRow, PayloadView, Phase } from "./types";
 
 /** Payload's stream tables (rules/payload/ruleset.py `stream_tables`). */
 export interface PayloadTables extends StreamTables {
@@ -25,18 +25,8 @@ export interface PayloadTables extends StreamTables {
 }
 
 /** A run as a viewer sees it: rules/payload/plain.py `run_plain` without the seed and the deal. */
-export interface ShownRun {
-  difficulty: string;
-  variant: string;
-  round: number;
-  board: (string | null)[];
-  phase: Phase;
-  round_score: number;
-  total_score: number;
-  rounds_cleared: number;
-  blueprints: string[];
-  received: string[];
-}
+export type ShownRun = Pick<PayloadView, "difficulty" | "variant" | "round" | "board" | "phase" | "round_score"
+  | "total_score" | "rounds_cleared" | "blueprints"> & { received: string[] };
 
 export interface PayloadSeat {
   name: string;
