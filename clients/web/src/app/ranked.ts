@@ -7,6 +7,7 @@
 
 import { decodeMulti, encode } from "@msgpack/msgpack";
 import { PROTOCOL_VERSION } from "../net/wire";
+import { browserUpgrade, reloadForNewProtocol } from "../net/upgrade";
 
 export interface Queued {
   kind: "queued";
@@ -62,7 +63,11 @@ export class RankedQueue {
           this.events.onMatched(message as unknown as Matched);
           socket.close();
         } else if (message.kind === "unqueued") this.events.onGone(`left the queue (${message.reason})`);
-        else if (message.kind === "error") this.events.onGone(`${message.message} (${message.code})`);
+        else if (message.kind === "error") {
+          // a server of another protocol version: the page reloads for the client it serves now
+          if (message.code === "version" && reloadForNewProtocol(browserUpgrade())) return;
+          this.events.onGone(`${message.message} (${message.code})`);
+        }
       }
     };
     socket.onclose = () => {

@@ -6,6 +6,7 @@
 
 import { PING_EVERY_MS, type Role, Session, type SessionEvent } from "./session";
 import type { Joined, Rated, RematchMessage, Status, StreamMessage, Welcome } from "./wire";
+import { browserUpgrade, reloadForNewProtocol } from "./upgrade";
 
 export interface ConnectionHandlers {
   onJoined(joined: Joined): void;
@@ -138,6 +139,8 @@ export class Connection {
           handlers.onRematch?.(event.message);
           break;
         case "error":
+          // a server of another protocol version: the page reloads for the client it serves now
+          if (event.code === "version" && reloadForNewProtocol(browserUpgrade())) break;
           handlers.onError?.(event.code, event.message, event.fatal);
           break;
         case "connection":
