@@ -8,9 +8,11 @@ bots, run under `valgrind --tool=callgrind`: an instruction count does not depen
 load, so the three setups compare on a loaded machine. The node's frame clock is not started: the
 driver calls the hub's tick itself, `--frames` times, on a clock of its own that advances one frame a
 tick (so every wall-clock cadence of the node, status, lease renewal, snapshots, the relay's
-`follow_ttl`, falls on the same frames in every run; nothing waits on wall time). After each tick
-it awaits what the node's background tasks would do: the flush (journal append, then publication)
-and, every `lease_renew_every` of its clock, the lease renewal, then the publisher's queue drained.
+`follow_ttl`, falls on the same frames in every run; nothing waits on wall time). It awaits what the
+node's background tasks would do: after each of a frame's `tick_slices` wake-ups the flush (journal
+append, then publication: each slice's seals go in their own round trip, as with the node's flusher
+when Redis answers within a slice), every `lease_renew_every` of its clock the lease renewal, and
+the publisher's queue drained once a frame.
 
 - `lone`: the node on the embedded store (no lease, no journal, no bus);
 - `journal`: its matches shared on Redis (leases renewed, every publication appended to the journal
@@ -113,7 +115,8 @@ def config() -> ServerConfig:
         .with_time_limit(3600)
 
 
-async def owner(setup: str, prefix: str, matches: int, frames: int) -> dict[str, int]:
+async def owner(setup: str, prefix: str, matches: int, frames: int,
+                flush_every: str = "slice") -> dict[str, int]:
     """The measured process: drive `matches` duels for `frames` ticks (see the module docstring)."""
     clock = DriverClock()
     settings = config()
@@ -141,11 +144,13 @@ async def owner(setup: str, prefix: str, matches: int, frames: int) -> dict[str,
             subtick += 1
             clock.now += step
             hub._on_tick(subtick)  # the frame clock's call
-        if shared is not None:
+            if shared is not None and flush_every == "slice":  # the flusher's round after each wake-up
+                shared._lost(await shared.owner.flush(clock.now))
+        if shared is not None and flush_every == "frame":  # what-if: one round a frame for all slices
             shared._lost(await shared.owner.flush(clock.now))
-            if clock.now - renewed >= renew_every:
-                renewed = clock.now
-                await shared._renew()
+        if shared is not None and clock.now - renewed >= renew_every:
+            renewed = clock.now
+            await shared._renew()
         while publisher is not None and publisher._queue:
             await asyncio.sleep(0)
 
@@ -208,14 +213,14 @@ async def follower(prefix: str, match_ids: list[str]) -> None:
     await node.stop()
 
 
-def instructions(setup: str, matches: int, frames: int) -> tuple[int, dict[str, int]]:
+def instructions(setup: str, matches: int, frames: int, flush_every: str) -> tuple[int, dict[str, int]]:
     """Run the owner under callgrind; its instruction total and its figures."""
     prefix = f"floe-instr:{uuid.uuid4().hex[:10]}:"
     with tempfile.TemporaryDirectory() as folder:
         out_file = Path(folder) / "callgrind.out"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
                    sys.executable, "-m", "bench.cluster_instructions", "--owner", setup, "--prefix", prefix,
-                   "--matches", str(matches), "--frames", str(frames)]
+                   "--matches", str(matches), "--frames", str(frames), "--flush-every", flush_every]
         try:
             done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                                   capture_output=True, timeout=3600, check=False)
@@ -246,22 +251,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--frames", type=int, default=600)
     parser.add_argument("--warmup", type=int, default=120)
     parser.add_argument("--setups", nargs="+", choices=SETUPS, default=list(SETUPS))
+    parser.add_argument("--flush-every", choices=("slice", "frame"), default="slice",
+                        help="the flusher's round after each slice's wake-up (as a node does), or once a "
+                             "frame (a what-if: fewer round trips, publications up to 3/4 frame later)")
     parser.add_argument("--owner", choices=SETUPS, help=argparse.SUPPRESS)
     parser.add_argument("--follower", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     parser.add_argument("ids", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.owner is not None:
-        print(json.dumps(asyncio.run(owner(args.owner, args.prefix, args.matches, args.frames))))
+        print(json.dumps(asyncio.run(owner(args.owner, args.prefix, args.matches, args.frames,
+                                           args.flush_every))))
         return
     if args.follower:
         asyncio.run(follower(args.prefix, args.ids))
         return
-    print(f"{args.matches} lazy-bot duels, {args.frames} frames after {args.warmup} (callgrind)", flush=True)
+    print(f"{args.matches} lazy-bot duels, {args.frames} frames after {args.warmup} (callgrind), "
+          f"a flush every {args.flush_every}", flush=True)
     base: int | None = None
     for setup in args.setups:
-        short, _ = instructions(setup, args.matches, args.warmup)
-        long, figures = instructions(setup, args.matches, args.warmup + args.frames)
+        short, _ = instructions(setup, args.matches, args.warmup, args.flush_every)
+        long, figures = instructions(setup, args.matches, args.warmup + args.frames, args.flush_every)
         per_frame = (long - short) / (args.frames * args.matches)
         base = base if base is not None else per_frame
         print(f"{setup:<8} {per_frame:>12,.0f} instructions/match-frame  ({per_frame / base:.2f}× "
