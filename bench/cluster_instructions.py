@@ -158,7 +158,7 @@ async def owner(setup: str, prefix: str, matches: int, frames: int,
     follower: asyncio.subprocess.Process | None = None
     if setup == "relay":
         follower = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bench.cluster_instructions", "--follower", "--prefix", prefix,
+            sys.executable, "-m", "bench.cluster_instructions", "--follower", "--prefix", prefix, "--",
             *[live.id for live in lives], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
         assert follower.stdout is not None
