@@ -26,7 +26,9 @@ Each setup is run twice, for `--warmup` frames and for `--warmup + --frames` fra
 of the two instruction totals (process start, imports and setup cancel out) divided by
 `--frames * --matches` is the figure: instructions per match-frame. Lease times are long (600 s) so
 that the slowness of valgrind never lets a lease lapse; the renewal still runs at the default cadence
-of the driver's clock. Results: bench/README.md.
+of the driver's clock; the follower says `Follow` once (its heartbeat and idle time are made
+endless on both nodes), so the owner's answers do not grow with valgrind's slowness. Results:
+bench/README.md.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ SECRET = b"cluster-instructions-0123456789ab"
 SETUPS = ("lone", "journal", "relay")
 #: Long enough that valgrind's slowness never lets a lease lapse (the driver renews on its own clock).
 LEASE_TTL = 600.0
+FOREVER = 1e6
 
 
 class DriverClock:
@@ -107,7 +110,9 @@ class Counting:
 
 
 def cluster_settings() -> ClusterSettings:
-    return ClusterSettings(lease_ttl=LEASE_TTL)
+    # The follower's `Follow` once, at the start (a heartbeat a second of wall time would make the
+    # owner answer more of them the slower valgrind runs it; one a second is 1/60 of a frame's work).
+    return ClusterSettings(lease_ttl=LEASE_TTL, follow_heartbeat=FOREVER, follow_idle=FOREVER)
 
 
 def config() -> ServerConfig:
@@ -169,6 +174,7 @@ async def owner(setup: str, prefix: str, matches: int, frames: int,
         await tick()
     figures = {"frames": sum(live.current_frame() for live in lives),
                "relayed": node.relay.records if node.relay is not None else 0,
+               "bases": node.relay.bases if node.relay is not None else 0,
                "batches": shared.owner.batches if shared is not None else 0}
     if follower is not None:
         assert follower.stdin is not None
