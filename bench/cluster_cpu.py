@@ -55,16 +55,20 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
     try:
         lives = [node.hub.create_bot_duel("lazy", "lazy") for _ in range(matches)]
         await asyncio.sleep(warmup)  # a bench's window is wall time; tests wait on conditions
-        frames0 = sum(live.current_frame() for live in lives)
+        frames0, simulated0 = sum(live.current_frame() for live in lives), node.hub.frames_simulated
         cpu0, wall0 = time.process_time(), time.monotonic()
         await asyncio.sleep(seconds)
         cpu1, wall1 = time.process_time(), time.monotonic()
-        frames1 = sum(live.current_frame() for live in lives)
+        frames1, simulated1 = sum(live.current_frame() for live in lives), node.hub.frames_simulated
+        # Matches this node no longer hosts (a lease lost on a loaded machine; a pair's other node or
+        # this one's scan takes them over): their frames are in `hosted_match_seconds`, not above.
+        lost = sum(node.hub.matches.get(live.id) is not live for live in lives)
     finally:
         await node.stop()
     match_seconds = (frames1 - frames0) / FRAME_HZ_OF_MATCH
     return {"cpu_ms_per_match_second": 1000 * (cpu1 - cpu0) / max(match_seconds, 1e-9),
-            "match_seconds": match_seconds, "wall": wall1 - wall0, "cpu": cpu1 - cpu0}
+            "match_seconds": match_seconds, "wall": wall1 - wall0, "cpu": cpu1 - cpu0,
+            "hosted_match_seconds": (simulated1 - simulated0) / FRAME_HZ_OF_MATCH, "lost": lost}
 
 
 def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
