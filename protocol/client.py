@@ -138,6 +138,8 @@ class ClientSession:
         #: (first frame stamped, how far its stamp led the unleaned estimate), in frame order: what
         #: `input-late` is measured against.
         self._stamped: deque[tuple[int, float]] = deque(maxlen=STAMPS_KEPT)
+        #: The `join` asked for the match's state in every resync (see protocol/messages.py `Resync`).
+        self.replica = False
 
     # ---- what to send --------------------------------------------------------------------------------
 
@@ -145,10 +147,13 @@ class ClientSession:
         """The handshake: the protocol version and this client's token."""
         return encode(Hello(version=PROTOCOL_VERSION, token=self.token, client=self.client))
 
-    def join(self, match: str, since: int | None = None) -> bytes:
-        """Play `match` in the seat the token holds."""
+    def join(self, match: str, since: int | None = None, replica: bool | None = None) -> bytes:
+        """Play `match` in the seat the token holds (`replica`: resyncs carry the match's state; None:
+        as `self.replica` says)."""
         self.match, self.role = match, "player"
-        return encode(Join(match=match, since=since))
+        if replica is not None:
+            self.replica = replica
+        return encode(Join(match=match, since=since, replica=self.replica))
 
     def watch(self, match: str, since: int | None = None) -> bytes:
         """Spectate `match`."""
@@ -160,7 +165,7 @@ class ClientSession:
         assert self.match is not None, "resume() before join() or watch()"
         if self.role == "spectator":
             return encode(Watch(match=self.match, since=self.last_n))
-        return encode(Join(match=self.match, since=self.last_n))
+        return encode(Join(match=self.match, since=self.last_n, replica=self.replica))
 
     def leave(self) -> bytes:
         """Leave the match for good (a player forfeits)."""

@@ -115,6 +115,8 @@ def encode(message: Message) -> bytes:
     plain = to_plain(message)
     if isinstance(message, Resync):
         plain["frames"] = [frame_array(body) for body in message.frames]
+        if message.state is None:
+            del plain["state"]  # optional: absent unless the player asked (the same bytes as encode_resync)
     return encode_plain(plain)
 
 
@@ -151,6 +153,7 @@ def encode_frame(n: int, confirmed: int, frame: int, body: bytes) -> bytes:
 
 
 _RESYNC_HEAD = b"\x87" + encode_plain("kind") + encode_plain("resync") + encode_plain("n")
+_RESYNC_STATE_HEAD = b"\x88" + _RESYNC_HEAD[1:]
 _KEYFRAME_HEAD = b"\x85" + encode_plain("kind") + encode_plain("keyframe") + encode_plain("n")
 
 
@@ -160,23 +163,25 @@ def encode_keyframe(n: int, frame: int, packed_view: bytes, checksum: str) -> by
 
 
 def encode_resync(
-    n: int, frame: int, packed_view: bytes, checksum: str, bodies: list[bytes], confirmed: int
+    n: int, frame: int, packed_view: bytes, checksum: str, bodies: list[bytes], confirmed: int,
+    packed_state: bytes | None = None,
 ) -> bytes:
     """`encode(Resync(…))` with its view packed and its frames as `pack_frame_body` bytes: the same bytes.
 
     A match keeps its last keyframe's view and the frames since packed (bytes, which the garbage
     collector never scans) rather than as plain data, and a resync splices them: each frame is the
-    array `[frame, inputs, events, actors]`.
+    array `[frame, inputs, events, actors]`. `packed_state`: the optional `state` field's value, packed.
     """
     return b"".join(
         (
-            _RESYNC_HEAD,
+            _RESYNC_HEAD if packed_state is None else _RESYNC_STATE_HEAD,
             *_keyframe_entries(n, frame, packed_view, checksum),
             encode_plain("frames"),
             _frame_array_head(len(bodies)),
             *(b"\x94" + body for body in bodies),
             encode_plain("confirmed"),
             encode_plain(confirmed),
+            *(() if packed_state is None else (encode_plain("state"), packed_state)),
         )
     )
 

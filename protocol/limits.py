@@ -12,6 +12,10 @@ MAX_CLIENT_MESSAGE_BYTES = 2048
 #: Largest server frame a client should accept (a resync carries a keyframe and up to a few seconds
 #: of frames).
 MAX_SERVER_MESSAGE_BYTES = 4 * 1024 * 1024
+#: Largest match state a resync carries (`state.snapshot`'s bytes, before base64, for a player that joined
+#: with `replica`): a Pengo versus snapshot is 15 to 60 KB; a bigger one is left out (that client waits
+#: without prediction).
+MAX_REPLICA_STATE_BYTES = 256 * 1024
 #: Token bucket per connection: messages per second refilled, and the bucket's size (the burst).
 #: One input message per frame at 60 frames/s plus pings fits with room to spare (a client that
 #: batches its inputs, as `welcome.input_batch` suggests, sends half that).

@@ -78,6 +78,8 @@ class Join:
     KIND: ClassVar[str] = "join"
     match: MatchId
     since: StreamNumber | None = None
+    #: The client rebuilds the match in its own engine: each `resync` it is sent carries `state`.
+    replica: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +314,13 @@ class Resync:
     checksum: str
     frames: list[dict[str, Any]]
     confirmed: int
+    #: Only to a player that joined with `replica`: the match's state at `frame`, to rebuild its replica
+    #: from — `{"frame", "snapshot", "held"}`: the rules' `Match.snapshot()` as marshal version 2 bytes in
+    #: base64 text (what `Match.restore` takes once loaded: the browser's engine is the rules' Python;
+    #: plain msgpack would not survive a browser's numbers (integers to 2**62), and the protocol carries
+    #: no bin values) and each seat's input byte on the frame before `frame` (None: not known), what the
+    #: seats hold for prediction.
+    state: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,10 @@ from __future__ import annotations
 #: 7 (issue 21, your own board in the browser): clients may send `desync` (the browser engine's replica
 #: disagreed with a keyframe; logged, at most `limits.desync_reports_per_connection` per connection, nothing
 #: else changes); the stream is unchanged (the replica is built from `joined` and the frame records' inputs).
+#: Completed later, still issue 21's one version (optional fields, shipped with 9): `join` may ask for
+#: the replica's state (`replica`), and then every `resync` to that player carries `state` (the match's
+#: snapshot at the resync's frame and the seats' held inputs, at most `MAX_REPLICA_STATE_BYTES`), from
+#: which the browser rebuilds its replica.
 #: 8 (issue 20, several nodes): any node serves any match: a `join` or `watch` of a match another node
 #: owns is served by the node reached (followed over the nodes' bus, the same records with the same
 #: numbers; on a shared store `no-such-match` comes only once no owner answered within

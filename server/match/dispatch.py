@@ -233,6 +233,7 @@ class Dispatcher:
             session.send(refusal)
             return
         self.ranked.forget(session)  # a connection that plays leaves the queue
+        session.replica = message.replica
         live.attach_player(session, seat, message.since, now)
 
     def _watch(self, session: Session, message: Watch, now: float) -> None:

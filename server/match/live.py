@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import logging
 import math
+from base64 import b64encode
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -58,7 +59,7 @@ from protocol.codec import (
     pack_frame_body,
 )
 from protocol.errors import CloseCode, ErrorCode
-from protocol.limits import MAX_LAG_MS
+from protocol.limits import MAX_LAG_MS, MAX_REPLICA_STATE_BYTES
 from protocol.messages import InputLate, Joined, MatchState, Over, Rewind, ServerMessage, Status
 from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
@@ -117,6 +118,10 @@ class PackedKeyframe:
     frame: int
     view: bytes
     checksum: str
+    #: The state at `frame` (marshal bytes, the runner's) and each seat's input on the frame before it
+    #: (None: not known here): a resync's `state` for a player that rebuilds its replica.
+    state: bytes = b""
+    held: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -206,6 +211,8 @@ class LiveMatch:
         #: bodies): what a resync sends, kept as bytes, which the garbage collector does not scan.
         self._keyframe: PackedKeyframe | None = None
         self._since_keyframe: list[bytes] = []
+        #: The inputs of the newest confirmed frame (the row a keyframe after it holds).
+        self._confirmed_row: tuple[int, ...] | None = None
         #: Each stream's final `over` message, re-sent after a resync.
         self._over: dict[Stream[Outbox], bytes] = {}
         #: Frame → (its current record, that record's packed wire body), until it is confirmed.
@@ -328,7 +335,7 @@ class LiveMatch:
         out = session.out
         if tell_joined:
             out.send(self.joined_message("player", seat))
-        self._catch_up(out, self.players, since, speculative=True)
+        self._catch_up(out, self.players, since, speculative=True, replica=session.replica)
         self.players.subscribers.add(out)
         log_event(log, logging.INFO, "match.player", match=self.id, seat=seat, since=since, peer=out.peer)
         self._broadcast_status(now)
@@ -539,7 +546,10 @@ class LiveMatch:
                 self.players.publish_bytes(_frame(record.frame, body, confirmed))
         for item in out.confirmed:
             if isinstance(item, KeyframeRecord):
-                keyframe = PackedKeyframe(item.frame, encode_plain(item.view), item.checksum)
+                neutral = (self.config.ruleset.inputs.neutral,) * len(self.seats)
+                held = self._confirmed_row if item.frame > 0 else neutral
+                keyframe = PackedKeyframe(item.frame, encode_plain(item.view), item.checksum, item.state,
+                                          held)
                 self._keyframe, self._since_keyframe = keyframe, []
                 if item.frame > marks["pc"]:
                     self.players.publish_bytes(_keyframe(keyframe))
@@ -550,6 +560,7 @@ class LiveMatch:
             else:
                 body = self._body(item)
                 self._since_keyframe.append(body)
+                self._confirmed_row = item.inputs
                 if item.frame >= marks["sc"]:
                     self._feed.push(now, partial(self._watch_frame, item.frame, body))
                 else:
@@ -686,8 +697,10 @@ class LiveMatch:
         self._catch_up(collected, stream, None, speculative=not spectator)
         return collected.messages
 
-    def _catch_up(self, conn: Outbox, stream: Stream[Outbox], since: int | None, speculative: bool) -> None:
-        """Send what the connection missed: the history after `since`, else a resync from a keyframe."""
+    def _catch_up(self, conn: Outbox, stream: Stream[Outbox], since: int | None, speculative: bool,
+                  replica: bool = False) -> None:
+        """Send what the connection missed: the history after `since`, else a resync from a keyframe
+        (with the keyframe's state when `replica`: a player whose engine rebuilds the match)."""
         if since is not None:
             missed = stream.since(since)
             if missed is not None:
@@ -715,8 +728,12 @@ class LiveMatch:
             bodies = list(self._watched_since)
             confirmed = self._published_confirmed if self.spectator_delay <= 0 else self._watched_confirmed
         head = stream.head - 1 if over is not None else stream.head
+        state = None
+        if replica and speculative and 0 < len(keyframe.state) <= MAX_REPLICA_STATE_BYTES:
+            state = encode_plain({"frame": keyframe.frame, "snapshot": b64encode(keyframe.state).decode(),
+                                  "held": None if keyframe.held is None else list(keyframe.held)})
         conn.send_bytes(
-            encode_resync(head, keyframe.frame, keyframe.view, keyframe.checksum, bodies, confirmed)
+            encode_resync(head, keyframe.frame, keyframe.view, keyframe.checksum, bodies, confirmed, state)
         )
         if over is not None:
             conn.send_bytes(over)

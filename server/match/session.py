@@ -95,6 +95,8 @@ class Session:
         self.spectator = False
         #: The match the websocket's URL names (`/ws?match=<id>`): the only one it may join or watch.
         self.pinned: str | None = None
+        #: The player's `join` asked for `replica`: its resyncs carry the match's state.
+        self.replica = False
         #: `desync` reports logged from this connection.
         self.desyncs = 0
         #: The round trip to the client (milliseconds, smoothed) the transport measured, or None.

@@ -121,6 +121,9 @@ class KeyframeRecord:
     frame: int
     view: dict[str, Any]
     checksum: str
+    #: The state at the start of `frame` (marshal version 2 bytes of `Match.snapshot()`, the snapshot the
+    #: checksum was taken of): what a resync gives a player that rebuilds its replica (no extra cost).
+    state: bytes = b""
 
 
 @dataclass
@@ -491,7 +494,7 @@ class MatchRunner:
             self._bases[frame] = pending.state
             if len(self._bases) > KEPT_KEYFRAME_STATES:
                 del self._bases[next(iter(self._bases))]
-        out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum))
+        out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum, pending.state))
 
     def _keyframe_due(self, frame: int) -> bool:
         return frame == 0 or (frame + self._keyframe_phase) % self.settings.keyframe_every == 0

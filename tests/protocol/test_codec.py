@@ -155,6 +155,21 @@ def test_spliced_resync_equals_the_encoded_message(count: int) -> None:
     assert spliced == encode(replace(message, frames=frames))
 
 
+def test_a_resync_with_state_splices_to_the_encoded_message_and_decodes() -> None:
+    """A resync's optional `state` (for a player that rebuilds its replica) spliced in is byte for byte
+    the encoded Resync carrying it, and it decodes back intact."""
+    message = EXAMPLES["resync"]
+    assert isinstance(message, Resync)
+    state = {"frame": message.frame, "snapshot": "AAEC" * 30_000, "held": [0, 5]}
+    bodies = [pack_frame_body(f["frame"], f["events"], f["actors"], f["inputs"]) for f in message.frames]
+    spliced = encode_resync(message.n, message.frame, encode_plain(message.view), message.checksum, bodies,
+                            message.confirmed, encode_plain(state))
+    with_state = replace(message, state=state)
+    assert spliced == encode(with_state)
+    assert decode_server(spliced) == with_state
+    assert decode_server(encode(message)) == message and b"state" not in encode(message)
+
+
 def test_spliced_keyframe_equals_the_encoded_message() -> None:
     """A keyframe spliced from its packed view is byte for byte the encoded Keyframe message."""
     message = EXAMPLES["keyframe"]

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import marshal
+from base64 import b64decode
 
 import pytest
 
 from protocol.client import ClientSession
+from protocol.codec import decode_server
+from protocol.limits import MAX_REPLICA_STATE_BYTES
+from protocol.messages import Resync
 from rules.replay import verify
 from rules.synctest import state_checksum
 from rules.versus.inputs import encode_input
@@ -91,3 +96,45 @@ async def test_no_return_within_grace_forfeits_the_seat(start_server: StartServe
     assert replay.result.outcomes == ("forfeited", "won") and replay.result.reason == "forfeit"
     assert replay.moves[0][-1][1] == 0x80 and replay.final_frame < 8 * 60
     assert run.session.over is not None
+
+
+async def test_a_player_that_asked_for_replica_state_gets_it_on_resync(start_server: StartServer) -> None:
+    """A player that joined with `replica` is sent, in its resync, the match's state at the keyframe:
+    restored, its checksum is the keyframe's; stepped with the resync's confirmed frames, it is the
+    straight run's state there. A player that did not ask (here another node's newcomer) gets none."""
+    server = await start_server(fast_config().override(history=40))
+    match_id, first, second = await open_room(server)
+    bot = asyncio.create_task(botclient.play(server.ws_url, second, match_id, "lazy", seed=10))
+    asked = ClientSession(first)
+    asked.replica = True
+    await asyncio.wait_for(scripted(server.ws_url, asked, match_id, leave_at=100), 30 * UNIT)
+    seen = asked.last_n
+    live = server.app.state.node.hub.matches[match_id]
+    await until(lambda: live.players.head > seen + 41, 10 * UNIT, "the stream passing a history of 40")
+    await asyncio.wait_for(scripted(server.ws_url, asked, match_id, leave_at=None), 60 * UNIT)
+    await asyncio.wait_for(bot, 30 * UNIT)
+    replay = await fetch_replay(server, match_id)
+    assert verify(replay).ok and len(asked.resyncs) == 1
+    resync = asked.resyncs[0]
+    state = resync.state
+    assert state is not None and state["frame"] == resync.frame and len(state["held"]) == 2
+    snapshot = b64decode(state["snapshot"])
+    assert len(snapshot) <= MAX_REPLICA_STATE_BYTES
+    match = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
+    match.restore(marshal.loads(snapshot))
+    assert match.frame == resync.frame and state_checksum(match.snapshot()) == resync.checksum
+    for body in resync.frames:
+        if body["frame"] < resync.confirmed:
+            match.step(body["inputs"])
+    straight = VersusMatch(config_from_plain(replay.config), replay.seed, replay.seats)
+    changes = {(frame, seat): value for seat, moves in enumerate(replay.moves) for frame, value in moves}
+    inputs = [0, 0]
+    for frame in range(match.frame):
+        if frame == resync.frame:
+            assert inputs == state["held"], "the inputs held at the keyframe"
+        inputs = [changes.get((frame, seat), value) for seat, value in enumerate(inputs)]
+        straight.step(inputs)
+    assert match.frame > resync.frame
+    assert state_checksum(match.snapshot()) == state_checksum(straight.snapshot())
+    newcomer = decode_server(live.newcomer_messages(spectator=False)[0])  # another node's player: no replica
+    assert isinstance(newcomer, Resync) and newcomer.state is None

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import marshal
 import random
+from base64 import b64encode
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -176,3 +178,54 @@ def test_keyframes_are_checked_even_when_they_come_after_the_chain_passed_them(e
             page.replica.keyframe(now + 20, checksums[now + 20])  # not yet reached
     page.advance(frames, frames)
     assert page.answer["desyncs"] == [148], page.answer
+
+
+def server_state(rows: list[list[int]], frame: int) -> str:
+    """A resync's `state` for `frame` as the server sends it (JSON here, as the page passes it on): the
+    authority's snapshot there (marshal, base64) and the row of the frame before."""
+    authority = fresh_match()
+    for row in rows[:frame]:
+        authority.step(row)
+    snapshot = b64encode(marshal.dumps(authority.snapshot(), 2)).decode()
+    held = rows[frame - 1] if frame else None
+    return json.dumps({"frame": frame, "snapshot": snapshot, "held": held})
+
+
+@pytest.mark.parametrize("skip_to", [150, 244])
+def test_a_replica_restored_from_a_server_snapshot_goes_on_to_the_servers_keyframes(
+        engine: ModuleType, skip_to: int) -> None:
+    """A replica that played to frame 100, then missed frames (a reconnect past the history), restored
+    from the server's snapshot at `skip_to` and fed the frame records after it: the page's state is the
+    chain's throughout, every keyframe after it agrees with the server's (no desync), the frames before
+    it are never simulated again, and the end is the authority's."""
+    frames = 400
+    own, other = script(6, frames, 9), script(7, frames, 6)
+    page = Page(engine, own, other)
+    authority = fresh_match()
+    checksums = []
+    for row in page.truth:
+        checksums.append(authority.checksum(authority.snapshot()))
+        authority.step(row)
+    for now in range(100):
+        page.advance(max(0, now - DELAY), now + LEAD)
+    stepped = page.answer["stepped"]
+    page.replica.restore(server_state(page.truth, skip_to))
+    page.sent = skip_to  # the resync's frames start there: the rows before it never come
+    page.answer = {"base": skip_to}
+    for now in range(skip_to + DELAY, frames - LEAD):
+        if (now - skip_to) % 40 == 0:
+            keyframe = now - DELAY
+            page.replica.keyframe(keyframe, checksums[keyframe])
+        answer = page.advance(max(skip_to, now - DELAY), now + LEAD)
+        if now == skip_to + DELAY:
+            assert answer["restart"] and answer["from"] == skip_to, answer
+        if now % 25 == 0 and page.state is not None:
+            assert seen(page.state) == page.expected(), f"the page's state at {page.frame} is not the chain's"
+    page.advance(frames, frames)
+    assert page.frame == frames and page.state is not None
+    assert seen(page.state) == seen(page.stream[frames]), "the confirmed end is not the authority's"
+    answer = page.answer
+    assert answer["desyncs"] == [], answer
+    # from the snapshot on only: nothing before `skip_to` stepped again (rollbacks re-step a few frames)
+    assert answer["stepped"] - stepped <= frames - skip_to + answer["resimulated"] + LEAD, answer
+

@@ -18,6 +18,7 @@ from playwright.async_api import Page
 
 from bench.delay_proxy import delaying_proxy
 from bench.own_board_latency import AUTHORITY_CAUGHT_UP, moved_by_the_authority, press_and_measure
+from tests.server.helpers import until as until_true
 
 from .conftest import UNIT, BrowserFactory, serving, shot, until
 from .test_browser import PLAYING
@@ -161,3 +162,38 @@ async def thin_match(make: BrowserFactory, how: str) -> None:
     await until(thin, "() => window.__floe.drawnFrames() > 0", 10, f"the thin page's drawing ({how})")
     await thin.evaluate("() => window.__floe.leave()")
     await until(thin, RESULT, 30, f"the thin page's result ({how})")
+
+
+async def test_a_reconnect_past_the_history_rebuilds_the_replica(web_root: Path) -> None:
+    """The page's replica runs; its socket drops and it stays offline until the players' stream passed
+    its history (40 records here): back, its `join` asked for `replica`, the resync carries the match's
+    state, the replica is rebuilt from it and the page predicts again (no keyframe disagrees after)."""
+    async with serving(web_root, 120, history=40) as make:
+        opened = await make()
+        page = await opened.page("/")
+        await page.fill("#name", "ann")
+        await page.click("#play-lazy")
+        await until(page, PLAYING, 30, "the bot match to start")
+        await until(page, PREDICTING, 120, "the prediction to switch on")
+        hub = opened.server.app.state.node.hub
+        (live,) = hub.matches.values()
+        head = live.players.head
+        await page.context.set_offline(True)
+        connection = live.seats[0].connection
+        assert connection is not None
+        connection.out.close(1001)  # the server lets the socket go: the page tries to come back, offline
+
+        def away() -> bool:
+            return live.seats[0].connection is None and live.players.head > head + 41
+
+        await until_true(away, 30 * UNIT, "the stream passing its history while the page is away")
+        await page.context.set_offline(False)
+        await until(page, "() => window.__floe.prediction().restores > 0", 60, "the replica rebuilt")
+        await until(page, PREDICTING, 60, "the prediction to switch on again")
+        rebuilt = await page.evaluate(PREDICTION)
+        made = rebuilt["made"]
+        await until(page, f"() => window.__floe.prediction().made > {made} + 30", 60, "predictions after it")
+        state = await page.evaluate(PREDICTION)
+        # the page's attempts while offline failed, as they should (the console says so)
+        opened.errors[:] = [error for error in opened.errors if "ERR_INTERNET_DISCONNECTED" not in error]
+    assert state["restores"] >= 1 and state["stopped"] is None and state["desyncs"] == [], state

@@ -62,7 +62,7 @@ describe("the session's first connection", () => {
     const session = new Session("token", "m1", "player");
     expect(sent(session.opened(1234.5))).toEqual([
       { kind: "hello", version: PROTOCOL_VERSION, token: "token", client: CLIENT_NAME },
-      { kind: "join", match: "m1", since: null },
+      { kind: "join", match: "m1", since: null, replica: false },
       { kind: "ping", id: 1, t: 1234 },
     ]);
   });
@@ -151,9 +151,10 @@ describe("the session's reconnects", () => {
     session.receive(bytes(frame(2, 101), frame(3, 102)), 0);
     session.closed(0, false);
     session.closed(500, false);
+    session.replica = true; // the engine's replica runs: the rejoin asks for the match's state in a resync
     expect(sent(session.opened(1500)).slice(0, 2)).toEqual([
       { kind: "hello", version: PROTOCOL_VERSION, token: "token", client: CLIENT_NAME },
-      { kind: "join", match: "m1", since: 3 },
+      { kind: "join", match: "m1", since: 3, replica: true },
     ]);
     expect(session.receive(bytes(welcome(), joined()), 1600)).toEqual([{ kind: "connection", dropped: false }]);
     expect(session.closed(2000, false).reconnectInMs).toBe(RECONNECT_WAITS_MS[0]);

@@ -126,6 +126,8 @@ export interface PredictionState {
   corrections: number[];
   /** Keyframes the replica disagreed with. */
   desyncs: number[];
+  /** Rebuilds of the replica from a resync's state (a reconnect past the stream's history). */
+  restores: number;
   /** Predictions made; the frame drawn; the milliseconds the last prediction took (asked to answered). */
   made: number;
   frame: number;
@@ -325,7 +327,7 @@ export class LiveView {
     if (prediction === null) return null;
     return {
       active: prediction.active, stopped: prediction.stopped, corrections: [...prediction.corrections],
-      desyncs: [...prediction.desyncs], made: prediction.made, frame: prediction.state?.frame ?? -1,
+      desyncs: [...prediction.desyncs], restores: prediction.restores, made: prediction.made, frame: prediction.state?.frame ?? -1,
       lastMs: prediction.lastMs, work: { ...prediction.work }, late: this.connection.session.late,
       lead: this.connection.session.clock.lead(),
     };

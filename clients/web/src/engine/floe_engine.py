@@ -1,7 +1,7 @@
 """The browser engine's Python side: floe's own pure `rules/` package, run by Pyodide in a Web Worker
 (clients/web/src/engine/worker.ts calls these functions; values cross as JSON text).
 
-Only `rules/` is imported (and the standard library's `json` and `marshal`): the browser runs the
+Only `rules/` is imported (and the standard library's `json`, `marshal` and `base64`): the browser runs the
 server's rules unchanged, never its network code. Two uses:
 
 - `verify_replay(text)`: re-simulate a replay file's plain data (rules/replay.py `verify`), as the
@@ -16,12 +16,15 @@ server's rules unchanged, never its network code. Two uses:
   each predicted frame (each seat's records) is compared with that frame's final simulation once it
   is confirmed: a difference in what moves on a board is a correction, counted per seat. A keyframe's
   checksum is compared with the replica's own state at that frame: a difference is a desync.
+  `Replica.restore` starts the chain again from a server snapshot (a `resync`'s `state`): after a
+  reconnect past the stream's history, or a desync, the replica goes on from there.
 """
 
 from __future__ import annotations
 
 import json
 import marshal
+from base64 import b64decode
 from typing import Any
 
 from rules.registry import lookup
@@ -69,6 +72,7 @@ class Replica:
         names = json.loads(seats)
         self.match = rules.new_match(rules.config_from_plain(json.loads(config)), seed, names)
         self.held = rules.inputs.held
+        self.neutral = rules.inputs.neutral
         self.seats = len(names)
         self.seat = 0
         #: Frames below this are confirmed (their rows are final).
@@ -98,6 +102,29 @@ class Replica:
         self.rollbacks = 0
         self.stepped = 0
         self.resimulated = 0
+
+    def restore(self, state: str) -> None:
+        """Start the chain again from the server's state at a frame (a `resync`'s `state` as JSON:
+        `{frame, snapshot, held}`, the snapshot marshal bytes in base64, `held` each seat's input on the
+        frame before, or null): that frame is the new confirmed pointer, and everything the chain held
+        (rows, snapshots, drawn frames, keyframes waiting) is forgotten; the next `advance` takes the
+        confirmed rows from that frame on. The counters and the desyncs already reported stay."""
+        plain = json.loads(state)
+        frame = plain["frame"]
+        raw = b64decode(plain["snapshot"])
+        self.match.restore(marshal.loads(raw))
+        if self.match.frame != frame:
+            raise ValueError(f"the snapshot is of frame {self.match.frame}, not {frame}")
+        held = plain.get("held")
+        self.base = frame
+        self.last = [self.neutral] * self.seats if held is None else [int(value) for value in held]
+        self.rows = {}
+        self.snapshots = {frame: raw}
+        self.own = {}
+        self.fresh = True
+        self.drawn, self.latest = {}, {}
+        self.wrong = [False] * self.seats
+        self.pending, self.reached = {}, {}
 
     def keyframe(self, frame: int, checksum: str) -> None:
         """The server's checksum of the state at the start of `frame` (compared once confirmed there;

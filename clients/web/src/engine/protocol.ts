@@ -3,7 +3,7 @@
  * operation and carries an id; its answer carries the same id and a value or an error.
  */
 
-import type { FrameBody, Joined, MatchResult, View } from "../net/wire";
+import type { FrameBody, Joined, MatchResult, ReplicaState, View } from "../net/wire";
 
 /** Where the build puts Pyodide's files and floe's rules (vite.config.ts; the server serves /engine). */
 export const ENGINE_PATH = "/engine/";
@@ -13,6 +13,7 @@ export type EngineRequest =
   | { op: "verify"; replay: unknown }
   | { op: "create"; ruleset: string; version: number; config: unknown; seed: number; seats: string[] }
   | { op: "keyframe"; frame: number; checksum: string }
+  | { op: "restore"; state: ReplicaState }
   | { op: "advance"; seat: number; rows: [number, number[]][]; own: Record<number, number>; target: number; fresh: boolean }
   | PayloadRequest
   | { op: "replay"; replay: unknown }
@@ -80,6 +81,7 @@ export interface EngineAnswers {
   verify: Verdict & { ms: number };
   create: null;
   keyframe: null;
+  restore: null;
   advance: Advanced;
   payload: unknown;
   replay: PlayedReplay & { ms: number };

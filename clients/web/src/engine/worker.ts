@@ -9,6 +9,7 @@ import { ENGINE_PATH, type Envelope, type Reply } from "./protocol";
 
 type Replica = {
   keyframe(frame: number, checksum: string): void;
+  restore(state: string): void;
   advance(seat: number, rows: string, own: string, target: number, fresh: boolean): string;
   destroy?(): void;
 };
@@ -73,6 +74,9 @@ async function answer(request: Envelope): Promise<unknown> {
       return null;
     case "keyframe":
       needReplica().keyframe(request.frame, request.checksum);
+      return null;
+    case "restore":
+      needReplica().restore(JSON.stringify(request.state));
       return null;
     case "advance": {
       const started = performance.now();

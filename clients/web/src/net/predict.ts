@@ -21,17 +21,20 @@
  * - What was drawn of each predicted frame is compared with that frame's final simulation once it is
  *   confirmed (in the worker, per seat): a difference is a correction, counted per seat
  *   (`corrections`; the board eases it). A keyframe whose checksum differs from the replica's state at
- *   its frame is a desync: counted, and the page draws from the stream alone from then on (repaired:
- *   the stream is the authority).
+ *   its frame is a desync: counted (reported), and the page draws from the stream alone until the
+ *   replica is rebuilt (the stream is the authority).
  *
- * The replica needs every frame's inputs from frame 0: a `resync` that starts past the frames the
- * replica has (a reconnect after the history's end) ends the prediction for this match, and the page
- * draws from the stream, as a thin client does.
+ * The replica needs every frame's inputs from its confirmed frame on. Once the engine is ready, every
+ * `join` asks for `replica` (`OwnInputs.replica`): a `resync` then carries the match's state at its
+ * keyframe (`state`), and the replica is rebuilt from it (`restore`) and predicts again, after a
+ * reconnect past the history's end as after a desync (the protocol has no resync on demand: a desync
+ * waits for the next one, at the next reconnect). A `resync` without `state` that starts past the
+ * frames the replica has stops the prediction, and the page draws from the stream, as a thin client.
  */
 
 import type { Engine } from "../engine/engine";
 import type { MatchStream, StreamModel } from "./stream";
-import type { FrameBody, Joined, StreamMessage } from "./wire";
+import type { FrameBody, Joined, ReplicaState, StreamMessage } from "./wire";
 
 /** Frames of the stream's inputs kept past the replica's confirmed frame (a bound on a stuck worker). */
 export const INPUTS_KEPT = 1200;
@@ -42,6 +45,8 @@ export const LOADING_KEPT = 36_000;
 export interface OwnInputs {
   readonly own: ReadonlyMap<number, number>;
   readonly stampedUntil: number;
+  /** Set once the engine is ready: the next `join` asks that resyncs carry the match's state. */
+  replica: boolean;
 }
 
 /** What the bench reads of the worker's work. */
@@ -67,8 +72,16 @@ export class Prediction<M extends StreamModel<M>> {
   private again = false;
   /** The page holds no state of the replica's chain (it starts again from the confirmed frame). */
   private fresh = true;
-  /** Why the prediction stopped for this match (null while it runs). */
+  /** Why the prediction stopped (null while it runs); a resync with `state` starts it again unless
+   * the engine itself failed (`broken`). */
   stopped: string | null = null;
+  private broken = false;
+  /** Bumped by each rebuild: an answer to a request made before it is dropped. */
+  private generation = 0;
+  /** A resync's state that came while the engine loaded (restored once the replica exists). */
+  private pendingState: ReplicaState | null = null;
+  /** Rebuilds of the replica from a resync's state. */
+  restores = 0;
   /** The newest predicted state (the start of frame `state.frame`). */
   state: M | null = null;
   /** Corrections of what was drawn, per seat, and the keyframes the replica disagreed with. */
@@ -96,11 +109,33 @@ export class Prediction<M extends StreamModel<M>> {
         op: "create", ruleset: joined.ruleset, version: joined.ruleset_version, config: joined.config, seed: joined.seed,
         seats: joined.seats,
       }))
-      .then(() => {
+      .then(async () => {
         this.replica = true;
+        this.session.replica = true;
+        const state = this.pendingState;
+        this.pendingState = null;
+        if (state !== null) await this.restore(state);
         this.pump();
       })
-      .catch((error: unknown) => this.stop(`the engine failed: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) => this.fail(error));
+  }
+
+  private fail(error: unknown): void {
+    this.broken = true;
+    this.stop(`the engine failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** Rebuild the replica from a resync's state: it starts again at that frame, confirmed, with the
+   * page's inputs from there (the resync's frames, which the caller keeps); the page holds nothing. */
+  private async restore(state: ReplicaState): Promise<void> {
+    this.generation += 1;
+    this.base = state.frame;
+    this.fresh = true;
+    this.state = null;
+    this.stopped = null;
+    this.keyframes.length = 0;
+    await this.engine.request({ op: "restore", state });
+    this.restores += 1;
   }
 
   /** Prediction is drawn (the engine runs, nothing stopped it, a state is predicted). */
@@ -115,6 +150,10 @@ export class Prediction<M extends StreamModel<M>> {
 
   /** A stream message, after the stream applied it. */
   onStream(message: StreamMessage): void {
+    if (message.kind === "resync" && message.state !== undefined && !this.broken) {
+      this.rebuild(message.state, message.frames, message.confirmed);
+      return;
+    }
     if (this.stopped !== null) return;
     switch (message.kind) {
       case "frame":
@@ -147,6 +186,24 @@ export class Prediction<M extends StreamModel<M>> {
 
   private readonly keyframes: [number, string][] = [];
 
+  /** A resync with the match's state: the inputs from its frame on are the resync's, and the replica is
+   * rebuilt there (now, or once the engine is ready); prediction runs again. */
+  private rebuild(state: ReplicaState, frames: FrameBody[], confirmed: number): void {
+    this.inputs.clear();
+    for (const body of frames) this.inputs.set(body.frame, body.inputs);
+    this.confirmed = confirmed;
+    if (!this.replica) {
+      this.pendingState = state;
+      this.base = state.frame;
+      this.stopped = null;
+      return;
+    }
+    // the request goes after any in flight (the worker answers in order); that one's answer is dropped
+    this.restore(state)
+      .then(() => this.pump())
+      .catch((error: unknown) => this.fail(error));
+  }
+
   /** The first frame whose inputs the replica still needs. */
   private nextNeeded(): number {
     let frame = this.base;
@@ -165,7 +222,7 @@ export class Prediction<M extends StreamModel<M>> {
     this.busy = true;
     this.again = false;
     this.cycle()
-      .catch((error: unknown) => this.stop(`the engine failed: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => this.fail(error))
       .finally(() => {
         this.busy = false;
         if (this.again) this.pump();
@@ -189,7 +246,9 @@ export class Prediction<M extends StreamModel<M>> {
     const own: Record<number, number> = {};
     for (const [frame, value] of this.session.own) if (frame >= this.base && frame < target) own[frame] = value;
     const asked = performance.now();
+    const generation = this.generation;
     const answer = await engine.request({ op: "advance", seat: this.seat, rows, own, target, fresh: this.fresh });
+    if (generation !== this.generation) return; // asked of the replica before a rebuild
     this.fresh = false;
     this.lastMs = performance.now() - asked;
     const work = this.work;
@@ -211,11 +270,12 @@ export class Prediction<M extends StreamModel<M>> {
   private count(corrections: number[], desyncs: number[]): void {
     if (corrections.some((count, seat) => count > (this.corrections[seat] ?? 0))) this.onCorrection?.();
     this.corrections = corrections;
-    for (const frame of desyncs.slice(this.desyncs.length)) {
+    const fresh = desyncs.slice(this.desyncs.length);
+    for (const frame of fresh) {
       this.desyncs.push(frame);
       this.onDesync?.(frame);
     }
-    if (this.desyncs.length > 0) this.stop(`the replica disagreed with the keyframe of frame ${this.desyncs[0]}`);
+    if (fresh.length > 0) this.stop(`the replica disagreed with the keyframe of frame ${fresh[0]}`);
   }
 
   /** The answer's bodies applied: after a rollback (`restart`) to the stream's state at `from` (a

@@ -81,6 +81,9 @@ export class Session {
   private lastByte: number | null = null;
   private droppedAt: number | null = null;
   private attempts = 0;
+  /** The browser engine runs a replica of this match: each `join` asks that resyncs carry the match's
+   * state, to rebuild the replica from (net/predict.ts sets it once the engine is ready). */
+  replica = false;
 
   constructor(
     private readonly token: string | null,
@@ -93,7 +96,9 @@ export class Session {
     const since = this.joined === null ? null : this.lastN;
     return [
       encode({ kind: "hello", version: PROTOCOL_VERSION, token: this.token, client: CLIENT_NAME }),
-      encode({ kind: this.role === "player" ? "join" : "watch", match: this.match, since }),
+      encode(this.role === "player"
+        ? { kind: "join", match: this.match, since, replica: this.replica }
+        : { kind: "watch", match: this.match, since }),
       this.ping(now),
     ];
   }

@@ -95,6 +95,16 @@ export interface Resync {
   checksum: string;
   frames: FrameBody[];
   confirmed: number;
+  /** Only when this player's `join` said `replica`: the match's state at `frame` (protocol/README.md). */
+  state?: ReplicaState;
+}
+
+/** A resync's `state`: the rules' snapshot at `frame` (marshal bytes in base64, for the engine's Python
+ * only) and each seat's input on the frame before (null: not known). */
+export interface ReplicaState {
+  frame: number;
+  snapshot: string;
+  held: number[] | null;
 }
 
 export interface Rewind {
