@@ -99,6 +99,11 @@ class Bus(Protocol):
         it is over `bus_max_message_bytes`."""
         ...
 
+    async def publish_all(self, items: Sequence[tuple[str, bytes]]) -> list[Exception | None]:
+        """`publish` of many (channel, data) in one round trip, in order (a pipeline; on a cluster,
+        one per shard): each item's error (ValueError over the size, or the store's), or None."""
+        ...
+
     async def subscribe(self, channel: str, handler: Handler) -> Subscription:
         """Call `handler` with each message published on `channel` from now on; OverflowError past
         `bus_max_channels` channels."""

@@ -205,6 +205,16 @@ class MemoryBus:
             self._pending += 1
             asyncio.get_running_loop().call_soon(self._deliver, handlers, channel, data)
 
+    async def publish_all(self, items: Sequence[tuple[str, bytes]]) -> list[Exception | None]:
+        out: list[Exception | None] = []
+        for channel, data in items:
+            try:
+                await self.publish(channel, data)
+                out.append(None)
+            except (ValueError, OverflowError) as error:
+                out.append(error)
+        return out
+
     def _deliver(self, handlers: tuple[Handler, ...], channel: str, data: bytes) -> None:
         self._pending -= 1
         for handler in handlers:

@@ -1,10 +1,11 @@
 """One node's ordered way onto the bus: `send` queues a message without waiting (the match layer never
 awaits) and one task publishes the queue in order, so what a node says on a channel arrives in the
 order it said it (a `SeatEvent` before the inputs that follow it, a `Base` before the records after
-it). What queued while a publish was out goes as one bundle per channel, so a relaying owner waits on
-one Redis round trip per followed match and round, not per record. Bounded (`relay_queue`): past it
-a message is dropped and counted; the followers see a gap in the stream numbers and ask for a
-resync, and a player's client sends its unacknowledged inputs again."""
+it). What queued while a publish was out goes as one bundle per channel, every channel's in one
+pipeline, so a relaying owner waits on one Redis round trip per round, not per record or per
+followed match. Bounded (`relay_queue`): past it a message is dropped and counted; the followers see
+a gap in the stream numbers and ask for a resync, and a player's client sends its unacknowledged
+inputs again."""
 
 from __future__ import annotations
 
@@ -60,19 +61,25 @@ class Publisher:
                 while self._queue:
                     channel, data = self._queue.popleft()
                     backlog.setdefault(channel, []).append(data)
-                for channel, messages in backlog.items():
-                    for data in encode_bundles(messages, self.max_message_bytes):
-                        await self._publish(channel, data)
-                    self.published += len(messages)
+                items = [(channel, data) for channel, messages in backlog.items()
+                         for data in encode_bundles(messages, self.max_message_bytes)]
+                await self._publish(items)
+                self.published += sum(len(messages) for messages in backlog.values())
 
-    async def _publish(self, channel: str, data: bytes) -> None:
+    async def _publish(self, items: list[tuple[str, bytes]]) -> None:
+        """Every channel's bundles of a round in one round trip (a pipeline), each channel in order."""
+        answers: list[Exception | None]
         try:
-            await self.bus.publish(channel, data)
-            self.publishes += 1
-        except (ValueError, OverflowError, OSError, ConnectionError, TimeoutError) as error:
+            answers = await self.bus.publish_all(items)
+        except (OSError, ConnectionError, TimeoutError) as failure:
+            answers = [failure] * len(items)
+        for (channel, _), answer in zip(items, answers, strict=True):
+            if answer is None:
+                self.publishes += 1
+                continue
             self.failed += 1
             if self.failed == 1 or self.failed % 1000 == 0:  # not once per message of an outage
-                log.warning("bus publish failed on %s (%d so far): %r", channel, self.failed, error)
+                log.warning("bus publish failed on %s (%d so far): %r", channel, self.failed, answer)
 
     async def stop(self, timeout: float) -> None:
         """Publish what is queued (within `timeout`), then stop."""

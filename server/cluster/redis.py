@@ -520,6 +520,27 @@ class RedisBus:
         else:
             await self.redis.publish(self.prefix + channel, data)
 
+    async def publish_all(self, items: Sequence[tuple[str, bytes]]) -> list[Exception | None]:
+        out: list[Exception | None] = [None] * len(items)
+        pipe = self.redis.pipeline(transaction=False)
+        sent: list[int] = []
+        for index, (channel, data) in enumerate(items):
+            try:
+                check_channel(channel)
+                check_message(data, self.settings.bus_max_message_bytes)
+            except ValueError as error:
+                out[index] = error
+                continue
+            command = "SPUBLISH" if self.sharded else "PUBLISH"
+            pipe.execute_command(command, self.prefix + channel, data)
+            sent.append(index)
+        if sent:
+            answers = await pipe.execute(raise_on_error=False)
+            for index, answer in zip(sent, answers, strict=True):
+                if isinstance(answer, Exception):
+                    out[index] = answer
+        return out
+
     async def _pubsub_for(self, channel: str) -> tuple[str, PubSub]:
         host, port = "", 0
         if isinstance(self.redis, RedisCluster):

@@ -57,6 +57,27 @@ async def test_a_publish_reaches_the_subscribers_of_its_channel_in_order(backend
 
 
 @pytest.mark.asyncio
+async def test_many_channels_published_at_once_arrive_each_in_order(backend: Backend) -> None:
+    """`publish_all` (a round's bundles in one round trip): every channel's messages arrive in the
+    order given, whichever shard holds the channel; an item over the size bound is refused alone."""
+    backend.settings = replace(backend.settings, bus_max_message_bytes=1000)
+    a, b = backend.bus(), backend.bus()
+    got: dict[str, list[bytes]] = {}
+    matches = [f"m{index}" for index in range(8)]
+    for match_id in matches:
+        await a.subscribe(match_out(match_id), lambda channel, data: got.setdefault(channel, []).append(data))
+    items = [(match_out(match_id), b"%s %d" % (match_id.encode(), n))
+             for n in range(5) for match_id in matches]
+    answers = await b.publish_all([*items[:3], (match_out("m0"), bytes(1001)), *items[3:]])
+    assert isinstance(answers[3], ValueError) and "over the 1000 bytes" in str(answers[3])
+    assert answers[:3] + answers[4:] == [None] * len(items)
+    await until(lambda: sum(len(seen) for seen in got.values()) == len(items), DELIVERY_TIMEOUT, "delivery")
+    for match_id in matches:
+        assert got[match_out(match_id)] == [b"%s %d" % (match_id.encode(), n) for n in range(5)]
+    assert await b.publish_all([]) == []
+
+
+@pytest.mark.asyncio
 async def test_channels_on_every_shard_are_delivered(backend: Backend) -> None:
     """Many matches' channels (on a cluster: spread over all three shards) each get their own messages."""
     a, b = backend.bus(), backend.bus()
