@@ -19,6 +19,7 @@ from pathlib import Path
 
 from rules.changes import MAX_STEP, STEP_SPAN
 from rules.kick.geometry import DIRECTIONS
+from rules.payload import inputs as payload_inputs
 from rules.versus.inputs import FORFEIT, KICK_BIT, NEUTRAL
 
 from . import limits
@@ -58,6 +59,13 @@ def render() -> str:
         _constant("MAX_STEP", MAX_STEP,
                   "The largest move, in pixels per axis, a `moves` step carries (rules/changes.py)."),
         _constant("STEP_SPAN", STEP_SPAN, "A step is `(dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP`."),
+        _constant("PAYLOAD_INPUT", {
+            "neutral": payload_inputs.NEUTRAL, "skip": payload_inputs.SKIP, "reroll": payload_inputs.REROLL,
+            "select": payload_inputs.SELECT, "blueprint": payload_inputs.BLUEPRINT,
+            "drop": payload_inputs.DROP, "place": payload_inputs.PLACE,
+        }, "Payload's moves in the input byte: a base, plus its choice, column or cell (rules/payload)."),
+        _constant("PAYLOAD_MAX_CHOICES", payload_inputs.MAX_CHOICES,
+                  "How many offers, blueprint choices or columns one Payload byte's base can name."),
         _constant("ERROR_CODES", [code.value for code in ErrorCode],
                   "Every `error.code` (protocol/errors.py)."),
         _constant("CLOSE_CODES", {code.name: code.value for code in CloseCode},

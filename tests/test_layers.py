@@ -85,8 +85,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("rules.versus", _units("rules", "rules.kick")),
     Layer("rules.solo", _units("rules", "rules.kick", "rules.versus")),
     Layer("rules.payload", _units("rules", "rules.versus")),
-    # ---- protocol/: the wire, sans-I/O ----
-    Layer("protocol", _units("rules", "rules.replay", "rules.kick", "rules.versus"),
+    # ---- protocol/: the wire, sans-I/O (rules.payload: its input bytes for the generated client module) ----
+    Layer("protocol", _units("rules", "rules.replay", "rules.kick", "rules.versus", "rules.payload"),
           _units("msgpack", "pydantic"), sans_io=True),
     # ---- server/: its layers ----
     Layer("server.netcode", _RULES_CORE, sans_io=True),

@@ -30,6 +30,20 @@ export const MAX_STEP = 4;
 /** A step is `(dx + MAX_STEP) * STEP_SPAN + dy + MAX_STEP`. */
 export const STEP_SPAN = 9;
 
+/** Payload's moves in the input byte: a base, plus its choice, column or cell (rules/payload). */
+export const PAYLOAD_INPUT = {
+  "neutral": 0,
+  "skip": 1,
+  "reroll": 2,
+  "select": 8,
+  "blueprint": 16,
+  "drop": 24,
+  "place": 64
+} as const;
+
+/** How many offers, blueprint choices or columns one Payload byte's base can name. */
+export const PAYLOAD_MAX_CHOICES = 8;
+
 /** Every `error.code` (protocol/errors.py). */
 export const ERROR_CODES = ["malformed", "too-large", "unknown-kind", "version", "hello-first", "duplicate-hello", "auth", "not-seated", "no-such-match", "already-joined", "not-joined", "read-only", "bad-input", "frame-ahead", "seat-out", "not-started", "match-over", "room-full", "already-playing", "too-many-rooms", "rate-limited", "slow-consumer", "replaced", "origin", "not-found", "bad-replay", "busy", "timeout", "cooldown", "already-queued", "not-daily", "unverified", "internal", "duplicate-run", "idle", "too-many-matches", "rematch", "wrong-match"] as const;
 

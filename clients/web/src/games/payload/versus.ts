@@ -31,15 +31,15 @@ import { type GameEvent, Vocabulary } from "../../net/vocabulary";
 import type { Joined } from "../../net/wire";
 import type { Board, GameView, InputDevice, Scene } from "../view";
 import { type PayloadSeat, type PayloadTables, PayloadModel, type ShownRun } from "./model";
+import { PAYLOAD_INPUT, PAYLOAD_MAX_CHOICES } from "../../generated/protocol";
+import { STEP_MS } from "./page";
 import { bestColumn, floatLabels, frames } from "./playback";
 import type { DropEvent, PartRow } from "./types";
 
-/** rules/payload/inputs.py's bytes. */
-export const INPUT = { neutral: 0x00, skip: 0x01, reroll: 0x02, select: 0x08, blueprint: 0x10, drop: 0x18, place: 0x40 };
+/** rules/payload/inputs.py's bytes, from the generated module. */
+export const INPUT = PAYLOAD_INPUT;
 /** The stage event a button raises with its move's byte. */
 const MOVE_EVENT = "payload-move";
-/** How long one playback step shows (ms): the practice page's pace. */
-const STEP_MS = 200;
 
 /** What the browser tests read (`window.__floePayloadVersus`). */
 export interface VersusHooks {
@@ -65,7 +65,7 @@ export class PayloadControls implements InputDevice {
   /** Every bit is held (inputs.py: a byte stays until the seat says another). */
   readonly heldMask = 0xff;
   private readonly queue: number[] = [];
-  private current = INPUT.neutral;
+  private current: number = INPUT.neutral;
   private surface: HTMLElement | null = null;
   private readonly onMove = (event: Event): void => {
     this.queue.push((event as CustomEvent<number>).detail);
@@ -178,7 +178,7 @@ export class PayloadBoard implements Board<PayloadModel> {
   private send(byte: number): void {
     if (this.mine === null) return;
     this.hooks.moves += 1;
-    if (byte >= INPUT.drop && byte < INPUT.drop + 8) {
+    if (byte >= INPUT.drop && byte < INPUT.drop + PAYLOAD_MAX_CHOICES) {
       const column = byte - INPUT.drop;
       this.hooks.drops.push({ column, previewed: this.columns?.[column] ?? null, total: null });
     }
