@@ -50,7 +50,7 @@ from tests.deploy.engine import (
     private_engine,
     run,
 )
-from tests.server.helpers import plain, replay_log
+from tests.server.helpers import plain, replay_log, until, until_awaited
 
 pytestmark = pytest.mark.asyncio
 
@@ -66,12 +66,8 @@ MAX_DROPS = 8
 #: The loopback address the room is made from: the node must log it (HAProxy's X-Forwarded-For), not
 #: HAProxy's own 127.0.0.1.
 CLIENT = "127.0.0.2"
-#: How often a wait looks at what it waits for (seconds).
-POLL = 0.05
 #: A connection silent this long (seconds) counts as dropped: a match sends frames many times a second.
 SILENCE = 10.0
-#: A dropped client's pause before it reconnects (its backoff, as a browser's client has one).
-RECONNECT_PAUSE = 0.25
 #: The frame at which the first player leaves (a forfeit ends the match): five seconds at 60 frames/s.
 LEAVE_AT = 300
 #: The phase with a kill plays longer: the owner is killed once the spectator has this many frames.
@@ -306,26 +302,28 @@ async def follow(deployment: Deployment, session: ClientSession, match_id: str,
         drops.append(f"at stream number {session.last_n}: {why}")
         if len(drops) > MAX_DROPS or time.monotonic() > deadline:
             raise AssertionError(f"{session.client} gave up after {len(drops)} connections: {drops[-3:]}")
-        await asyncio.sleep(RECONNECT_PAUSE)
+        # reconnect once a node serves the match again (any node does: the owner, or one following it)
+        await until_awaited(lambda: match_served(deployment, match_id), left_of(deadline),
+                            f"match {match_id} served again")
 
 
-async def until(condition: Callable[[], bool], deadline: float, what: str) -> None:
-    """Wait until `condition()` holds, looking every POLL seconds, at most until `deadline`."""
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not come in time")
-        await asyncio.sleep(POLL)
+def left_of(deadline: float) -> float:
+    """Seconds left until `deadline` (a monotonic time), for the condition helpers' timeouts."""
+    return max(0.0, deadline - time.monotonic())
+
+
+async def match_served(deployment: Deployment, match_id: str) -> bool:
+    """Does a node answer for the match through HAProxy (live, or recorded once over)?"""
+    try:
+        status, _, _ = await request(deployment, f"/api/matches/{match_id}")
+    except OSError:
+        return False
+    return status == 200
 
 
 async def fetch_replay(deployment: Deployment, match_id: str, deadline: float) -> Replay:
     """The finished match's replay through HAProxy, once the store has it."""
-    while True:
-        status, _, data = await request(deployment, f"/api/replays/{match_id}")
-        if status == 200:
-            return decode_replay(data)
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no replay of {match_id}: {status} {data[:200]!r}")
-        await asyncio.sleep(POLL)
+    return decode_replay(await replay_status(deployment, match_id, 200, deadline))
 
 
 def assert_log_is_replay(session: ClientSession, replay: Replay) -> None:
@@ -390,7 +388,8 @@ async def test_a_match_plays_through_haproxy_over_tls_on_the_node_that_holds_it(
     ann, bob = ClientSession(first, client="ann"), ClientSession(second, client="bob")
     spectator = ClientSession(None, client="spectator")
     watching = asyncio.create_task(follow(deployment, spectator, match_id, None, None, deadline))
-    await until(lambda: spectator.joined is not None or watching.done(), deadline, "the spectator's joined")
+    await until(lambda: spectator.joined is not None or watching.done(), left_of(deadline),
+                "the spectator's joined")
     drops = await asyncio.wait_for(asyncio.gather(
         follow(deployment, ann, match_id, turning, LEAVE_AT, deadline),
         follow(deployment, bob, match_id, turning, None, deadline),
@@ -412,13 +411,16 @@ async def test_a_match_plays_through_haproxy_over_tls_on_the_node_that_holds_it(
 
 async def replay_status(deployment: Deployment, match_id: str, wanted: int, deadline: float) -> bytes:
     """Ask HAProxy for a replay until it answers `wanted` (while Redis or a node comes back); the body."""
-    while True:
+    answered: list[bytes] = []
+
+    async def answers() -> bool:
         status, _, data = await request(deployment, f"/api/replays/{match_id}")
         if status == wanted:
-            return data
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the replay of {match_id} answers {status}, not {wanted}")
-        await asyncio.sleep(POLL)
+            answered.append(data)
+        return status == wanted
+
+    await until_awaited(answers, left_of(deadline), f"the replay of {match_id} answering {wanted}")
+    return answered[0]
 
 
 async def test_redis_is_backed_up_and_restored_as_the_readme_says(deployment: Deployment) -> None:
@@ -461,7 +463,7 @@ async def test_the_match_finishes_on_the_other_node_when_its_owner_is_killed(dep
         watching,
     )
     try:
-        await until(lambda: max(spectator.frames, default=0) >= KILL_AT or clients.done(), deadline,
+        await until(lambda: max(spectator.frames, default=0) >= KILL_AT or clients.done(), left_of(deadline),
                     "the match's frame of the kill")
         assert not clients.done(), f"the match ended before its owner was killed: {clients.exception()}"
         killed_at = spectator.last_n
