@@ -157,17 +157,23 @@ def test_a_wrong_guess_is_rolled_back_and_counted_on_the_board_it_showed(engine:
     assert answer["desyncs"] == [], answer
 
 
+def authority_checksums(rows: list[list[int]]) -> list[str]:
+    """The authority's checksum at the start of each frame of `rows` (what its keyframes carry)."""
+    authority = fresh_match()
+    checksums = []
+    for row in rows:
+        checksums.append(authority.checksum(authority.snapshot()))
+        authority.step(row)
+    return checksums
+
+
 def test_keyframes_are_checked_even_when_they_come_after_the_chain_passed_them(engine: ModuleType) -> None:
     """A keyframe's checksum is compared with the chain's state at its frame once that frame is
     confirmed, the chain reaching it again if it had passed it; a wrong checksum is a desync."""
     frames = 300
     own, other = script(4, frames, 9), script(5, frames, 6)
     page = Page(engine, own, other)
-    authority = fresh_match()
-    checksums = []
-    for row in page.truth:
-        checksums.append(authority.checksum(authority.snapshot()))
-        authority.step(row)
+    checksums = authority_checksums(page.truth)
     for now in range(frames - LEAD):
         page.advance(max(0, now - DELAY), now + LEAD)
         if now == 100:
@@ -201,11 +207,7 @@ def test_a_replica_restored_from_a_server_snapshot_goes_on_to_the_servers_keyfra
     frames = 400
     own, other = script(6, frames, 9), script(7, frames, 6)
     page = Page(engine, own, other)
-    authority = fresh_match()
-    checksums = []
-    for row in page.truth:
-        checksums.append(authority.checksum(authority.snapshot()))
-        authority.step(row)
+    checksums = authority_checksums(page.truth)
     for now in range(100):
         page.advance(max(0, now - DELAY), now + LEAD)
     stepped = page.answer["stepped"]
