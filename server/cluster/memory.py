@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from .bus import Handler, Subscription, check_channel, check_message
@@ -27,6 +27,15 @@ from .journal import (
     encode_snapshot,
 )
 from .settings import ClusterSettings
+
+
+async def outcome(call: Awaitable[None], *refusals: type[Exception]) -> Exception | None:
+    """One item of a many-at-once call, in turn (the embedded backends' `…_all`): its refusal, or None."""
+    try:
+        await call
+    except refusals as error:
+        return error
+    return None
 
 
 @dataclass
@@ -91,14 +100,7 @@ class MemoryOwnership:
         self._fenced(lease).until = self._clock() + self.settings.lease_ttl
 
     async def renew_all(self, leases: Sequence[Lease]) -> list[Exception | None]:
-        out: list[Exception | None] = []
-        for lease in leases:
-            try:
-                await self.renew(lease)
-                out.append(None)
-            except FencedError as error:
-                out.append(error)
-        return out
+        return [await outcome(self.renew(lease), FencedError) for lease in leases]
 
     async def release(self, lease: Lease) -> None:
         entry, holder = self._live(lease.match_id)
@@ -123,14 +125,7 @@ class MemoryOwnership:
         entry.seq = batch.seq
 
     async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
-        out: list[Exception | None] = []
-        for lease, batch in items:
-            try:
-                await self.append(lease, batch)
-                out.append(None)
-            except (FencedError, JournalError) as error:
-                out.append(error)
-        return out
+        return [await outcome(self.append(lease, batch), FencedError, JournalError) for lease, batch in items]
 
     async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:
         data = encode_snapshot(snapshot)
@@ -206,14 +201,8 @@ class MemoryBus:
             asyncio.get_running_loop().call_soon(self._deliver, handlers, channel, data)
 
     async def publish_all(self, items: Sequence[tuple[str, bytes]]) -> list[Exception | None]:
-        out: list[Exception | None] = []
-        for channel, data in items:
-            try:
-                await self.publish(channel, data)
-                out.append(None)
-            except (ValueError, OverflowError) as error:
-                out.append(error)
-        return out
+        return [await outcome(self.publish(channel, data), ValueError, OverflowError)
+                for channel, data in items]
 
     def _deliver(self, handlers: tuple[Handler, ...], channel: str, data: bytes) -> None:
         self._pending -= 1

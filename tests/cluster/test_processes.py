@@ -278,6 +278,25 @@ async def host_room(a: Process, b: Process) -> tuple[str, list[Client]]:
                       Client(ClientSession(None), None)]
 
 
+def assert_kept_in_replay(players: list[Client], clients: list[Client], frames: list[Frame], replay: Replay,
+                          survivor: Process) -> None:
+    """What a takeover must keep: every input shown on a confirmed frame, on either node, to anyone, is
+    in the replay; the players' streams never rewound below a frame they were told was confirmed, ran
+    on without a gap and end as the replay (every frame's inputs as they stand after the rewinds); the
+    spectator's view of every frame is the replay's; the survivor logged no error."""
+    rows = list(input_rows(replay))
+    shown = [record for client in clients for record in client.shown()]
+    assert all(record.inputs == rows[record.frame] for record in shown)
+    for player in players:
+        assert all(frame >= confirmed for frame, confirmed in player.rewinds), player.rewinds
+        assert player.session.gaps == 0
+        told = {frame: list(body["inputs"]) for frame, body in player.session.frames.items()}
+        assert told == {frame: list(rows[frame]) for frame in told}
+    expected = replay_log(replay)
+    assert all(f.events == plain(expected[f.frame]) for f in frames)
+    assert not [line for line in survivor.lines() if line.get("level") == "error"], survivor.tail()
+
+
 async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
     """Once B hosts the match, every client reconnects to B, resumes its stream and follows it to the end;
     then the checks of the module docstring, on the replay B stored (for a ranked match's delayed
@@ -293,7 +312,6 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
 
     replay = await fetch_replay(b.http_url, match_id)
     assert verify(replay).ok
-    rows = list(input_rows(replay))
     *players, spectator = clients
     # The spectator: one stream across both nodes, numbered without a gap, its frames never going back.
     # (A spectator that joins a started match, or a ranked one's delayed stream, may be caught up with a
@@ -313,22 +331,9 @@ async def finish_on_b(b: Process, match_id: str, clients: list[Client]) -> None:
     assert numbers == list(range(numbers[0] or 0, (numbers[0] or 0) + len(numbers)))
     assert spectator.session.gaps == 0
     assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
-    # Every input shown on a confirmed frame, on A or on B, to anyone, is in the replay.
-    shown = [record for client in clients for record in client.shown()]
-    assert all(record.inputs == rows[record.frame] for record in shown)
     assert max(record.frame for record in shown_before) > 100, "inputs were shown confirmed on A"
-    # The players' streams never rewound below a frame they had been told was confirmed, ran on without
-    # a gap, and end as the replay: every frame's inputs as they stand after the rewinds are its.
-    for player in players:
-        assert all(frame >= confirmed for frame, confirmed in player.rewinds), player.rewinds
-        assert player.session.gaps == 0
-        told = {frame: list(body["inputs"]) for frame, body in player.session.frames.items()}
-        assert told == {frame: list(rows[frame]) for frame in told}
-    # The spectator's view of every frame is the replay's.
-    expected = replay_log(replay)
-    assert all(f.events == plain(expected[f.frame]) for f in frames)
+    assert_kept_in_replay(players, clients, frames, replay, b)
     assert b.popen.poll() is None
-    assert not [line for line in b.lines() if line.get("level") == "error"], b.tail()
 
 
 @pytest.mark.asyncio
@@ -454,7 +459,6 @@ async def test_clients_on_the_other_node_follow_the_match_across_a_kill(cluster:
     assert adopted and adopted[0]["clients"] >= 2, b.tail()
     replay = await fetch_replay(b.http_url, match_id)
     assert verify(replay).ok
-    rows = list(input_rows(replay))
     numbered = [m for m in spectator.heard if number(m) is not None]
     assert not [m for m in numbered if isinstance(m, Rewind | Resync)], "no rewind, no resync"
     numbers = [number(m) for m in numbered]
@@ -463,14 +467,5 @@ async def test_clients_on_the_other_node_follow_the_match_across_a_kill(cluster:
     frames = [m for m in numbered if isinstance(m, Frame)]
     assert [f.frame for f in frames] == list(range(frames[0].frame, frames[0].frame + len(frames)))
     assert frames[-1].frame == replay.final_frame - 1
-    shown = [record for client in (ann, bob, spectator) for record in client.shown()]
-    assert all(record.inputs == rows[record.frame] for record in shown)
     assert max(record.frame for record in shown_before if record in bob.shown()) > 100, "B's player was shown"
-    for player in (ann, bob):
-        assert all(frame >= confirmed for frame, confirmed in player.rewinds), player.rewinds
-        assert player.session.gaps == 0
-        told = {frame: list(body["inputs"]) for frame, body in player.session.frames.items()}
-        assert told == {frame: list(rows[frame]) for frame in told}
-    expected = replay_log(replay)
-    assert all(f.events == plain(expected[f.frame]) for f in frames)
-    assert not [line for line in b.lines() if line.get("level") == "error"], b.tail()
+    assert_kept_in_replay([ann, bob], [ann, bob, spectator], frames, replay, b)
