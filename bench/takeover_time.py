@@ -26,18 +26,16 @@ import os
 import secrets
 import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
 import websockets
 
+from bench.serve_process import ServeProcess, start_serve
 from protocol.client import ClientSession
 from protocol.messages import Error, Frame, Resync
 from rules.versus.inputs import encode_input
@@ -53,46 +51,13 @@ MATCH_SECONDS = 20
 DIRECTIONS = [encode_input(d) for d in ("left", "down", "right", "up")]
 
 
-@dataclass
-class Node:
-    """A `floe serve` process and where it listens (its `serve.listening` log line)."""
-
-    name: str
-    popen: subprocess.Popen[bytes]
-    log: Path
-    http_url: str = ""
-    ws_url: str = ""
-
-    async def listening(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.popen.poll() is not None:
-                tail = self.log.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"{self.name} exited ({self.popen.returncode}): {tail}")
-            for line in self.log.read_text(errors="replace").splitlines():
-                with contextlib.suppress(json.JSONDecodeError):
-                    entry = json.loads(line)
-                    if entry.get("event") == "serve.listening":
-                        self.http_url, self.ws_url = entry["http"], entry["ws"]
-                        return
-            await asyncio.sleep(0.05)  # a bench polls a log file; tests wait on conditions
-        raise TimeoutError(f"{self.name} did not listen within {timeout} s")
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.kill()
-        self.popen.wait(timeout=30)
-
-
-def start_node(name: str, env: dict[str, str], folder: Path) -> Node:
-    log = folder / f"{name}.log"
-    with log.open("wb") as out:
-        popen = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
-            cwd=ROOT, env={**env, "FLOE_NODE_NAME": name}, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    return Node(name, popen, log)
+async def listening(node: ServeProcess, timeout: float = 60.0) -> None:
+    """Wait (polling its log) until the node listens."""
+    deadline = time.monotonic() + timeout
+    while not node.started():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{node.name} did not listen within {timeout} s")
+        await asyncio.sleep(0.05)  # a bench polls a log file; tests wait through their condition helpers
 
 
 async def play_until_killed(ws_url: str, session: ClientSession, match_id: str, frames: int,
@@ -134,11 +99,11 @@ async def first_frame_from(ws_url: str, session: ClientSession, poll: float, tim
     raise TimeoutError(f"no frame from the survivor within {timeout} s")
 
 
-async def one_round(index: int, b: Node, env: dict[str, str], folder: Path, poll: float,
+async def one_round(index: int, b: ServeProcess, env: dict[str, str], folder: Path, poll: float,
                     frames: int) -> float:
-    a = start_node(f"node-a{index}", env, folder)
+    a = start_serve(f"node-a{index}", env, folder)
     try:
-        await a.listening()
+        await listening(a)
         _, token = await botclient.new_guest(a.http_url, f"kill{index}")
         match = await botclient.http_json(f"{a.http_url}/api/bot-matches", "POST", {"bot": "lazy"}, token)
         match_id = match["match"]
@@ -178,9 +143,9 @@ async def run(kills: int, poll: float, frames: int, extra: dict[str, str]) -> li
                "FLOE_LIMITS_GUEST_BURST_PER_ADDRESS": "1000", "FLOE_LIMITS_MATCH_BURST_PER_ADDRESS": "1000",
                "FLOE_LIMITS_LIVE_MATCHES_PER_ADDRESS": "1000", **extra}
         with tempfile.TemporaryDirectory(prefix="floe-takeover-") as folder:
-            b = start_node("node-b", env, Path(folder))
+            b = start_serve("node-b", env, Path(folder))
             try:
-                await b.listening()
+                await listening(b)
                 times = []
                 for index in range(kills):
                     seconds = await one_round(index, b, env, Path(folder), poll, frames)

@@ -14,23 +14,20 @@ stopped by their PIDs whatever happens (SIGKILL, after a SIGCONT for a frozen on
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
 import websockets
 
+from bench.serve_process import ServeProcess, start_serve
 from protocol.client import ClientSession
 from protocol.errors import CloseCode
 from protocol.messages import Error, Frame, Matched, Over, Resync, Rewind, ServerMessage
@@ -57,41 +54,11 @@ TIMEOUT = 60 * UNIT
 DIRECTIONS = [encode_input(d) for d in ("left", "down", "right", "up")]
 
 
-@dataclass
-class Process:
-    """One `floe serve` process and where it listens (read from its `serve.listening` log line)."""
-
-    name: str
-    popen: subprocess.Popen[bytes]
-    log: Path
-    http_url: str = ""
-    ws_url: str = ""
-
-    def lines(self) -> list[dict[str, Any]]:
-        """Its JSON log lines so far."""
-        found = []
-        for line in self.log.read_text(encoding="utf-8", errors="replace").splitlines():
-            with contextlib.suppress(json.JSONDecodeError):
-                found.append(json.loads(line))
-        return found
-
-    def logged(self, event: str, match_id: str) -> list[dict[str, Any]]:
-        """Its log lines of `event` about the match."""
-        return [line for line in self.lines() if line.get("event") == event and line.get("match") == match_id]
-
-    def tail(self) -> str:
-        return f"{self.name}'s log:\n" + "\n".join(self.log.read_text(errors="replace").splitlines()[-30:])
+class Process(ServeProcess):
+    """A node of the test (bench/serve_process.py), waited for through the condition helpers."""
 
     async def listening(self) -> None:
-        def started() -> bool:
-            assert self.popen.poll() is None, f"{self.name} exited ({self.popen.returncode})\n{self.tail()}"
-            for line in self.lines():
-                if line.get("event") == "serve.listening":
-                    self.http_url, self.ws_url = line["http"], line["ws"]
-                    return True
-            return False
-
-        await until(started, TIMEOUT, f"{self.name} listens")
+        await until(self.started, TIMEOUT, f"{self.name} listens")
 
 
 def match_config_json(seconds: int) -> str:
@@ -144,23 +111,14 @@ async def cluster(redis_prefix: str, tmp_path: Path,
     processes: list[Process] = []
     try:
         for name in ("node-a", "node-b"):
-            log = tmp_path / f"{name}.log"
-            with log.open("wb") as out:
-                popen = subprocess.Popen(
-                    [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
-                    cwd=ROOT, env={**env, "FLOE_NODE_NAME": name}, stdin=subprocess.DEVNULL,
-                    stdout=out, stderr=subprocess.STDOUT,
-                )
-            processes.append(Process(name, popen, log))
+            started = start_serve(name, env, tmp_path)
+            processes.append(Process(started.name, started.popen, started.log))
         for process in processes:
             await process.listening()
         yield Cluster(*processes)
     finally:
         for process in processes:
-            if process.popen.poll() is None:
-                process.popen.send_signal(signal.SIGCONT)  # a frozen one too
-                process.popen.kill()
-            process.popen.wait(timeout=30)
+            process.stop()
 
 
 @dataclass
