@@ -80,10 +80,23 @@ async def shot(page: Page, name: str) -> Path:
     return path
 
 
+def not_yet_on_type_error(expression: str) -> str:
+    """A JS function that reads the page as `expression` does, but counts a TypeError (an element the
+    page has not drawn yet: `null.textContent`) as "not yet" instead of ending the wait with an error
+    (Playwright's wait fails at once when its function throws, and the page reports the error): under
+    load a condition may be looked at before the page has drawn what it names. Other errors still end
+    the wait; a bare expression (not a function) is left as it is."""
+    if not expression.lstrip().startswith(("(", "async", "function")):
+        return expression
+    return (f"(arg) => {{ try {{ return ({expression})(arg); }} "
+            "catch (error) { if (error instanceof TypeError) return false; throw error; } }")
+
+
 async def until(page: Page, expression: str, seconds: float, what: str, arg: Any = None) -> Any:
     """Wait until `expression` (a JS function body's return value) is truthy; fail naming `what`."""
     try:
-        handle = await page.wait_for_function(expression, arg=arg, timeout=seconds * UNIT * 1000, polling=50)
+        handle = await page.wait_for_function(not_yet_on_type_error(expression), arg=arg,
+                                              timeout=seconds * UNIT * 1000, polling=50)
     except Exception as error:  # noqa: BLE001 - turned into a readable failure
         await shot(page, "failed-" + what.replace(" ", "-")[:40])
         raise AssertionError(f"timed out waiting for {what}: {error}") from None
