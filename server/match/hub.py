@@ -272,6 +272,7 @@ class Hub:
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
         self._slices[index][live.id] = live
         self._slice_of[live.id] = index
+        live.publish_phase = index
         for hosted in self.on_host:
             hosted(live)
 

@@ -3,7 +3,8 @@
 The runner decides what happens; this class decides who hears it. Players follow the speculative
 stream (frames as simulated, `rewind` when a late input changed the past); spectators follow the
 confirmed stream (frames that never change, `window` frames behind). Both carry keyframes. The
-match simulates every tick but publishes every `send_every` ticks (and at once when it ends), so each
+match simulates every tick but publishes every `send_every` ticks (and at once when it ends; which
+ticks is the hub's `publish_phase`), so each
 connection's writer sends that many frames' records as one websocket message. It never awaits: the
 hub's clock calls `tick`, the socket handlers call the rest, and every send is an append to a
 connection's queue.
@@ -147,6 +148,10 @@ class Sealed:
 NO_MARKS = {"p": 0, "pf": 0, "pc": -1, "s": 0, "sc": -1, "o": 0}
 
 
+def _nothing() -> None:
+    """No one listens (a match no node's owner logs)."""
+
+
 @dataclass(frozen=True)
 class Finished:
     """What a match leaves behind: its record, and its replay's bytes (None when cancelled)."""
@@ -232,10 +237,18 @@ class LiveMatch:
         self.status_tap: Callable[[Status], None] | None = None
         #: Spectators other nodes serve (their last `Follow`s, server/match/relay.py).
         self.remote_spectators = 0
+        #: The node's ticks this match publishes on: those where `(tick + publish_phase) % send_every`
+        #: is 0. The hub gives every match of one tick slice the same phase (its slice's index), so a
+        #: slice's matches publish on the same wake-up and a journaled node logs them in one round trip
+        #: (one a slice every `send_every` frames, whatever the number of matches), and the slices take
+        #: turns: the publishing work is spread over the frames.
+        self.publish_phase = 0
         #: Journal mode (see the module docstring): sealed publications not yet published, the
         #: `input-late` answers waiting for the next seal, and the marks after the last one sealed.
         self.journaled = journaled
         self.sealed: list[Sealed] = []
+        #: Called when a publication is sealed (the node's owner then logs it: server/match/owner.py).
+        self.on_sealed: Callable[[], None] = _nothing
         self._late: list[tuple[int, InputLate]] = []
         self._marks_sealed: dict[str, int] | None = None
         #: What was published: the speculative frames' bodies from the confirmed frame on, and the
@@ -470,7 +483,7 @@ class LiveMatch:
             target = tick - self.start_tick
         out = self.runner.advance(target)
         self._unpublished.append(out)
-        if out.result is not None or target % self.config.send_every == 0:
+        if out.result is not None or (tick + self.publish_phase) % self.config.send_every == 0:
             if self.journaled:
                 self._seal()
             else:
@@ -580,15 +593,20 @@ class LiveMatch:
         advances, self._unpublished = self._unpublished, []
         late, self._late = self._late, []
         marks = dict(self._marks_sealed if self._marks_sealed is not None else self._marks_now())
+        spectators_now = self.spectator_delay <= 0
         for out in advances:
             marks["p"] += (out.rewind_to is not None) + len(out.frames)
-            marks["p"] += sum(isinstance(item, KeyframeRecord) for item in out.confirmed)
+            for item in out.confirmed:
+                if isinstance(item, KeyframeRecord):
+                    marks["p"] += 1
             if out.frames:
                 marks["pf"] = out.frames[-1].frame + 1
-            marks["pc"] = max(marks["pc"], out.confirmed_to)
-            if self.spectator_delay <= 0:
+            if out.confirmed_to > marks["pc"]:
+                marks["pc"] = out.confirmed_to
+            if spectators_now:
                 marks["s"] += len(out.confirmed)
-                marks["sc"] = max(marks["sc"], out.confirmed_to)
+                if out.confirmed_to > marks["sc"]:
+                    marks["sc"] = out.confirmed_to
             if out.result is not None:
                 marks["p"] += 1
                 marks["s"] += self.spectator_delay <= 0
@@ -597,6 +615,7 @@ class LiveMatch:
             marks["s"], marks["sc"] = self.spectators.head, self._watched_confirmed
         self._marks_sealed = marks
         self.sealed.append(Sealed(runner.take_log(), runner.now, advances, late, marks))
+        self.on_sealed()
 
     def spectators_keyframe(self) -> int:
         """The frame of the newest keyframe the spectators were sent (-1: none yet)."""

@@ -87,6 +87,12 @@ class MatchOwner:
         self.node = node
         self.settings = settings
         self.owned: dict[str, Owned] = {}
+        #: Owned matches that sealed a publication since the last flush (only those are looked at).
+        self.pending: dict[str, Owned] = {}
+        #: Called when a match seals a publication (the flusher's wake-up).
+        self.on_pending: Callable[[], None] = lambda: None
+        #: The earliest time a snapshot may be due (the owned matches are scanned only then).
+        self._snapshot_due = 0.0
         #: Counters for stats and tests.
         self.batches = 0
         self.snapshots = 0
@@ -96,7 +102,21 @@ class MatchOwner:
         """Run `live` as a shared match (it must be journaled); its lease is taken in the next flush."""
         if not live.journaled:
             raise ValueError(f"match {live.id} is not journaled")
-        self.owned.setdefault(live.id, Owned(live))
+        if live.id not in self.owned:
+            self._track(Owned(live))
+
+    def _track(self, owned: Owned) -> None:
+        """Own a match: its seals mark it pending and wake the flusher."""
+        self.owned[owned.live.id] = owned
+
+        def sealed() -> None:
+            if self.owned.get(owned.live.id) is owned:
+                self.pending[owned.live.id] = owned
+                self.on_pending()
+
+        owned.live.on_sealed = sealed
+        if owned.live.sealed:
+            sealed()
 
     async def _lease(self, owned: Owned, now: float) -> bool:
         """Take a new match's lease and write its header; False when another node holds it."""
@@ -112,9 +132,10 @@ class MatchOwner:
         lost: list[LiveMatch] = []
         items = []
         units = []
-        for owned in list(self.owned.values()):
+        pending, self.pending = self.pending, {}
+        for owned in pending.values():
             live = owned.live
-            if not live.sealed:
+            if not live.sealed or self.owned.get(live.id) is not owned:
                 continue
             if owned.lease is None and not await self._lease(owned, now):
                 lost.append(self._lose(owned, "another node holds its lease"))
@@ -138,9 +159,15 @@ class MatchOwner:
             self.batches += 1
             owned.marks = unit.marks
             owned.live.publish_sealed(unit, now)
-        for owned in list(self.owned.values()):
-            if owned.lease is not None and now - owned.snapshotted >= self.settings.snapshot_every:
-                await self._snapshot(owned, now, lost)
+        if now >= self._snapshot_due:
+            for owned in list(self.owned.values()):
+                if owned.lease is not None and now - owned.snapshotted >= self.settings.snapshot_every:
+                    await self._snapshot(owned, now, lost)
+            # The next due: the oldest snapshot's (a match whose lease is taken later snapshots from
+            # then on: later than this).
+            oldest = min((owned.snapshotted for owned in self.owned.values() if owned.lease is not None),
+                         default=now)
+            self._snapshot_due = oldest + self.settings.snapshot_every
         return lost
 
     async def _snapshot(self, owned: Owned, now: float, lost: list[LiveMatch]) -> None:
@@ -179,6 +206,7 @@ class MatchOwner:
 
     def _lose(self, owned: Owned, why: str) -> LiveMatch:
         self.owned.pop(owned.live.id, None)
+        self.pending.pop(owned.live.id, None)
         log_event(log, logging.WARNING, "owner.lost", match=owned.live.id, node=self.node, why=why)
         return owned.live
 
@@ -222,7 +250,7 @@ class MatchOwner:
                       why=str(error))
             await self.ownership.release(lease)
             return None
-        self.owned[match_id] = Owned(live, lease, journal.last_seq, now, now, dict(journal.marks()))
+        self._track(Owned(live, lease, journal.last_seq, now, now, dict(journal.marks())))
         self.taken_over += 1
         log_event(log, logging.INFO, "owner.took-over", match=match_id, node=self.node, token=lease.token,
                   frame=live.current_frame())

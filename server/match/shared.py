@@ -1,7 +1,8 @@
 """The hub's background side of shared matches (server/match/owner.py): three tasks beside the frame
 clock, which itself never waits.
 
-- the flusher: after each tick (`ticked`), every sealed publication goes to the journal and out;
+- the flusher: after a tick that sealed a publication (`wake`), every sealed publication goes to the
+  journal and out;
 - the renewer: every `lease_renew_every` seconds every lease is renewed;
 - the scanner: every `orphan_scan_every` seconds, matches whose lease lapsed are taken over.
 
@@ -61,8 +62,8 @@ class SharedMatches:
         self.draining = False
         self._stopping = False
 
-    def ticked(self) -> None:
-        """The clock ticked: sealed publications are waiting."""
+    def wake(self) -> None:
+        """A match sealed a publication: the flusher logs and publishes it once the tick is done."""
         self._due.set()
 
     def start(self) -> None:

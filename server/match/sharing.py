@@ -7,8 +7,8 @@ scanner run beside the clock (server/match/shared.py), and matches of nodes that
     ...
     await shared.stop(); await shared.owner.release_all()   # a hand-off (SIGTERM); then hub.stop()
 
-The hooks: a new match is journaled and adopted (`on_new`); each clock wake-up tells the flusher
-that sealed publications wait (`on_tick`); a recorded match's journal and lease are dropped
+The hooks: a new match is journaled and adopted (`on_new`); a match that seals a publication wakes
+the flusher (`MatchOwner.on_pending`); a recorded match's journal and lease are dropped
 (`on_recorded`); a match taken over is hosted like one made here (`Hub.host`); a lost one is
 forgotten (`Hub.forget`), its clients closed with 1001 (they reconnect, reaching its owner).
 """
@@ -46,7 +46,7 @@ def share_matches(hub: Hub, ownership: Ownership, node: str, settings: ClusterSe
             await owner.finish(live)
 
     hub.on_new.append(journaled)
-    hub.on_tick.append(lambda now: shared.ticked())
+    owner.on_pending = shared.wake
     hub.on_recorded.append(recorded)
     return shared
 
