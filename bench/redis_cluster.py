@@ -80,6 +80,29 @@ def _wait(condition: Callable[[], bool], what: str) -> None:
 
 
 @contextlib.contextmanager
+def redis_alone(*options: str) -> Iterator[int]:
+    """One throwaway Redis on a free loopback port with `options` (`--requirepass`, …): its port,
+    once it answers; stopped by its PID whatever happens (RuntimeError without redis-server)."""
+    if not installed():
+        raise RuntimeError("redis-server is needed")
+    folder = tempfile.mkdtemp(prefix="floe-redis-")
+    port = _free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", folder, *options],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
+    )
+    try:
+        _wait(lambda: "PONG" in _cli(port, "ping") or "NOAUTH" in _cli(port, "ping"), "Redis answering")
+        yield port
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def redis_cluster(masters: int = 3) -> Iterator[RunningCluster]:
     """Start a cluster of `masters` nodes, yield it, stop it (RuntimeError without redis-server)."""
     if not installed():

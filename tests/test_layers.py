@@ -51,7 +51,7 @@ from tests.test_purity import ROOT, module_name, resolve
 IO_AND_TIME = frozenset({
     "asyncio", "fastapi", "starlette", "uvicorn", "websockets", "httpx", "time", "random", "secrets",
     "os", "socket", "selectors", "threading", "multiprocessing", "concurrent", "datetime", "signal",
-    "subprocess", "uvloop", "redis",
+    "subprocess", "uvloop", "redis", "hiredis",
 })
 #: The top-level packages of this repository (every other import is the standard library or third party).
 FIRST_PARTY = frozenset({"rules", "protocol", "server", "floe_cli", "bench", "tests"})
@@ -100,7 +100,7 @@ LAYERS: tuple[Layer, ...] = (
           _units("fastapi", "starlette", "pydantic")),
     Layer("server.store", _units("protocol"), _units("redis")),
     # Leases, journals and the bus between nodes: the netcode's plain data, the store's error.
-    Layer("server.cluster", _units("server.netcode", "server.store"), _units("redis", "msgpack")),
+    Layer("server.cluster", _units("server.netcode", "server.store"), _units("redis", "hiredis", "msgpack")),
     # ---- server/'s top-level modules, one by one ----
     Layer("server"),
     Layer("server.errors", _units("protocol")),

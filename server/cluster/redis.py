@@ -34,9 +34,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import msgpack  # type: ignore[import-untyped]
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import SSLConnection
 from redis.exceptions import NoScriptError
 
 from ..store.redis import cluster_url
@@ -57,6 +59,7 @@ from .journal import (
     encode_header,
     encode_snapshot,
 )
+from .line import ScriptLine
 from .settings import ClusterSettings
 
 log = logging.getLogger("floe.cluster")
@@ -122,42 +125,71 @@ return {1}
 """
 
 # One Redis (not a cluster): many matches' appends in one script call, the fence and checks of
-# `_APPEND` for each. KEYS: lease, journal, log of each item in turn. ARGV: most batches, keep ms, then
-# token, seq, batch of each item. The answer: `_APPEND`'s answer for each item.
+# `_APPEND` for each. ARGV: the key prefix, most batches, keep ms, and one msgpack array of every item's
+# match id, token, seq and batch in turn (one argument, not four an item: packing each argument is most
+# of redis-py's cost of a call). The keys are built here from the prefix and the ids, which a single
+# Redis allows (this script is never sent to a cluster, whose scripts must name their keys and cannot
+# span slots). The answer: the refused items only, each `{index (1-based), why, detail}` (an empty
+# array when every item was logged: the usual answer is the cheapest to read).
 _APPEND_MANY = """
-local most, keep = tonumber(ARGV[1]), ARGV[2]
-local out = {}
-for i = 0, #KEYS / 3 - 1 do
-  local lease, journal, log = KEYS[3 * i + 1], KEYS[3 * i + 2], KEYS[3 * i + 3]
-  local token, seq, batch = ARGV[3 * i + 3], tonumber(ARGV[3 * i + 4]), ARGV[3 * i + 5]
-  local answer
+local prefix, most, keep = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local items = cmsgpack.unpack(ARGV[4])
+local refused = {}
+for i = 1, #items, 4 do
+  local tag = prefix .. '{m:' .. items[i] .. '}:'
+  local lease, journal, log = tag .. 'lease', tag .. 'journal', tag .. 'log'
+  local token, seq, batch = tostring(items[i + 1]), items[i + 2], items[i + 3]
+  local index = (i + 3) / 4
   local held = redis.call('GET', lease)
   if not held then
-    answer = {0, 'lapsed'}
+    refused[#refused + 1] = {index, 'lapsed'}
   elseif string.sub(held, 1, string.find(held, '|', 1, true) - 1) ~= token then
-    answer = {0, 'held', held}
+    refused[#refused + 1] = {index, 'held', held}
   else
     local last = tonumber(redis.call('HGET', journal, 'seq'))
     if not last then
-      answer = {0, 'none'}
+      refused[#refused + 1] = {index, 'none'}
     elseif seq ~= last + 1 then
-      answer = {0, 'order', last}
+      refused[#refused + 1] = {index, 'order', last}
     else
       local count = redis.call('LLEN', log)
       if count >= most then
-        answer = {0, 'full', count}
+        refused[#refused + 1] = {index, 'full', count}
       else
         redis.call('RPUSH', log, batch)
         redis.call('HSET', journal, 'seq', seq)
         redis.call('PEXPIRE', journal, keep)
         redis.call('PEXPIRE', log, keep)
-        answer = {1}
       end
     end
   end
-  out[i + 1] = answer
 end
-return out
+return refused
+"""
+
+# One Redis (not a cluster): many leases renewed in one script call, each fenced as `_RENEW`, and the
+# owned index moved on for those renewed. ARGV: the key prefix, the TTL in ms, the owned index's key,
+# its new score (the node's clock + the TTL), and one msgpack array of every lease's match id and
+# token in turn (keys built here, as `_APPEND_MANY` does). The answer: the refused leases only, each
+# `{index (1-based), why, detail}`.
+_RENEW_MANY = """
+local prefix, ttl, owned, expiry = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local items = cmsgpack.unpack(ARGV[5])
+local refused = {}
+for i = 1, #items, 2 do
+  local lease = prefix .. '{m:' .. items[i] .. '}:lease'
+  local index = (i + 1) / 2
+  local held = redis.call('GET', lease)
+  if not held then
+    refused[#refused + 1] = {index, 'lapsed'}
+  elseif string.sub(held, 1, string.find(held, '|', 1, true) - 1) ~= items[i + 1] then
+    refused[#refused + 1] = {index, 'held', held}
+  else
+    redis.call('PEXPIRE', lease, ttl)
+    redis.call('ZADD', owned, expiry, items[i])
+  end
+end
+return refused
 """
 
 #: Items one `_APPEND_MANY` call takes at most (Redis runs a script alone: this bounds the pause).
@@ -209,6 +241,7 @@ class RedisOwnership:
         self._create = client.register_script(_CREATE)
         self._append = client.register_script(_APPEND)
         self._append_many = client.register_script(_APPEND_MANY)
+        self._renew_many = client.register_script(_RENEW_MANY)
         self._snapshot = client.register_script(_SNAPSHOT)
         self._finish = client.register_script(_FINISH)
         self._load = client.register_script(_LOAD)
@@ -216,6 +249,11 @@ class RedisOwnership:
         self.round_trips = 0
         #: The scripts `append_all` and `renew_all` loaded (they send EVALSHA in a pipeline).
         self._loaded: set[str] = set()
+        #: The journal's own connection on one Redis (server/cluster/line.py); None on a cluster.
+        self._line: ScriptLine | None = None
+        if not isinstance(client, RedisCluster):
+            pool = client.connection_pool
+            self._line = ScriptLine(pool.connection_kwargs, issubclass(pool.connection_class, SSLConnection))
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "floe:", cluster: bool = False,
@@ -311,10 +349,32 @@ class RedisOwnership:
         await self._note_owned(lease.match_id)
 
     async def renew_all(self, leases: Sequence[Lease]) -> list[Exception | None]:
-        """`renew` for many leases in two round trips (a pipeline of the fenced renewals, on a cluster
-        one per master; then the owned index of those renewed): each lease's FencedError, or None."""
+        """`renew` for many leases at once: on one Redis one script call (each lease fenced as `renew`,
+        the owned index moved on for those renewed, in the same call); on a cluster two round trips (a
+        pipeline of the fenced renewals, one per master, then the owned index of those renewed). Each
+        lease's FencedError, or None."""
         if not leases:
             return []
+        if isinstance(self.redis, RedisCluster):
+            return await self._renew_pipelined(leases)
+        out: list[Exception | None] = [None] * len(leases)
+        flat: list[str] = []
+        for lease in leases:
+            flat += (lease.match_id, str(lease.token))
+        self.round_trips += 1
+        refused = await self._renew_many(keys=[], args=[
+            self.prefix, self._ms(self.settings.lease_ttl), self._owned,
+            repr(self._clock() + self.settings.lease_ttl), msgpack.packb(flat, use_bin_type=False)])
+        for position, why, *detail in refused:
+            index = int(position) - 1
+            try:
+                self._fence_refusal(leases[index], [0, why, *detail])
+            except FencedError as error:
+                out[index] = error
+        return out
+
+    async def _renew_pipelined(self, leases: Sequence[Lease]) -> list[Exception | None]:
+        """`renew_all` on a cluster: a pipeline of `_RENEW`s by their sha, then the owned index."""
         await self._load_script(_RENEW)
         pipe = self.redis.pipeline(transaction=False)
         ttl = self._ms(self.settings.lease_ttl)
@@ -393,20 +453,21 @@ class RedisOwnership:
         sent = list(encoded)
         for start in range(0, len(sent), APPEND_MANY_ITEMS):
             chunk = sent[start:start + APPEND_MANY_ITEMS]
-            keys: list[str] = []
-            args: list[Any] = [self.settings.journal_max_batches, self._ms(self.settings.journal_ttl)]
+            flat: list[Any] = []
             for index in chunk:
                 lease, batch = items[index]
-                keys += self._keys(lease.match_id)
-                args += [lease.token, batch.seq, encoded[index]]
+                flat += (lease.match_id, str(lease.token), batch.seq, encoded[index])
             self.round_trips += 1
-            answers = await self._append_many(keys=keys, args=args)
-            for index, answer in zip(chunk, answers, strict=True):
-                lease = items[index][0]
+            assert self._line is not None
+            refused = await self._line.evalsha(self._append_many.sha, _APPEND_MANY, [
+                self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
+                msgpack.packb(flat, use_bin_type=False)])  # Lua's cmsgpack reads no bin type
+            for position, why, *detail in refused:
+                lease = items[chunk[int(position) - 1]][0]
                 try:
-                    self._journal_refusal(lease, self._fence_refusal(lease, answer))
+                    self._journal_refusal(lease, self._fence_refusal(lease, [0, why, *detail]))
                 except (FencedError, JournalError) as error:
-                    out[index] = error
+                    out[chunk[int(position) - 1]] = error
         return out
 
     def _too_big(self, lease: Lease, size: int) -> JournalError:
@@ -489,6 +550,8 @@ class RedisOwnership:
         return orphans
 
     async def close(self) -> None:
+        if self._line is not None:
+            self._line.close()
         await self.redis.aclose()
 
 

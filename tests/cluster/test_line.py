@@ -1,0 +1,97 @@
+"""The journal's own Redis connection (server/cluster/line.py), on a private Redis of the test's own
+(a password and a database other than 0, so the handshake is what lets the script run at all): a
+script runs and its keys land in that database; a Redis that forgot its scripts gets them again; a
+killed connection fails the one request in flight with ConnectionError and the next opens a new one;
+a script's own error is a ResponseError and leaves the line usable; a Redis that is gone fails within
+the line's timeout, and one that is back is used again."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+
+from server.cluster.line import CLIENT_NAME, ScriptLine
+from server.cluster.redis import RedisOwnership
+from tests.cluster.test_ownership import batch, header
+from tests.cluster_helpers import redis_alone
+
+pytestmark = pytest.mark.asyncio
+
+PASSWORD = "line-test-password"
+#: Sets KEYS-less ARGV[1] to ARGV[2] and answers the key's new length (a key built in the script, as
+#: the journal's many-match scripts do on one Redis).
+SCRIPT = "redis.call('APPEND', ARGV[1], ARGV[2]) return redis.call('STRLEN', ARGV[1])"
+FAILING = "return redis.error_reply('refused on purpose')"
+
+
+def sha(script: str) -> str:
+    return hashlib.sha1(script.encode()).hexdigest()
+
+
+def url(port: int) -> str:
+    return f"redis://:{PASSWORD}@127.0.0.1:{port}/3"
+
+
+async def test_a_script_runs_through_the_handshake_and_again_after_the_redis_forgot_it() -> None:
+    with redis_alone("--requirepass", PASSWORD) as port:
+        client = aioredis.Redis.from_url(url(port))
+        line = ScriptLine(client.connection_pool.connection_kwargs)
+        try:
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "ab"]) == 2  # loaded on its NOSCRIPT
+            assert await client.get("k") == b"ab"  # in database 3, the URL's
+            journal = [c for c in await client.client_list() if c["name"] == CLIENT_NAME]
+            assert len(journal) == 1 and journal[0]["db"] == "3"
+            await client.script_flush()
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) == 3
+        finally:
+            line.close()
+            await client.aclose()
+
+
+async def test_a_killed_connection_fails_its_request_and_the_next_one_reconnects() -> None:
+    with redis_alone("--requirepass", PASSWORD) as port:
+        client = aioredis.Redis.from_url(url(port))
+        line = ScriptLine(client.connection_pool.connection_kwargs)
+        try:
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "a"]) == 1
+            assert await client.client_kill_filter(_type="normal", skipme=True) >= 1
+            with pytest.raises(ConnectionError):
+                await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "b"])
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) == 2  # "b" never ran
+            with pytest.raises(ResponseError, match="refused on purpose"):
+                await line.evalsha(sha(FAILING), FAILING, [])
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "d"]) == 3
+        finally:
+            line.close()
+            await client.aclose()
+
+
+async def test_a_redis_that_is_gone_fails_within_the_timeout_and_is_used_again_once_back() -> None:
+    with redis_alone() as port:
+        settings = {"host": "127.0.0.1", "port": port, "socket_timeout": 2.0}
+        line = ScriptLine(settings)
+        assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "a"]) == 1
+    with pytest.raises(ConnectionError):  # nothing listens on the port now
+        await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "b"])
+    with redis_alone() as other:
+        line.settings["port"] = other  # as if the same Redis came back (empty: nothing was kept)
+        assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) == 1
+        line.close()
+
+
+async def test_the_ownership_logs_through_the_line_on_a_private_redis_with_a_password() -> None:
+
+    with redis_alone("--requirepass", PASSWORD) as port:
+        ownership = RedisOwnership.from_url(url(port), prefix="line:")
+        try:
+            lease = await ownership.acquire("m1", "node-a")
+            assert lease is not None
+            await ownership.create(lease, header())
+            assert await ownership.append_all([(lease, batch(1)), (lease, batch(2))]) == [None, None]
+            journal = await ownership.load("m1")
+            assert journal is not None and [b.seq for b in journal.batches] == [1, 2]
+        finally:
+            await ownership.close()
