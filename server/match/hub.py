@@ -11,6 +11,8 @@ One `FrameClock` task calls `_on_tick`, which ticks matches in turn; it never aw
 its slice, so its frames stay 1/60 s apart): the loop does the work of a frame in several short
 callbacks instead of one long one, and sockets get in between, so no wake-up waits behind a whole
 frame's simulation. A match
+publishes on the ticks of its slice's phase (`LiveMatch.publish_phase`): a slice's matches publish
+together, so a node that journals them logs a slice's batches in one round trip. A match
 whose tick raises is cancelled (its players get an `internal` error) and the others go on. Writes to
 the store happen in background tasks, so a slow store never stalls the loop; each finished match is
 written once.
