@@ -16,7 +16,8 @@ in turns in each round so that the machine's load falls on all of them alike:
 - `pair`: two such nodes on one Redis prefix, each hosting `--matches` duels (both measured; the
   figure is their mean): what a node of a two-node cluster spends.
 
-Printed: each round's figures and the ratios `redis / lone` and `pair / lone`, then the median ratio
+A child's own figures (its JSON line) also give the kernel's share of its CPU time and the store's
+requests a second (`--child redis`). Printed: each round's figures and the ratios `redis / lone` and `pair / lone`, then the median ratio
 over the rounds with its spread (min–max). Issue 20's target: a node of a two-node cluster ≤ 1.1×
 a lone node's CPU per match-second. The Redis is the machine's (a prefix of each child's own, deleted).
 """
@@ -56,10 +57,12 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
         lives = [node.hub.create_bot_duel("lazy", "lazy") for _ in range(matches)]
         await asyncio.sleep(warmup)  # a bench's window is wall time; tests wait on conditions
         frames0, simulated0 = sum(live.current_frame() for live in lives), node.hub.frames_simulated
-        cpu0, wall0 = time.process_time(), time.monotonic()
+        trips0 = getattr(node.ownership, "round_trips", 0)
+        times0, cpu0, wall0 = os.times(), time.process_time(), time.monotonic()
         await asyncio.sleep(seconds)
-        cpu1, wall1 = time.process_time(), time.monotonic()
+        times1, cpu1, wall1 = os.times(), time.process_time(), time.monotonic()
         frames1, simulated1 = sum(live.current_frame() for live in lives), node.hub.frames_simulated
+        trips1 = getattr(node.ownership, "round_trips", 0)
         # Matches this node no longer hosts (a lease lost on a loaded machine; a pair's other node or
         # this one's scan takes them over): their frames are in `hosted_match_seconds`, not above.
         lost = sum(node.hub.matches.get(live.id) is not live for live in lives)
@@ -68,7 +71,11 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
     match_seconds = (frames1 - frames0) / FRAME_HZ_OF_MATCH
     return {"cpu_ms_per_match_second": 1000 * (cpu1 - cpu0) / max(match_seconds, 1e-9),
             "match_seconds": match_seconds, "wall": wall1 - wall0, "cpu": cpu1 - cpu0,
-            "hosted_match_seconds": (simulated1 - simulated0) / FRAME_HZ_OF_MATCH, "lost": lost}
+            "hosted_match_seconds": (simulated1 - simulated0) / FRAME_HZ_OF_MATCH, "lost": lost,
+            # The kernel's share (sockets: on these VMs a loopback round trip costs about as much in
+            # the kernel as in Python) and the store's requests a second (the journal's, leases', scans').
+            "system_share": (times1.system - times0.system) / max(cpu1 - cpu0, 1e-9),
+            "round_trips_per_s": (trips1 - trips0) / max(wall1 - wall0, 1e-9)}
 
 
 def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:

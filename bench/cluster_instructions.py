@@ -15,6 +15,8 @@ when Redis answers within a slice), every `lease_renew_every` of its clock the l
 the publisher's queue drained once a frame.
 
 - `lone`: the node on the embedded store (no lease, no journal, no bus);
+- `embedded-journal`: its matches shared on the embedded ownership (journal mode: every publication
+  sealed, logged and published after its append, snapshots; no socket, no Redis);
 - `journal`: its matches shared on Redis (leases renewed, every publication appended to the journal
   before it is sent, a snapshot every `snapshot_every`), with a bus but no follower (a match nobody
   follows publishes nothing on it);
@@ -50,6 +52,7 @@ from protocol.codec import encode
 from protocol.errors import CloseCode
 from protocol.messages import Hello, ServerMessage, Watch
 from protocol.version import PROTOCOL_VERSION
+from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.cluster.redis import RedisBus, RedisOwnership, connect
 from server.cluster.settings import ClusterSettings
 from server.config import ServerConfig
@@ -60,7 +63,7 @@ from server.node import Node
 ROOT = Path(__file__).resolve().parents[1]
 REDIS_URL = "redis://127.0.0.1:6379/0"
 SECRET = b"cluster-instructions-0123456789ab"
-SETUPS = ("lone", "journal", "relay")
+SETUPS = ("lone", "embedded-journal", "journal", "relay")
 #: Long enough that valgrind's slowness never lets a lease lapse (the driver renews on its own clock).
 LEASE_TTL = 600.0
 FOREVER = 1e6
@@ -127,6 +130,9 @@ async def owner(setup: str, prefix: str, matches: int, frames: int,
     settings = config()
     if setup == "lone":
         node = Node(settings, clock=clock, ids=FixedSeeds())
+    elif setup == "embedded-journal":  # journal mode on the embedded ownership: no socket, no Redis
+        node = Node(settings, clock=clock, ids=FixedSeeds(),
+                    ownership=MemoryOwnership(cluster_settings()), bus=MemoryBus(cluster_settings()))
     else:
         cluster = cluster_settings()
         node = Node(settings, clock=clock, ids=FixedSeeds(),
