@@ -17,9 +17,10 @@ in turns in each round so that the machine's load falls on all of them alike:
   figure is their mean): what a node of a two-node cluster spends.
 
 A child's own figures (its JSON line) also give the kernel's share of its CPU time and the store's
-requests a second (`--child redis`). Printed: each round's figures and the ratios `redis / lone` and `pair / lone`, then the median ratio
-over the rounds with its spread (min–max). Issue 20's target: a node of a two-node cluster ≤ 1.1×
-a lone node's CPU per match-second. The Redis is the machine's (a prefix of each child's own, deleted).
+requests a second (`--child redis`). Printed: each round's figures and the ratios `redis / lone` and
+`pair / lone`, then the median ratio over the rounds with its spread (min–max). Issue 20's target: a
+node of a two-node cluster ≤ 1.1× a lone node's CPU per match-second. The Redis is the machine's (a
+prefix of each child's own, deleted).
 """
 
 from __future__ import annotations
