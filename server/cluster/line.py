@@ -11,10 +11,11 @@ It speaks to one Redis (not a cluster: a cluster's appends go through redis-py's
 which routes each match to its master). It opens on first use with the client's own connection
 settings (host and port or a Unix socket, TLS, user, password, database), sends one request at a
 time, and bounds every wait by the client's socket timeout. A request that meets a closed or broken
-connection raises `ConnectionError` and closes the line (the next request opens it again): the caller
-retries the whole write, which the journal's scripts make safe (a batch already logged is refused as
-out of order, never logged twice). A script the Redis does not hold (`NOSCRIPT`: it restarted) is
-loaded once and the request sent again.
+connection raises `ConnectionError` and closes the line (the next request opens it again): the owner
+logs the same batches again with the same numbers (server/match/owner.py `_put_back`), which the
+journal's scripts make safe (a batch is never logged twice: had the lost request been applied, the
+second is refused as out of order and the match moves to a node that restores it from the journal).
+A script the Redis does not hold (`NOSCRIPT`: it restarted) is loaded once and the request sent again.
 """
 
 from __future__ import annotations

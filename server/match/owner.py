@@ -43,8 +43,7 @@ from ..cluster.journal import (
 from ..cluster.settings import ClusterSettings
 from ..logs import log_event
 from ..netcode.runner import MatchRunner, RunnerSettings
-from ..store.base import StoreError
-from .live import Finished, LiveMatch
+from .live import Finished, LiveMatch, Sealed
 from .settings import MatchSettings, RankedSettings
 
 log = logging.getLogger("floe.owner")
@@ -146,7 +145,11 @@ class MatchOwner:
                 owned.seq += 1
                 items.append((owned.lease, unit.batch(owned.seq)))
                 units.append((owned, unit))
-        refused = await self.ownership.append_all(items) if items else []
+        try:
+            refused = await self.ownership.append_all(items) if items else []
+        except BaseException:
+            self._put_back(units)
+            raise
         failed: set[str] = set()
         for (owned, unit), error in zip(units, refused, strict=True):
             if owned.live.id in failed:
@@ -169,6 +172,20 @@ class MatchOwner:
                          default=now)
             self._snapshot_due = oldest + self.settings.snapshot_every
         return lost
+
+    def _put_back(self, units: list[tuple[Owned, Sealed]]) -> None:
+        """The store did not answer a flush: nothing of it was published, so its publications go back,
+        in order and before any sealed since, to be logged (with the same numbers) and published by the
+        next flush. (Had the store logged them and only the answer been lost, the next flush's batches
+        are refused as out of order and the match moves to a node that restores it from the journal.)"""
+        back: dict[str, tuple[Owned, list[Sealed]]] = {}
+        for owned, unit in units:
+            back.setdefault(owned.live.id, (owned, []))[1].append(unit)
+        for owned, sealed in back.values():
+            owned.seq -= len(sealed)
+            owned.live.sealed[:0] = sealed
+            if self.owned.get(owned.live.id) is owned:
+                self.pending[owned.live.id] = owned
 
     async def _snapshot(self, owned: Owned, now: float, lost: list[LiveMatch]) -> None:
         runner = owned.live.runner
@@ -193,7 +210,7 @@ class MatchOwner:
         try:
             answers: list[Exception | None] = await self.ownership.renew_all(
                 [owned.lease for owned in held if owned.lease is not None])
-        except (StoreError, OSError, ConnectionError) as error:
+        except Exception as error:  # noqa: BLE001 - whatever the store's client raises: the deadline below
             answers = [error] * len(held)
         for owned, answer in zip(held, answers, strict=True):
             if answer is None:
