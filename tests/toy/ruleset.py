@@ -224,8 +224,10 @@ class Dawdler:
         self.period = 5 + seed % 7
 
     def decide(self, view: RaceView, frame: int) -> int:
-        """Right, except one frame in `period`."""
-        return LEFT if frame % self.period == 0 else RIGHT
+        """Right, except two frames in `2 * period`: by frame pairs, so a bot client that decides on
+        the frames it is sent (every `send_every` = 2 frames, odd or even ones as the node's tick slice
+        has it) steps back as often as one deciding every frame."""
+        return LEFT if (frame // 2) % self.period == 0 else RIGHT
 
 
 _BOTS: dict[str, Callable[[int], Bot[RaceView]]] = {"sprinter": Sprinter, "dawdler": Dawdler}
