@@ -12,6 +12,7 @@ from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.node import Node
 from tests.cluster.conftest import GENEROUS
 from tests.server.conftest import fast_config
+from tests.server.test_session import FixedClock
 
 pytestmark = pytest.mark.asyncio
 
@@ -19,22 +20,9 @@ MATCHES = 12
 FRAMES = 40
 
 
-class Clock:
-    """The node's clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def wall(self) -> float:
-        return 1_700_000_000.0 + self.now
-
-
 async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frames() -> None:
     config = fast_config().override(cluster=GENEROUS)
-    clock = Clock()
+    clock = FixedClock()  # moved by the test
     ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
     node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
     hub, shared = node.hub, node.shared
