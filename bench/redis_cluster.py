@@ -79,6 +79,25 @@ def _wait(condition: Callable[[], bool], what: str) -> None:
         time.sleep(POLL)  # processes we started are forming: nothing in this process to wait on
 
 
+def _server(port: int, folder: str, *options: str) -> subprocess.Popen[bytes]:
+    """A redis-server on loopback `port`, keeping nothing on disk, with `options`; it dies with us."""
+    return subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", folder, *options],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
+    )
+
+
+def _stop(processes: list[subprocess.Popen[bytes]], folder: str) -> None:
+    """Kill the servers by their PIDs, wait for them, remove their folder."""
+    for process in processes:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+    for process in processes:
+        process.wait(timeout=30)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def redis_alone(*options: str) -> Iterator[int]:
     """One throwaway Redis on a free loopback port with `options` (`--requirepass`, …): its port,
@@ -87,19 +106,12 @@ def redis_alone(*options: str) -> Iterator[int]:
         raise RuntimeError("redis-server is needed")
     folder = tempfile.mkdtemp(prefix="floe-redis-")
     port = _free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", folder, *options],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
-    )
+    processes = [_server(port, folder, *options)]
     try:
         _wait(lambda: "PONG" in _cli(port, "ping") or "NOAUTH" in _cli(port, "ping"), "Redis answering")
         yield port
     finally:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
-        shutil.rmtree(folder, ignore_errors=True)
+        _stop(processes, folder)
 
 
 @contextlib.contextmanager
@@ -114,12 +126,8 @@ def redis_cluster(masters: int = 3) -> Iterator[RunningCluster]:
         for port in ports:
             node_folder = os.path.join(folder, str(port))
             os.mkdir(node_folder)
-            processes.append(subprocess.Popen(
-                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                 "--cluster-node-timeout", "2000", "--cluster-config-file", "nodes.conf", "--save", "",
-                 "--appendonly", "no", "--dir", node_folder, "--protected-mode", "no"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
-            ))
+            processes.append(_server(port, node_folder, "--cluster-enabled", "yes", "--cluster-node-timeout",
+                                     "2000", "--cluster-config-file", "nodes.conf", "--protected-mode", "no"))
         _wait(lambda: all(_cli(port, "ping").strip() == "PONG" for port in ports), "every node answering")
         created = subprocess.run(
             ["redis-cli", "--cluster", "create", *(f"127.0.0.1:{port}" for port in ports),
@@ -132,9 +140,4 @@ def redis_cluster(masters: int = 3) -> Iterator[RunningCluster]:
               "cluster_state:ok on every node")
         yield RunningCluster(ports, tuple(process.pid for process in processes))
     finally:
-        for process in processes:
-            if process.poll() is None:
-                os.kill(process.pid, signal.SIGKILL)
-        for process in processes:
-            process.wait(timeout=30)
-        shutil.rmtree(folder, ignore_errors=True)
+        _stop(processes, folder)

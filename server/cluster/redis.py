@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -226,6 +226,13 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def _refusals(refused: Sequence[Sequence[Any]]) -> Iterator[tuple[int, list[Any]]]:
+    """A many-item script's refusals (`{index (1-based), why, detail}`): each item's 0-based index and
+    its answer in a single script's shape (`{0, why, detail}`, what `_fence_refusal` reads)."""
+    for position, why, *detail in refused:
+        yield int(position) - 1, [0, why, *detail]
+
+
 class RedisOwnership:
     """Leases and fenced journals on Redis (see the module docstring and server/cluster/journal.py)."""
 
@@ -365,10 +372,9 @@ class RedisOwnership:
         refused = await self._renew_many(keys=[], args=[
             self.prefix, self._ms(self.settings.lease_ttl), self._owned,
             repr(self._clock() + self.settings.lease_ttl), msgpack.packb(flat, use_bin_type=False)])
-        for position, why, *detail in refused:
-            index = int(position) - 1
+        for index, answer in _refusals(refused):
             try:
-                self._fence_refusal(leases[index], [0, why, *detail])
+                self._fence_refusal(leases[index], answer)
             except FencedError as error:
                 out[index] = error
         return out
@@ -462,12 +468,13 @@ class RedisOwnership:
             refused = await self._line.evalsha(self._append_many.sha, _APPEND_MANY, [
                 self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
                 msgpack.packb(flat, use_bin_type=False)])  # Lua's cmsgpack reads no bin type
-            for position, why, *detail in refused:
-                lease = items[chunk[int(position) - 1]][0]
+            for position, answer in _refusals(refused):
+                index = chunk[position]
+                lease = items[index][0]
                 try:
-                    self._journal_refusal(lease, self._fence_refusal(lease, [0, why, *detail]))
+                    self._journal_refusal(lease, self._fence_refusal(lease, answer))
                 except (FencedError, JournalError) as error:
-                    out[chunk[int(position) - 1]] = error
+                    out[index] = error
         return out
 
     def _too_big(self, lease: Lease, size: int) -> JournalError:

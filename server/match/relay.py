@@ -192,8 +192,7 @@ class MatchRelay:
 
     def _tap(self, hosted: Hosted, name: str) -> Callable[[int, bytes], None]:
         def tap(n: int, data: bytes) -> None:
-            # A match no node ever followed skips the clock (two records a frame of every match).
-            if hosted.followed_until != float("-inf") and self.now() < hosted.followed_until:
+            if self.now() < hosted.followed_until:
                 self.records += 1
                 self._send(hosted.live.id, StreamRecord(name, n, data))
 
