@@ -50,7 +50,7 @@ from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
 
-from ..netcode.runner import MARSHAL_VERSION, Checkpoint, SeatInputs, SeatLog
+from ..netcode.runner import MARSHAL_VERSION, Checkpoint, SeatInputs, SeatLog, entry_pairs
 from ..store.base import StoreError
 
 #: How a snapshot's state is written: marshal's version and the Python that wrote it (marshal's
@@ -141,6 +141,16 @@ class Batch:
     marks: Mapping[str, int] = field(default_factory=dict)
 
 
+#: One item of `Ownership.append_all`: the writer's lease, the batch's `seq` and its bytes
+#: (`encode_batch`, or `encode_logged` straight from a match's seal).
+Appending = tuple[Lease, int, bytes]
+
+
+def appending(lease: Lease, batch: Batch) -> Appending:
+    """A batch as an `append_all` item."""
+    return lease, batch.seq, encode_batch(batch)
+
+
 @dataclass(frozen=True)
 class JournalSnapshot:
     """A checkpoint, the last batch it includes, and the marks then."""
@@ -186,19 +196,18 @@ class Journal:
 # ---- the encoding (msgpack; the checkpoint's state is marshal bytes inside it) ------------------------
 
 
+#: One packer for every journal write (making one per call costs as much as the packing itself; the
+#: event loop's one thread never packs two things at once).
+_PACKER = msgpack.Packer(use_bin_type=True)
+
+
 def _pack(value: object) -> bytes:
-    data: bytes = msgpack.packb(value, use_bin_type=True)
+    data: bytes = _PACKER.pack(value)
     return data
 
 
 def _flat(entries: Sequence[tuple[int, int]]) -> list[int]:
     return [number for entry in entries for number in entry]
-
-
-def _pairs(flat: Sequence[int]) -> tuple[tuple[int, int], ...]:
-    if len(flat) % 2:
-        raise ValueError("an entry list has an odd length")
-    return tuple((int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2))
 
 
 def encode_header(header: Header) -> bytes:
@@ -213,14 +222,21 @@ def decode_header(data: bytes) -> Header:
 
 def encode_batch(batch: Batch) -> bytes:
     """A batch's bytes: [seq, now, [[entries…], known_until] per seat, marks]."""
-    seats = [[_flat(seat.entries), seat.known_until] for seat in batch.seats]
-    return _pack([batch.seq, batch.now, seats, dict(batch.marks)])
+    seats = [(_flat(seat.entries), seat.known_until) for seat in batch.seats]
+    return encode_logged(batch.seq, batch.now, seats, dict(batch.marks))
+
+
+def encode_logged(seq: int, now: int, seats: Sequence[tuple[Sequence[int], int]],
+                  marks: dict[str, int]) -> bytes:
+    """A batch's bytes from its parts as a live match seals them (`MatchRunner.take_log`'s flat entries):
+    what an owner appends, with no `Batch` made (it logs one every `send_every` frames a match)."""
+    return _pack((seq, now, seats, marks))
 
 
 def decode_batch(data: bytes) -> Batch:
     """A batch from its bytes."""
     seq, now, seats, marks = msgpack.unpackb(data, raw=False)
-    return Batch(int(seq), int(now), tuple(SeatLog(_pairs(flat), int(known)) for flat, known in seats), marks)
+    return Batch(int(seq), int(now), tuple(SeatLog.of(flat, known) for flat, known in seats), marks)
 
 
 def encode_snapshot(snapshot: JournalSnapshot) -> bytes:
@@ -233,7 +249,7 @@ def encode_snapshot(snapshot: JournalSnapshot) -> bytes:
 def decode_snapshot(data: bytes) -> JournalSnapshot:
     """A snapshot from its bytes."""
     seq, frame, state, seats, now, marks = msgpack.unpackb(data, raw=False)
-    inputs = tuple(SeatInputs(int(held), _pairs(flat), int(known)) for held, flat, known in seats)
+    inputs = tuple(SeatInputs(int(held), entry_pairs(flat), int(known)) for held, flat, known in seats)
     return JournalSnapshot(int(seq), Checkpoint(int(frame), bytes(state), inputs, int(now)), marks)
 
 
@@ -279,9 +295,10 @@ class Ownership(Protocol):
         journal holds `journal_max_batches` since its snapshot, or the batch is too large)."""
         ...
 
-    async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+    async def append_all(self, items: Sequence[Appending]) -> list[Exception | None]:
         """`append` for many matches at once (one round trip: what a node's tick awaits before it
-        publishes): per item, its FencedError or JournalError, or None where it was logged."""
+        publishes), each item already encoded (`Appending`): per item, its FencedError or JournalError,
+        or None where it was logged."""
         ...
 
     async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:

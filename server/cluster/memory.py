@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .bus import Handler, Subscription, check_channel, check_message
 from .journal import (
+    Appending,
     Batch,
     FencedError,
     Header,
@@ -114,18 +115,28 @@ class MemoryOwnership:
         entry.header = encode_header(header)
 
     async def append(self, lease: Lease, batch: Batch) -> None:
-        data = encode_batch(batch)
+        self._append(lease, batch.seq, encode_batch(batch))
+
+    def _append(self, lease: Lease, seq: int, data: bytes) -> None:
         if len(data) > self.settings.journal_max_batch_bytes:
             raise JournalError(f"match {lease.match_id}: a batch of {len(data)} bytes is over "
                                f"{self.settings.journal_max_batch_bytes}")
         entry = self._fenced(lease)
-        _check_append(lease.match_id, entry.header is not None, entry.seq, batch.seq, len(entry.batches),
+        _check_append(lease.match_id, entry.header is not None, entry.seq, seq, len(entry.batches),
                       self.settings.journal_max_batches)
         entry.batches.append(data)
-        entry.seq = batch.seq
+        entry.seq = seq
 
-    async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
-        return [await outcome(self.append(lease, batch), FencedError, JournalError) for lease, batch in items]
+    async def append_all(self, items: Sequence[Appending]) -> list[Exception | None]:
+        out: list[Exception | None] = []
+        for lease, seq, data in items:
+            try:
+                self._append(lease, seq, data)
+            except (FencedError, JournalError) as error:
+                out.append(error)
+            else:
+                out.append(None)
+        return out
 
     async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:
         data = encode_snapshot(snapshot)

@@ -44,6 +44,7 @@ from redis.exceptions import NoScriptError
 from ..store.redis import cluster_url
 from .bus import Handler, Subscription, check_channel, check_message, match_tag
 from .journal import (
+    Appending,
     Batch,
     FencedError,
     Header,
@@ -431,15 +432,16 @@ class RedisOwnership:
         self._journal_refusal(lease, answer)
 
     async def append(self, lease: Lease, batch: Batch) -> None:
-        data = encode_batch(batch)
+        await self._append_one(lease, batch.seq, encode_batch(batch))
+
+    async def _append_one(self, lease: Lease, seq: int, data: bytes) -> None:
         if len(data) > self.settings.journal_max_batch_bytes:
-            raise JournalError(f"match {lease.match_id}: a batch of {len(data)} bytes is over "
-                               f"{self.settings.journal_max_batch_bytes}")
-        answer = await self._write(self._append, lease, self._keys(lease.match_id), batch.seq, data,
+            raise self._too_big(lease, len(data))
+        answer = await self._write(self._append, lease, self._keys(lease.match_id), seq, data,
                                    self.settings.journal_max_batches, self._ms(self.settings.journal_ttl))
         self._journal_refusal(lease, answer)
 
-    async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+    async def append_all(self, items: Sequence[Appending]) -> list[Exception | None]:
         """`append` for many matches in one round trip: on one Redis one script call per
         `APPEND_MANY_ITEMS` items (each item fenced and checked as `append` does); on a cluster, whose
         scripts cannot span slots, a pipeline (one per master). Each item's error (FencedError,
@@ -449,62 +451,66 @@ class RedisOwnership:
         if isinstance(self.redis, RedisCluster):
             return await self._append_pipelined(items)
         out: list[Exception | None] = [None] * len(items)
-        encoded: dict[int, bytes] = {}
-        for index, (lease, batch) in enumerate(items):
-            data = encode_batch(batch)
-            if len(data) > self.settings.journal_max_batch_bytes:
+        most = self.settings.journal_max_batch_bytes
+        sent: list[int] = []
+        flat: list[Any] = []
+        for index, (lease, seq, data) in enumerate(items):
+            if len(data) > most:
                 out[index] = self._too_big(lease, len(data))
-            else:
-                encoded[index] = data
-        sent = list(encoded)
-        for start in range(0, len(sent), APPEND_MANY_ITEMS):
-            chunk = sent[start:start + APPEND_MANY_ITEMS]
-            flat: list[Any] = []
-            for index in chunk:
-                lease, batch = items[index]
-                flat += (lease.match_id, str(lease.token), batch.seq, encoded[index])
-            self.round_trips += 1
-            assert self._line is not None
-            refused = await self._line.evalsha(self._append_many.sha, _APPEND_MANY, [
-                self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
-                msgpack.packb(flat, use_bin_type=False)])  # Lua's cmsgpack reads no bin type
-            for position, answer in _refusals(refused):
-                index = chunk[position]
-                lease = items[index][0]
-                try:
-                    self._journal_refusal(lease, self._fence_refusal(lease, answer))
-                except (FencedError, JournalError) as error:
-                    out[index] = error
+                continue
+            sent.append(index)
+            flat += (lease.match_id, str(lease.token), seq, data)
+            if len(sent) == APPEND_MANY_ITEMS:
+                await self._append_many_call(items, sent, flat, out)
+                sent, flat = [], []
+        if sent:
+            await self._append_many_call(items, sent, flat, out)
         return out
+
+    async def _append_many_call(self, items: Sequence[Appending], sent: list[int], flat: list[Any],
+                                out: list[Exception | None]) -> None:
+        """One `_APPEND_MANY` call on the journal's line for the items `sent` (their fields in `flat`):
+        each refused item's error into `out`."""
+        self.round_trips += 1
+        assert self._line is not None
+        refused = await self._line.evalsha(self._append_many.sha, _APPEND_MANY, [
+            self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
+            msgpack.packb(flat, use_bin_type=False)])  # Lua's cmsgpack reads no bin type
+        for position, answer in _refusals(refused):
+            index = sent[position]
+            lease = items[index][0]
+            try:
+                self._journal_refusal(lease, self._fence_refusal(lease, answer))
+            except (FencedError, JournalError) as error:
+                out[index] = error
 
     def _too_big(self, lease: Lease, size: int) -> JournalError:
         return JournalError(f"match {lease.match_id}: a batch of {size} bytes is over "
                             f"{self.settings.journal_max_batch_bytes}")
 
-    async def _append_pipelined(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+    async def _append_pipelined(self, items: Sequence[Appending]) -> list[Exception | None]:
         """`append_all` on a cluster: a pipeline of `_APPEND`s by their sha."""
         out: list[Exception | None] = [None] * len(items)
         await self._load_script(_APPEND)
         pipe = self.redis.pipeline(transaction=False)
         sent = []
-        for index, (lease, batch) in enumerate(items):
-            data = encode_batch(batch)
+        for index, (lease, seq, data) in enumerate(items):
             if len(data) > self.settings.journal_max_batch_bytes:
                 out[index] = self._too_big(lease, len(data))
                 continue
             # EVALSHA by name: redis-py's cluster pipeline refuses its `evalsha` method, not the command
             # (routed by its keys, which share one slot).
             pipe.execute_command("EVALSHA", self._append.sha, 3, *self._keys(lease.match_id), lease.token,
-                                 batch.seq, data, self.settings.journal_max_batches,
+                                 seq, data, self.settings.journal_max_batches,
                                  self._ms(self.settings.journal_ttl))
             sent.append(index)
         self.round_trips += 1
         answers = await pipe.execute(raise_on_error=False)
         for index, answer in zip(sent, answers, strict=True):
-            lease, batch = items[index]
+            lease, seq, data = items[index]
             try:
                 if isinstance(answer, NoScriptError):  # a master restarted: one by one, loading it
-                    await self.append(lease, batch)
+                    await self._append_one(lease, seq, data)
                     continue
                 if isinstance(answer, Exception):
                     raise answer

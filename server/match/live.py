@@ -46,7 +46,7 @@ import logging
 import math
 from base64 import b64encode
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -66,7 +66,7 @@ from protocol.replay_codec import encode_replay
 from rules.replay import record as record_replay
 from rules.ruleset import Bot, seat_seed
 
-from ..cluster.journal import Batch, Journal
+from ..cluster.journal import Journal, encode_logged
 from ..logs import log_event
 from ..netcode.runner import (
     Advance,
@@ -75,7 +75,6 @@ from ..netcode.runner import (
     KeyframeRecord,
     MatchRunner,
     RunOutcome,
-    SeatLog,
 )
 from ..store.base import MatchRecord
 from .delay import DelayedFeed
@@ -125,22 +124,20 @@ class PackedKeyframe:
     held: tuple[int, ...] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Sealed:
     """A journaled match's publication, held until its inputs are in the journal (`publish_sealed`)."""
 
-    seats: tuple[SeatLog, ...]
-    now: int
+    #: Its journal batch: the number and the bytes (server/cluster/journal.py `encode_logged`).
+    seq: int
+    data: bytes
     advances: list[Advance]
     #: The `input-late` answers to send with it, by seat.
-    late: list[tuple[int, InputLate]] = field(default_factory=list)
+    late: list[tuple[int, InputLate]]
     #: The streams after it: players' head `p`, the frame their speculative frames reach `pf`, the
-    #: confirmed frame they reach `pc`; spectators' head `s` and confirmed frame `sc`.
-    marks: dict[str, int] = field(default_factory=dict)
-
-    def batch(self, seq: int) -> Batch:
-        """The journal's batch of it."""
-        return Batch(seq, self.now, self.seats, self.marks)
+    #: confirmed frame they reach `pc`; spectators' head `s` and confirmed frame `sc`; `o`: 1 once
+    #: they count the streams' `over`.
+    marks: dict[str, int]
 
 
 #: The marks of a match that published nothing (publish everything: no frame is behind them); `o`
@@ -247,6 +244,8 @@ class LiveMatch:
         #: `input-late` answers waiting for the next seal, and the marks after the last one sealed.
         self.journaled = journaled
         self.sealed: list[Sealed] = []
+        #: The number of the last journal batch sealed (a match taken over goes on from its journal's).
+        self.last_seq = 0
         #: Called when a publication is sealed (the node's owner then logs it: server/match/owner.py).
         self.on_sealed: Callable[[], None] = _nothing
         self._late: list[tuple[int, InputLate]] = []
@@ -587,34 +586,41 @@ class LiveMatch:
     # ---- journal mode ---------------------------------------------------------------------------------
 
     def _seal(self) -> None:
-        """Hold this publication until the hub has its inputs in the journal (see the module docstring)."""
+        """Hold this publication until the hub has its inputs in the journal (see the module docstring):
+        its batch is made now (the owner appends it as it is) with the stream numbers after it."""
         runner = self.runner
         assert runner is not None
         advances, self._unpublished = self._unpublished, []
         late, self._late = self._late, []
-        marks = dict(self._marks_sealed if self._marks_sealed is not None else self._marks_now())
+        before = self._marks_sealed if self._marks_sealed is not None else self._marks_now()
+        players, speculated, confirmed = before["p"], before["pf"], before["pc"]
+        watchers, watched, over = before["s"], before["sc"], before["o"]
         spectators_now = self.spectator_delay <= 0
         for out in advances:
-            marks["p"] += (out.rewind_to is not None) + len(out.frames)
-            for item in out.confirmed:
+            items = out.confirmed
+            players += (out.rewind_to is not None) + len(out.frames)
+            for item in items:
                 if isinstance(item, KeyframeRecord):
-                    marks["p"] += 1
+                    players += 1
             if out.frames:
-                marks["pf"] = out.frames[-1].frame + 1
-            if out.confirmed_to > marks["pc"]:
-                marks["pc"] = out.confirmed_to
+                speculated = out.frames[-1].frame + 1
+            if out.confirmed_to > confirmed:
+                confirmed = out.confirmed_to
             if spectators_now:
-                marks["s"] += len(out.confirmed)
-                if out.confirmed_to > marks["sc"]:
-                    marks["sc"] = out.confirmed_to
+                watchers += len(items)
+                if out.confirmed_to > watched:
+                    watched = out.confirmed_to
             if out.result is not None:
-                marks["p"] += 1
-                marks["s"] += self.spectator_delay <= 0
-                marks["o"] = 1
-        if self.spectator_delay > 0:  # the delayed stream goes out later: what it has sent now
-            marks["s"], marks["sc"] = self.spectators.head, self._watched_confirmed
+                players += 1
+                watchers += spectators_now
+                over = 1
+        if not spectators_now:  # the delayed stream goes out later: what it has sent now
+            watchers, watched = self.spectators.head, self._watched_confirmed
+        marks = {"p": players, "pf": speculated, "pc": confirmed, "s": watchers, "sc": watched, "o": over}
         self._marks_sealed = marks
-        self.sealed.append(Sealed(runner.take_log(), runner.now, advances, late, marks))
+        self.last_seq = seq = self.last_seq + 1
+        data = encode_logged(seq, runner.now, runner.take_log(), marks)
+        self.sealed.append(Sealed(seq, data, advances, late, marks))
         self.on_sealed()
 
     def spectators_keyframe(self) -> int:
@@ -626,7 +632,7 @@ class LiveMatch:
         pf = max(self._spec_bodies, default=self._published_confirmed - 1) + 1
         watched = self._published_confirmed if self.spectator_delay <= 0 else self._watched_confirmed
         return {"p": self.players.head, "pf": pf, "pc": self._published_confirmed,
-                "s": self.spectators.head, "sc": watched}
+                "s": self.spectators.head, "sc": watched, "o": 0}
 
     def publish_sealed(self, sealed: Sealed, now: float) -> None:
         """Publish a sealed publication whose batch is in the journal, and its `input-late` answers."""
@@ -667,6 +673,7 @@ class LiveMatch:
                    header.extra.get("invite"), ranked_rules=ranked_rules, min_play_frames=min_play_frames,
                    journaled=True)
         live.runner = runner
+        live.last_seq = journal.last_seq
         live.state = MatchState.RUNNING
         live.started_at = now
         live.start_tick = tick - runner.now

@@ -33,6 +33,7 @@ from rules.ruleset import Bot, seat_seed
 
 from ..cluster.journal import (
     SNAPSHOT_FORMAT,
+    Appending,
     FencedError,
     Header,
     Journal,
@@ -129,8 +130,8 @@ class MatchOwner:
     async def flush(self, now: float) -> list[LiveMatch]:
         """Log and publish every sealed publication; the matches lost (see the module docstring)."""
         lost: list[LiveMatch] = []
-        items = []
-        units = []
+        items: list[Appending] = []
+        taken: list[tuple[Owned, list[Sealed]]] = []
         pending, self.pending = self.pending, {}
         for owned in pending.values():
             live = owned.live
@@ -139,29 +140,28 @@ class MatchOwner:
             if owned.lease is None and not await self._lease(owned, now):
                 lost.append(self._lose(owned, "another node holds its lease"))
                 continue
-            assert owned.lease is not None
+            lease = owned.lease
+            assert lease is not None
             sealed, live.sealed = live.sealed, []
             for unit in sealed:
-                owned.seq += 1
-                items.append((owned.lease, unit.batch(owned.seq)))
-                units.append((owned, unit))
+                items.append((lease, unit.seq, unit.data))
+            taken.append((owned, sealed))
         try:
             refused = await self.ownership.append_all(items) if items else []
         except BaseException:
-            self._put_back(units)
+            self._put_back(taken)
             raise
-        failed: set[str] = set()
-        for (owned, unit), error in zip(units, refused, strict=True):
-            if owned.live.id in failed:
-                continue
-            if error is not None:
-                failed.add(owned.live.id)
-                why = str(error) if isinstance(error, FencedError) else f"a batch was refused: {error}"
-                lost.append(self._lose(owned, why))
-                continue
-            self.batches += 1
-            owned.marks = unit.marks
-            owned.live.publish_sealed(unit, now)
+        at = 0
+        for owned, sealed in taken:
+            answers, at = refused[at:at + len(sealed)], at + len(sealed)
+            for unit, error in zip(sealed, answers, strict=True):
+                if error is not None:  # the match is lost: its later batches are not published either
+                    why = str(error) if isinstance(error, FencedError) else f"a batch was refused: {error}"
+                    lost.append(self._lose(owned, why))
+                    break
+                self.batches += 1
+                owned.seq, owned.marks = unit.seq, unit.marks
+                owned.live.publish_sealed(unit, now)
         if now >= self._snapshot_due:
             for owned in list(self.owned.values()):
                 if owned.lease is not None and now - owned.snapshotted >= self.settings.snapshot_every:
@@ -173,16 +173,12 @@ class MatchOwner:
             self._snapshot_due = oldest + self.settings.snapshot_every
         return lost
 
-    def _put_back(self, units: list[tuple[Owned, Sealed]]) -> None:
+    def _put_back(self, taken: list[tuple[Owned, list[Sealed]]]) -> None:
         """The store did not answer a flush: nothing of it was published, so its publications go back,
         in order and before any sealed since, to be logged (with the same numbers) and published by the
         next flush. (Had the store logged them and only the answer been lost, the next flush's batches
         are refused as out of order and the match moves to a node that restores it from the journal.)"""
-        back: dict[str, tuple[Owned, list[Sealed]]] = {}
-        for owned, unit in units:
-            back.setdefault(owned.live.id, (owned, []))[1].append(unit)
-        for owned, sealed in back.values():
-            owned.seq -= len(sealed)
+        for owned, sealed in taken:
             owned.live.sealed[:0] = sealed
             if self.owned.get(owned.live.id) is owned:
                 self.pending[owned.live.id] = owned

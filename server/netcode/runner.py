@@ -192,6 +192,18 @@ class SeatLog:
     entries: tuple[tuple[int, int], ...]
     known_until: int
 
+    @classmethod
+    def of(cls, flat: Sequence[int], known_until: int) -> SeatLog:
+        """From `MatchRunner.take_log`'s form: flat entries ([frame, byte, …]) and `known_until`."""
+        return cls(entry_pairs(flat), int(known_until))
+
+
+def entry_pairs(flat: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Input entries from their flat form ([frame, byte, frame, byte, …]); ValueError when it is odd."""
+    if len(flat) % 2:
+        raise ValueError("an entry list has an odd length")
+    return tuple((int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2))
+
 
 @dataclass(frozen=True, slots=True)
 class SeatInputs:
@@ -501,16 +513,18 @@ class MatchRunner:
 
     # ---- the journal ---------------------------------------------------------------------------------
 
-    def take_log(self) -> tuple[SeatLog, ...]:
-        """Each seat's entries told since the last call (and where it is known): what the owner logs
-        before it sends any record carrying them. Empty entries without a journal."""
+    def take_log(self) -> list[tuple[list[int], int]]:
+        """Each seat's entries told since the last call, flat ([frame, byte, frame, byte, …]), and the
+        frame below which it is known: what the owner logs before it sends any record carrying them (a
+        journal batch's seats: server/cluster/journal.py `encode_logged`; `SeatLog.of` reads them back).
+        Empty entries without a journal."""
         logs = []
         for timeline in self.timelines:
             entries = timeline.unlogged
             if entries:
                 timeline.unlogged = []
-            logs.append(SeatLog(tuple(entries or ()), timeline.known_until))
-        return tuple(logs)
+            logs.append((entries or [], timeline.known_until))
+        return logs
 
     def checkpoint(self, at_most: int | None = None) -> Checkpoint:
         """The newest confirmed keyframe's state (at frame `at_most` or before, when it is given and such

@@ -31,8 +31,9 @@ class InputTimeline:
         self._held_before = inputs.neutral
         #: Frames below this are told (or settled): the seat's real input, not a prediction.
         self.known_until = 0
-        #: With a journal: the entries told since the owner last logged them (`MatchRunner.take_log`).
-        self.unlogged: list[tuple[int, int]] | None = [] if journal else None
+        #: With a journal: the entries told since the owner last logged them (`MatchRunner.take_log`),
+        #: flat ([frame, byte, frame, byte, …]: the journal's form, so logging them makes nothing).
+        self.unlogged: list[int] | None = [] if journal else None
 
     @property
     def closed(self) -> bool:
@@ -54,8 +55,10 @@ class InputTimeline:
         if value != previous:
             self._frames.append(frame)
             self._values.append(value)
-            if self.unlogged is not None:
-                self.unlogged.append((frame, value))
+            unlogged = self.unlogged
+            if unlogged is not None:
+                unlogged.append(frame)
+                unlogged.append(value)
         self.known_until = frame + 1
         return previous
 

@@ -22,6 +22,7 @@ from server.cluster.journal import (
     JournalSnapshot,
     Lease,
     Ownership,
+    appending,
 )
 from server.cluster.redis import RedisOwnership
 from server.netcode.runner import Checkpoint, MatchRunner, SeatLog
@@ -245,7 +246,8 @@ async def test_a_reader_restores_the_snapshot_and_the_inputs_exactly(backend: Ba
         records += drive(original, arrivals, range(tick, tick + 1))
         seq += 1
         marks = {"confirmed": original.confirmed}
-        await a.append(lease, Batch(seq, original.now, original.take_log(), marks))
+        seats = tuple(SeatLog.of(*seat) for seat in original.take_log())
+        await a.append(lease, Batch(seq, original.now, seats, marks))
         if tick % 120 == 119:
             await a.snapshot(lease, JournalSnapshot(seq, original.checkpoint(), marks))
     await a.release(lease)
@@ -314,8 +316,9 @@ async def test_append_all_logs_many_matches_at_once_each_checked(backend: Backen
     await a.release(leases[3])  # handed over: node b holds it now, with a higher token
     stolen = await b.acquire("all-3", "node-b")
     assert stolen is not None
-    out = await a.append_all([(leases[0], batch(1)), (leases[1], batch(2)), (leases[2], batch(1)),
-                              (leases[3], batch(1)), (leases[0], batch(2))])
+    out = await a.append_all([appending(leases[0], batch(1)), appending(leases[1], batch(2)),
+                              appending(leases[2], batch(1)), appending(leases[3], batch(1)),
+                              appending(leases[0], batch(2))])
     assert out[0] is None and out[2] is None and out[4] is None  # a match's batches in turn, in one call
     assert isinstance(out[1], JournalError) and "out of order" in str(out[1])
     assert isinstance(out[3], FencedError) and "node-b" in str(out[3])

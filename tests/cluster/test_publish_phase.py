@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.cluster.journal import Batch, Lease
+from server.cluster.journal import Appending
 from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.node import Node
 from tests.cluster.conftest import GENEROUS
@@ -30,8 +30,8 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
     appends: list[list[str]] = []
     append_all = ownership.append_all
 
-    async def counted(items: list[tuple[Lease, Batch]]) -> list[Exception | None]:
-        appends.append([lease.match_id for lease, _ in items])
+    async def counted(items: list[Appending]) -> list[Exception | None]:
+        appends.append([lease.match_id for lease, _, _ in items])
         return await append_all(items)
 
     ownership.append_all = counted  # type: ignore[method-assign,assignment]

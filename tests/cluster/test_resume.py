@@ -53,7 +53,7 @@ def drive(runner: MatchRunner, arrivals: list[list[tuple[int, int, int]]], ticks
         out = runner.advance(tick)
         confirmed += out.confirmed
         if log is not None:
-            log.append(runner.take_log())
+            log.append(tuple(SeatLog.of(*seat) for seat in runner.take_log()))
         if runner.finished:
             break
     return confirmed

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.cluster.journal import Batch, Lease
+from server.cluster.journal import Appending, Lease
 from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.match.live import LiveMatch
 from server.match.owner import Owned
@@ -39,7 +39,7 @@ class FailingOwnership(MemoryOwnership):
             self.refused[what] += 1
             raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    async def append_all(self, items: Sequence[tuple[Lease, Batch]]) -> list[Exception | None]:
+    async def append_all(self, items: Sequence[Appending]) -> list[Exception | None]:
         self._check("append")
         return await super().append_all(items)
 

@@ -128,10 +128,7 @@ async def test_a_match_goes_on_on_another_node_after_its_owner_dies(backend: Bac
     owned = owner_a.owned["m-take"]
     assert owned.lease is not None and live_a.sealed
     units, live_a.sealed = live_a.sealed, []
-    items = []
-    for unit in units:
-        owned.seq += 1
-        items.append((owned.lease, unit.batch(owned.seq)))
+    items = [(owned.lease, unit.seq, unit.data) for unit in units]
     assert await owner_a.ownership.append_all(items) == [None] * len(items)
     assert owner_a.snapshots >= 4  # every 0.5 s of the match's time
     seen_spectator, seen_player = spectator.numbered(), player.numbered()
