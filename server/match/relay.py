@@ -10,7 +10,8 @@ other side.
   `joined` map and its seats' guests, and per stream the records after the heads the node said
   (from the stream's history) or, when the history does not reach back or the node asked for it,
   what a newcomer is sent (a resync, and the `over` once it ended). A match nobody follows
-  publishes nothing on the bus.
+  publishes nothing on the bus, and pays nothing for it: the taps are set by a `Follow` and taken
+  off by the first record published after the match stopped being followed.
 - A remote player is a stand-in `Session` here per (node, guest), bound to its seat by a `SeatEvent`
   `joined` (`LiveMatch.attach_remote_player`: a connection of the seat on another node or here is
   replaced, as a second local one would be). Its `SeatInputs` and `SeatPing` go through the
@@ -102,6 +103,12 @@ class StandIn:
         self.relay.direct(self.match_id, Direct(self.node, self.guest, data, int(code)))
 
 
+def _untap(live: LiveMatch) -> None:
+    """Nothing of the match goes to the bus any more (nobody follows it, or this node stopped hosting it)."""
+    live.players.tap = live.spectators.tap = None
+    live.status_tap = None
+
+
 @dataclass
 class Hosted:
     """A match this node hosts, as the relay serves it."""
@@ -134,13 +141,10 @@ class MatchRelay:
     # ---- the hub's hooks ---------------------------------------------------------------------------------
 
     def host(self, live: LiveMatch) -> None:
-        """The hub hosts `live`: listen to its `match_in` and tap its streams."""
+        """The hub hosts `live`: listen to its `match_in` (its streams are tapped once it is followed)."""
         if live.id in self.hosted:
             return
         hosted = self.hosted[live.id] = Hosted(live)
-        live.players.tap = self._tap(hosted, "players")
-        live.spectators.tap = self._tap(hosted, "spectators")
-        live.status_tap = lambda status: self._status(hosted, status)
         self._spawn(self._subscribe(hosted))
 
     def forget(self, live: LiveMatch) -> None:
@@ -149,8 +153,7 @@ class MatchRelay:
         if hosted is None or hosted.live is not live:
             return
         hosted.gone = True
-        live.players.tap = live.spectators.tap = None
-        live.status_tap = None
+        _untap(live)
         for stand_in in list(hosted.stand_ins.values()):
             stand_in.closed(self.now())
         hosted.stand_ins.clear()
@@ -190,17 +193,30 @@ class MatchRelay:
         """Send one remote player its message."""
         return self._send(match_id, message)
 
-    def _tap(self, hosted: Hosted, name: str) -> Callable[[int, bytes], None]:
-        def tap(n: int, data: bytes) -> None:
+    def _tap(self, hosted: Hosted) -> None:
+        """Tap the match's streams and status while it is followed (see the module docstring)."""
+        live = hosted.live
+        if live.players.tap is not None:
+            return
+
+        def tapped(name: str) -> Callable[[int, bytes], None]:
+            def tap(n: int, data: bytes) -> None:
+                if self.now() < hosted.followed_until:
+                    self.records += 1
+                    self._send(live.id, StreamRecord(name, n, data))
+                else:
+                    _untap(live)
+
+            return tap
+
+        def status_tap(status: Status) -> None:
             if self.now() < hosted.followed_until:
-                self.records += 1
-                self._send(hosted.live.id, StreamRecord(name, n, data))
+                self._send(live.id, Notice(encode(status)))
+            else:
+                _untap(live)
 
-        return tap
-
-    def _status(self, hosted: Hosted, status: Status) -> None:
-        if self.now() < hosted.followed_until:
-            self._send(hosted.live.id, Notice(encode(status)))
+        live.players.tap, live.spectators.tap = tapped("players"), tapped("spectators")
+        live.status_tap = status_tap
 
     def stand_in_closed(self, match_id: str, node: str, guest: str) -> None:
         """A stand-in's way out closed (replaced by another connection of the seat): forget it."""
@@ -242,6 +258,7 @@ class MatchRelay:
         hosted.followers[follow.node] = until
         hosted.followers = {node: t for node, t in hosted.followers.items() if t > now}
         hosted.followed_until = max(hosted.followers.values())
+        self._tap(hosted)
         hosted.watching[follow.node] = follow.watching
         hosted.watching = {node: n for node, n in hosted.watching.items() if node in hosted.followers}
         live = hosted.live
