@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import hiredis
 from redis.exceptions import NoScriptError, ResponseError
@@ -32,8 +33,40 @@ from redis.exceptions import NoScriptError, ResponseError
 DEFAULT_TIMEOUT = 5.0
 #: The connection's name in Redis' CLIENT LIST (an operator sees which connection is the journal's).
 CLIENT_NAME = "floe-journal"
-#: Bytes read from the socket at once.
-READ_BYTES = 64 * 1024
+
+
+class _Replies(asyncio.Protocol):
+    """The connection's reading side: replies parsed as they arrive (hiredis), each handed to the
+    request waiting for it, in order, right in the event loop's read callback (no reader task)."""
+
+    def __init__(self) -> None:
+        self.parser = hiredis.Reader()
+        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # A stream connection's transport (uvloop's is not an asyncio.Transport subclass).
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.parser.feed(data)
+        while self.waiting:
+            reply = self.parser.gets()
+            if reply is False:
+                return
+            waiter = self.waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.fail(EOFError("Redis closed the connection") if exc is None else exc)
+
+    def fail(self, error: BaseException) -> None:
+        """Every waiting request fails with `error`."""
+        while self.waiting:
+            waiter = self.waiting.popleft()
+            if not waiter.done():
+                waiter.set_exception(error)
 
 
 class ScriptLine:
@@ -45,10 +78,11 @@ class ScriptLine:
         self.settings = dict(settings)
         self.tls = tls
         self.timeout = float(self.settings.get("socket_timeout") or DEFAULT_TIMEOUT)
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
-        self._parser = hiredis.Reader()
+        self._replies: _Replies | None = None
         self._lock = asyncio.Lock()
+        #: When the request out now has waited `timeout` (see `_watch`), and the timer watching it.
+        self._deadline = 0.0
+        self._watchdog: asyncio.TimerHandle | None = None
 
     async def evalsha(self, sha: str, script: str, args: list[Any]) -> Any:
         """Run a loaded script with no keys and `args`; its reply (ResponseError for a script's error)."""
@@ -61,13 +95,12 @@ class ScriptLine:
 
     async def _request(self, *command: Any) -> Any:
         try:
-            async with asyncio.timeout(self.timeout):
-                if self._writer is None:
-                    await self._open()
-                assert self._writer is not None
-                self._writer.write(hiredis.pack_command(command))
-                reply = await self._reply()
-        except (OSError, EOFError, TimeoutError, asyncio.IncompleteReadError) as error:
+            replies = self._replies
+            if replies is None:
+                async with asyncio.timeout(self.timeout):
+                    replies = await self._open()
+            reply = await self._send(replies, command)
+        except (OSError, EOFError, TimeoutError) as error:
             self.close()
             raise ConnectionError(f"the journal's Redis connection failed: {error!r}") from error
         if isinstance(reply, hiredis.ReplyError):
@@ -77,45 +110,61 @@ class ScriptLine:
             raise ResponseError(text)
         return reply
 
-    async def _reply(self) -> Any:
-        while True:
-            reply = self._parser.gets()
-            if reply is not False:
-                return reply
-            assert self._reader is not None
-            data = await self._reader.read(READ_BYTES)
-            if not data:
-                raise EOFError("Redis closed the connection")
-            self._parser.feed(data)
+    def _send(self, replies: _Replies, command: tuple[Any, ...]) -> asyncio.Future[Any]:
+        """Write one request; the future of its reply, failed with TimeoutError after `timeout`."""
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        replies.waiting.append(waiter)
+        assert replies.transport is not None
+        replies.transport.write(hiredis.pack_command(command))
+        self._deadline = loop.time() + self.timeout
+        if self._watchdog is None:
+            self._watchdog = loop.call_at(self._deadline, self._watch)
+        return waiter
 
-    async def _open(self) -> None:
+    def _watch(self) -> None:
+        """The watchdog: one timer that follows the requests (a timer each would cost as much as the
+        request itself, 120 times a second); a reply `timeout` late fails its request."""
+        self._watchdog = None
+        replies = self._replies
+        if replies is None or not replies.waiting:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._deadline:
+            replies.fail(TimeoutError(f"no reply from Redis within {self.timeout} s"))
+            self.close()
+        else:
+            self._watchdog = loop.call_at(self._deadline, self._watch)
+
+    async def _open(self) -> _Replies:
         settings = self.settings
-        self._parser = hiredis.Reader()
+        loop = asyncio.get_running_loop()
+        replies = _Replies()
         if settings.get("path"):
-            self._reader, self._writer = await asyncio.open_unix_connection(str(settings["path"]))
+            await loop.create_unix_connection(lambda: replies, str(settings["path"]))
         else:
             context = _tls(settings) if self.tls else None
-            self._reader, self._writer = await asyncio.open_connection(
-                str(settings.get("host", "127.0.0.1")), int(settings.get("port", 6379)), ssl=context)
+            await loop.create_connection(lambda: replies, str(settings.get("host", "127.0.0.1")),
+                                         int(settings.get("port", 6379)), ssl=context)
+        self._replies = replies
         password, username = settings.get("password"), settings.get("username")
         if password is not None:
-            await self._handshake("AUTH", *([username] if username else []), password)
+            await self._handshake(replies, "AUTH", *([username] if username else []), password)
         if int(settings.get("db") or 0):
-            await self._handshake("SELECT", int(settings["db"]))
-        await self._handshake("CLIENT", "SETNAME", CLIENT_NAME)
+            await self._handshake(replies, "SELECT", int(settings["db"]))
+        await self._handshake(replies, "CLIENT", "SETNAME", CLIENT_NAME)
+        return replies
 
-    async def _handshake(self, *command: Any) -> None:
-        assert self._writer is not None
-        self._writer.write(hiredis.pack_command(command))
-        reply = await self._reply()
+    async def _handshake(self, replies: _Replies, *command: Any) -> None:
+        reply = await self._send(replies, command)
         if isinstance(reply, hiredis.ReplyError):
             raise ConnectionError(f"Redis refused {command[0]}: {reply}")
 
     def close(self) -> None:
         """Close the connection (the next request opens it again)."""
-        if self._writer is not None:
-            self._writer.close()
-        self._reader = self._writer = None
+        replies, self._replies = self._replies, None
+        if replies is not None and replies.transport is not None:
+            replies.transport.close()
 
 
 def _tls(settings: Mapping[str, Any]) -> ssl.SSLContext:

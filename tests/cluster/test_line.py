@@ -8,11 +8,14 @@ the line's timeout, and one that is back is used again."""
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
 
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
+from server.cluster.journal import appending
 from server.cluster.line import CLIENT_NAME, ScriptLine
 from server.cluster.redis import RedisOwnership
 from tests.cluster.test_ownership import batch, header
@@ -90,8 +93,32 @@ async def test_the_ownership_logs_through_the_line_on_a_private_redis_with_a_pas
             lease = await ownership.acquire("m1", "node-a")
             assert lease is not None
             await ownership.create(lease, header())
-            assert await ownership.append_all([(lease, batch(1)), (lease, batch(2))]) == [None, None]
+            items = [appending(lease, batch(1)), appending(lease, batch(2))]
+            assert await ownership.append_all(items) == [None, None]
             journal = await ownership.load("m1")
             assert journal is not None and [b.seq for b in journal.batches] == [1, 2]
         finally:
             await ownership.close()
+
+
+async def test_a_redis_that_stops_answering_fails_the_request_after_the_timeout_and_is_used_again() -> None:
+    """A paused Redis (SIGSTOP) keeps the connection open and answers nothing: the watchdog fails the
+    request once the socket timeout passed, and the line opens a new connection for the next one."""
+    with redis_alone() as port:
+        client = aioredis.Redis.from_url(f"redis://127.0.0.1:{port}/0")
+        pid = int((await client.info("server"))["process_id"])
+        line = ScriptLine({"host": "127.0.0.1", "port": port, "socket_timeout": 0.5})
+        try:
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "a"]) == 1
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                with pytest.raises(ConnectionError, match="no reply from Redis within 0.5 s"):
+                    await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "b"])
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            # "b" was sent before the pause and may have run once Redis went on: the journal's
+            # scripts refuse such a batch when it is sent again (server/cluster/line.py).
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) in (2, 3)
+        finally:
+            line.close()
+            await client.aclose()
