@@ -3,7 +3,10 @@
     .venv/bin/python -m bench.cluster_cpu                      # 5 rounds, 20 duels a node, 15 s windows
     .venv/bin/python -m bench.cluster_cpu --rounds 7 --matches 30 --seconds 20
 
-Each measurement is a child process running one `Node` (server/node.py, default settings) that hosts
+Each measurement is a child process running one `Node` (server/node.py, default settings) as `floe
+serve` runs it (uvloop's event loop where it is installed, the collector tuned: server/cli.py
+`event_loop_factory`, server/app.py `tune_gc`; `--plain` runs it on asyncio's own loop with CPython's
+collector defaults, as this bench did before stop 27) that hosts
 `--matches` duels of two server-side lazy bots (`Hub.create_bot_duel`: no client, so no websocket or
 client load; the bots are the cheap ones so the server's own work shows), long enough to outlast the
 window. After a warm-up the child measures its process CPU time over `--seconds` and the match-seconds
@@ -38,6 +41,8 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
+from server.app import tune_gc
+from server.cli import event_loop_factory
 from server.config import ServerConfig
 from server.node import Node
 
@@ -48,10 +53,12 @@ SECRET = "cluster-cpu-bench-0123456789"
 
 
 async def child(store: str, prefix: str, matches: int, seconds: float, warmup: float,
-                settings: dict[str, float] | None = None) -> dict[str, float]:
+                settings: dict[str, float] | None = None, plain: bool = False) -> dict[str, float]:
     config = ServerConfig().with_time_limit(warmup + seconds + 30).override(**(settings or {}))
     if store == "redis":
         config = config.override(redis_url=REDIS_URL, redis_prefix=prefix, secret=SECRET)
+    if config.tune_gc and not plain:
+        tune_gc()  # as the app's start does
     node = Node(config)
     await node.start()
     try:
@@ -82,7 +89,7 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
 def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "bench.cluster_cpu", "--child", store, "--prefix", prefix,
                "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
-               *[f"--set={item}" for item in args.set]]
+               *[f"--set={item}" for item in args.set], *(["--plain"] if args.plain else [])]
     return subprocess.Popen(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.PIPE)
 
@@ -125,18 +132,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
                         help="a server setting for every node (e.g. tick_slices=1)")
+    parser.add_argument("--plain", action="store_true",
+                        help="asyncio's own event loop and CPython's collector defaults in every node "
+                             "(not as `floe serve` runs: the figures before stop 27)")
     parser.add_argument("--child", choices=("memory", "redis"), help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
         settings = {name: float(value) if "." in value else int(value)
                     for name, value in (item.split("=", 1) for item in args.set)}
-        figures = asyncio.run(child(args.child, args.prefix, args.matches, args.seconds, args.warmup,
-                                    settings))
+        with asyncio.Runner(loop_factory=None if args.plain else event_loop_factory()) as runner:
+            figures = runner.run(child(args.child, args.prefix, args.matches, args.seconds, args.warmup,
+                                       settings, args.plain))
         print(json.dumps(figures))
         return
     print(f"{args.matches} lazy-bot duels a node, {args.seconds} s windows after {args.warmup} s, "
-          f"{args.rounds} rounds", flush=True)
+          f"{args.rounds} rounds, {'plain' if args.plain else 'as floe serve runs'}", flush=True)
     ratios: dict[str, list[float]] = {"redis": [], "pair": []}
     setups = ["lone", "redis", "pair"]
     for index in range(args.rounds):

@@ -4,7 +4,9 @@
     python -m bench.cluster_instructions --matches 10 --frames 600 --setups lone journal relay
 
 The measured process is one `Node` (server/node.py) hosting `--matches` duels of two server-side lazy
-bots, run under `valgrind --tool=callgrind`: an instruction count does not depend on the machine's
+bots, on the event loop and collector settings `floe serve` runs with (uvloop's loop where it is
+installed, `tune_gc`; `--plain`: asyncio's own loop and CPython's collector defaults, as this bench ran
+before stop 27), run under `valgrind --tool=callgrind`: an instruction count does not depend on the machine's
 load, so the three setups compare on a loaded machine. The node's frame clock is not started: the
 driver calls the hub's tick itself, `--frames` times, on a clock of its own that advances one frame a
 tick (so every wall-clock cadence of the node, status, lease renewal, snapshots, the relay's
@@ -52,6 +54,8 @@ from protocol.codec import encode
 from protocol.errors import CloseCode
 from protocol.messages import Hello, ServerMessage, Watch
 from protocol.version import PROTOCOL_VERSION
+from server.app import tune_gc
+from server.cli import event_loop_factory
 from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.cluster.redis import RedisBus, RedisOwnership, connect
 from server.cluster.settings import ClusterSettings
@@ -124,8 +128,10 @@ def config() -> ServerConfig:
 
 
 async def owner(setup: str, prefix: str, matches: int, frames: int,
-                flush_every: str = "slice") -> dict[str, int]:
+                flush_every: str = "slice", plain: bool = False) -> dict[str, int]:
     """The measured process: drive `matches` duels for `frames` ticks (see the module docstring)."""
+    if not plain:
+        tune_gc()  # as the app's start does
     clock = DriverClock()
     settings = config()
     if setup == "lone":
@@ -225,14 +231,16 @@ async def follower(prefix: str, match_ids: list[str]) -> None:
     await node.stop()
 
 
-def instructions(setup: str, matches: int, frames: int, flush_every: str) -> tuple[int, dict[str, int]]:
+def instructions(setup: str, matches: int, frames: int, flush_every: str,
+                 plain: bool = False) -> tuple[int, dict[str, int]]:
     """Run the owner under callgrind; its instruction total and its figures."""
     prefix = f"floe-instr:{uuid.uuid4().hex[:10]}:"
     with tempfile.TemporaryDirectory() as folder:
         out_file = Path(folder) / "callgrind.out"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
                    sys.executable, "-m", "bench.cluster_instructions", "--owner", setup, "--prefix", prefix,
-                   "--matches", str(matches), "--frames", str(frames), "--flush-every", flush_every]
+                   "--matches", str(matches), "--frames", str(frames), "--flush-every", flush_every,
+                   *(["--plain"] if plain else [])]
         try:
             done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                                   capture_output=True, timeout=3600, check=False)
@@ -266,24 +274,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--flush-every", choices=("slice", "frame"), default="slice",
                         help="the flusher's round after each slice's wake-up (as a node does), or once a "
                              "frame (a what-if: fewer round trips, publications up to 3/4 frame later)")
+    parser.add_argument("--plain", action="store_true",
+                        help="asyncio's own event loop and CPython's collector defaults (not as `floe serve` "
+                             "runs: the figures before stop 27)")
     parser.add_argument("--owner", choices=SETUPS, help=argparse.SUPPRESS)
     parser.add_argument("--follower", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     parser.add_argument("ids", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.owner is not None:
-        print(json.dumps(asyncio.run(owner(args.owner, args.prefix, args.matches, args.frames,
-                                           args.flush_every))))
+        with asyncio.Runner(loop_factory=None if args.plain else event_loop_factory()) as runner:
+            print(json.dumps(runner.run(owner(args.owner, args.prefix, args.matches, args.frames,
+                                              args.flush_every, args.plain))))
         return
     if args.follower:
         asyncio.run(follower(args.prefix, args.ids))
         return
     print(f"{args.matches} lazy-bot duels, {args.frames} frames after {args.warmup} (callgrind), "
-          f"a flush every {args.flush_every}", flush=True)
+          f"a flush every {args.flush_every}, {'plain' if args.plain else 'as floe serve runs'}", flush=True)
     base: int | None = None
     for setup in args.setups:
-        short, _ = instructions(setup, args.matches, args.warmup, args.flush_every)
-        long, figures = instructions(setup, args.matches, args.warmup + args.frames, args.flush_every)
+        short, _ = instructions(setup, args.matches, args.warmup, args.flush_every, args.plain)
+        long, figures = instructions(setup, args.matches, args.warmup + args.frames, args.flush_every,
+                                     args.plain)
         per_frame = (long - short) / (args.frames * args.matches)
         base = base if base is not None else per_frame
         print(f"{setup:<8} {per_frame:>12,.0f} instructions/match-frame  ({per_frame / base:.2f}× "
