@@ -84,14 +84,15 @@ class ScriptLine:
         self._deadline = 0.0
         self._watchdog: asyncio.TimerHandle | None = None
 
-    async def evalsha(self, sha: str, script: str, args: list[Any]) -> Any:
-        """Run a loaded script with no keys and `args`; its reply (ResponseError for a script's error)."""
+    async def evalsha(self, sha: str, script: str, args: list[Any], keys: list[str] | None = None) -> Any:
+        """Run a loaded script with `keys` and `args`; its reply (ResponseError for a script's error)."""
+        keys = keys or []
         async with self._lock:
             try:
-                return await self._request("EVALSHA", sha, 0, *args)
+                return await self._request("EVALSHA", sha, len(keys), *keys, *args)
             except NoScriptError:
                 await self._request("SCRIPT", "LOAD", script)
-                return await self._request("EVALSHA", sha, 0, *args)
+                return await self._request("EVALSHA", sha, len(keys), *keys, *args)
 
     async def _request(self, *command: Any) -> Any:
         try:

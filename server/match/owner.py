@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from rules.registry import lookup
 from rules.ruleset import Bot, seat_seed
@@ -108,15 +109,16 @@ class MatchOwner:
     def _track(self, owned: Owned) -> None:
         """Own a match: its seals mark it pending and wake the flusher."""
         self.owned[owned.live.id] = owned
-
-        def sealed() -> None:
-            if self.owned.get(owned.live.id) is owned:
-                self.pending[owned.live.id] = owned
-                self.on_pending()
-
-        owned.live.on_sealed = sealed
+        owned.live.on_sealed = partial(self._sealed, owned)
         if owned.live.sealed:
-            sealed()
+            self._sealed(owned)
+
+    def _sealed(self, owned: Owned) -> None:
+        """`owned` sealed a publication (its `on_sealed`, every `send_every` frames)."""
+        match_id = owned.live.id
+        if self.owned.get(match_id) is owned:
+            self.pending[match_id] = owned
+            self.on_pending()
 
     async def _lease(self, owned: Owned, now: float) -> bool:
         """Take a new match's lease and write its header; False when another node holds it."""

@@ -481,8 +481,8 @@ class MatchRunner:
         frames = self._snapshot_frames
         keep = bisect_right(frames, floor) - 1  # the newest snapshot at or before the floor stays
         base = frames[keep] if keep >= 0 else floor
-        if self.journal:  # a checkpoint exports the inputs from its keyframe
-            base = min(base, min(self._bases, default=0))
+        if self.journal:  # a checkpoint exports the inputs from its keyframe (the oldest kept: the first)
+            base = min(base, next(iter(self._bases), 0))
         if keep > 0:
             for frame in frames[:keep]:
                 del self._snapshots[frame]
