@@ -227,6 +227,17 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+#: The many-item scripts' argument packer (one for the process: making one per call costs as much as
+#: the packing). Lua's cmsgpack reads no bin type: bytes go as msgpack's raw strings.
+_LUA_PACKER = msgpack.Packer(use_bin_type=False)
+
+
+def _for_lua(items: list[Any]) -> bytes:
+    """One msgpack array argument for `_APPEND_MANY` or `_RENEW_MANY`."""
+    data: bytes = _LUA_PACKER.pack(items)
+    return data
+
+
 def _refusals(refused: Sequence[Sequence[Any]]) -> Iterator[tuple[int, list[Any]]]:
     """A many-item script's refusals (`{index (1-based), why, detail}`): each item's 0-based index and
     its answer in a single script's shape (`{0, why, detail}`, what `_fence_refusal` reads)."""
@@ -377,7 +388,7 @@ class RedisOwnership:
         self.round_trips += 1
         refused = await self._renew_many(keys=[], args=[
             self.prefix, self._ms(self.settings.lease_ttl), self._owned,
-            repr(self._clock() + self.settings.lease_ttl), msgpack.packb(flat, use_bin_type=False)])
+            repr(self._clock() + self.settings.lease_ttl), _for_lua(flat)])
         for index, answer in _refusals(refused):
             try:
                 self._fence_refusal(leases[index], answer)
@@ -480,7 +491,7 @@ class RedisOwnership:
         assert self._line is not None
         refused = await self._line.evalsha(self._append_many.sha, _APPEND_MANY, [
             self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
-            msgpack.packb(flat, use_bin_type=False)])  # Lua's cmsgpack reads no bin type
+            _for_lua(flat)])
         for position, answer in _refusals(refused):
             index = sent[position]
             lease = items[index][0]

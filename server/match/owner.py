@@ -92,8 +92,6 @@ class MatchOwner:
         self.pending: dict[str, Owned] = {}
         #: Called when a match seals a publication (the flusher's wake-up).
         self.on_pending: Callable[[], None] = lambda: None
-        #: The earliest time a snapshot may be due (the owned matches are scanned only then).
-        self._snapshot_due = 0.0
         #: Counters for stats and tests.
         self.batches = 0
         self.snapshots = 0
@@ -130,21 +128,27 @@ class MatchOwner:
         return True
 
     async def flush(self, now: float) -> list[LiveMatch]:
-        """Log and publish every sealed publication; the matches lost (see the module docstring)."""
+        """Log and publish every sealed publication; the matches lost (see the module docstring). A
+        match whose last snapshot is `snapshot_every` old is snapshotted after its publication (a
+        running match seals every `send_every` frames, so each is looked at that often)."""
         lost: list[LiveMatch] = []
         items: list[Appending] = []
         taken: list[tuple[Owned, list[Sealed]]] = []
         pending, self.pending = self.pending, {}
         for owned in pending.values():
             live = owned.live
-            if not live.sealed or self.owned.get(live.id) is not owned:
-                continue
-            if owned.lease is None and not await self._lease(owned, now):
-                lost.append(self._lose(owned, "another node holds its lease"))
+            sealed = live.sealed
+            if not sealed or self.owned.get(live.id) is not owned:
                 continue
             lease = owned.lease
-            assert lease is not None
-            sealed, live.sealed = live.sealed, []
+            if lease is None:
+                if not await self._lease(owned, now):
+                    lost.append(self._lose(owned, "another node holds its lease"))
+                    continue
+                lease = owned.lease
+                assert lease is not None
+                sealed = live.sealed  # more may have been sealed meanwhile
+            live.sealed = []
             for unit in sealed:
                 items.append((lease, unit.seq, unit.data))
             taken.append((owned, sealed))
@@ -153,26 +157,32 @@ class MatchOwner:
         except BaseException:
             self._put_back(taken)
             raise
+        snapshot_every = self.settings.snapshot_every
+        every_one_logged = not any(refused)
+        due = []
         at = 0
         for owned, sealed in taken:
-            answers, at = refused[at:at + len(sealed)], at + len(sealed)
+            answers = () if every_one_logged else refused[at:at + len(sealed)]
+            at += len(sealed)
+            live = owned.live
+            if every_one_logged or not any(answers):
+                for unit in sealed:
+                    live.publish_sealed(unit, now)
+                owned.seq, owned.marks = sealed[-1].seq, sealed[-1].marks
+                self.batches += len(sealed)
+                if now - owned.snapshotted >= snapshot_every:
+                    due.append(owned)
+                continue
             for unit, error in zip(sealed, answers, strict=True):
                 if error is not None:  # the match is lost: its later batches are not published either
                     why = str(error) if isinstance(error, FencedError) else f"a batch was refused: {error}"
                     lost.append(self._lose(owned, why))
                     break
-                self.batches += 1
                 owned.seq, owned.marks = unit.seq, unit.marks
-                owned.live.publish_sealed(unit, now)
-        if now >= self._snapshot_due:
-            for owned in list(self.owned.values()):
-                if owned.lease is not None and now - owned.snapshotted >= self.settings.snapshot_every:
-                    await self._snapshot(owned, now, lost)
-            # The next due: the oldest snapshot's (a match whose lease is taken later snapshots from
-            # then on: later than this).
-            oldest = min((owned.snapshotted for owned in self.owned.values() if owned.lease is not None),
-                         default=now)
-            self._snapshot_due = oldest + self.settings.snapshot_every
+                live.publish_sealed(unit, now)
+                self.batches += 1
+        for owned in due:
+            await self._snapshot(owned, now, lost)
         return lost
 
     def _put_back(self, taken: list[tuple[Owned, list[Sealed]]]) -> None:
