@@ -11,7 +11,9 @@ collector defaults, as this bench did before stop 27) that hosts
 client load; the bots are the cheap ones so the server's own work shows), long enough to outlast the
 window. After a warm-up the child measures its process CPU time over `--seconds` and the match-seconds
 played (frames advanced across its matches / 60) and prints CPU ms per match-second. Three setups, run
-in turns in each round so that the machine's load falls on all of them alike:
+in turns in each round so that the machine's load falls on all of them alike (`--together`: at the
+same time, four nodes at once, so that each round's ratios compare the same moment of the machine:
+on these shared VMs a node's CPU per match-second moves by ±20 % from one minute to the next):
 
 - `lone`: the node on the embedded store (nothing shared: no lease, no journal);
 - `redis`: the node alone on Redis (its matches shared: a lease renewed every `lease_renew_every`, the
@@ -110,17 +112,37 @@ async def drop(prefix: str) -> None:
     await client.aclose()
 
 
+def start(setup: str, prefix: str, args: argparse.Namespace) -> list[subprocess.Popen[bytes]]:
+    """The setup's children (one node, or the pair's two), started."""
+    if setup == "lone":
+        return [spawn("memory", prefix, args)]
+    if setup == "redis":
+        return [spawn("redis", prefix, args)]
+    return [spawn("redis", prefix, args), spawn("redis", prefix, args)]
+
+
+def figure(children: list[subprocess.Popen[bytes]]) -> float:
+    """CPU ms per match-second of a setup's node (the pair's: the mean of its two)."""
+    return statistics.mean(result(popen)["cpu_ms_per_match_second"] for popen in children)
+
+
 def measure(setup: str, args: argparse.Namespace) -> float:
     prefix = f"floe-cpu-{secrets.token_hex(4)}"
     try:
-        if setup == "lone":
-            return result(spawn("memory", prefix, args))["cpu_ms_per_match_second"]
-        if setup == "redis":
-            return result(spawn("redis", prefix, args))["cpu_ms_per_match_second"]
-        pair = [spawn("redis", prefix, args), spawn("redis", prefix, args)]
-        return statistics.mean(result(popen)["cpu_ms_per_match_second"] for popen in pair)
+        return figure(start(setup, prefix, args))
     finally:
         asyncio.run(drop(prefix))
+
+
+def measure_together(setups: list[str], args: argparse.Namespace) -> dict[str, float]:
+    """Every setup's children at once (four nodes: the same moment's machine for all of them)."""
+    prefixes = {setup: f"floe-cpu-{secrets.token_hex(4)}" for setup in setups}
+    try:
+        children = {setup: start(setup, prefixes[setup], args) for setup in setups}
+        return {setup: figure(popens) for setup, popens in children.items()}
+    finally:
+        for prefix in prefixes.values():
+            asyncio.run(drop(prefix))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,6 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
                         help="a server setting for every node (e.g. tick_slices=1)")
+    parser.add_argument("--together", action="store_true",
+                        help="each round runs every setup's nodes at once (the four share the moment's "
+                             "machine) instead of one setup after the other")
     parser.add_argument("--plain", action="store_true",
                         help="asyncio's own event loop and CPython's collector defaults in every node "
                              "(not as `floe serve` runs: the figures before stop 27)")
@@ -147,12 +172,17 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(figures))
         return
     print(f"{args.matches} lazy-bot duels a node, {args.seconds} s windows after {args.warmup} s, "
-          f"{args.rounds} rounds, {'plain' if args.plain else 'as floe serve runs'}", flush=True)
+          f"{args.rounds} rounds, {'plain' if args.plain else 'as floe serve runs'}"
+          f"{', the setups together' if args.together else ''}", flush=True)
     ratios: dict[str, list[float]] = {"redis": [], "pair": []}
     setups = ["lone", "redis", "pair"]
     for index in range(args.rounds):
         order = setups[index % 3:] + setups[:index % 3]
-        figures = {setup: measure(setup, args) for setup in order}
+        if args.together:
+            order = setups
+            figures = measure_together(setups, args)
+        else:
+            figures = {setup: measure(setup, args) for setup in order}
         for setup in ratios:
             ratios[setup].append(figures[setup] / figures["lone"])
         print(f"round {index + 1} ({' → '.join(order)}): lone {figures['lone']:.2f}  "
