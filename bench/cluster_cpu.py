@@ -10,7 +10,7 @@ collector defaults, as this bench did before stop 27) that hosts
 `--matches` duels of two server-side lazy bots (`Hub.create_bot_duel`: no client, so no websocket or
 client load; the bots are the cheap ones so the server's own work shows), long enough to outlast the
 window. After a warm-up the child measures its process CPU time over `--seconds` and the match-seconds
-played (frames advanced across its matches / 60) and prints CPU ms per match-second. Three setups, run
+played (frames advanced across its matches / 60) and prints CPU ms per match-second. The setups, run
 in turns in each round so that the machine's load falls on all of them alike (`--together`: at the
 same time, four nodes at once, so that each round's ratios compare the same moment of the machine:
 on these shared VMs a node's CPU per match-second moves by ±20 % from one minute to the next):
@@ -19,7 +19,10 @@ on these shared VMs a node's CPU per match-second moves by ±20 % from one minut
 - `redis`: the node alone on Redis (its matches shared: a lease renewed every `lease_renew_every`, the
   journal written as frames are confirmed, a snapshot every `snapshot_every`, the orphan scan);
 - `pair`: two such nodes on one Redis prefix, each hosting `--matches` duels (both measured; the
-  figure is their mean): what a node of a two-node cluster spends.
+  figure is their mean): what a node of a two-node cluster spends;
+- `embedded` (only with `--setups`): the node in journal mode on the embedded ownership and bus (every
+  publication sealed, logged in memory and published after it, snapshots; no socket): what journal
+  mode costs without a round trip.
 
 A child's own figures (its JSON line) also give the kernel's share of its CPU time and the store's
 requests a second (`--child redis`). Printed: each round's figures and the ratios `redis / lone` and
@@ -45,6 +48,7 @@ import redis.asyncio as aioredis
 
 from server.app import tune_gc
 from server.cli import event_loop_factory
+from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.config import ServerConfig
 from server.node import Node
 
@@ -61,7 +65,11 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
         config = config.override(redis_url=REDIS_URL, redis_prefix=prefix, secret=SECRET)
     if config.tune_gc and not plain:
         tune_gc()  # as the app's start does
-    node = Node(config)
+    if store == "embedded":
+        cluster = config.node.cluster
+        node = Node(config, ownership=MemoryOwnership(cluster), bus=MemoryBus(cluster))
+    else:
+        node = Node(config)
     await node.start()
     try:
         lives = [node.hub.create_bot_duel("lazy", "lazy") for _ in range(matches)]
@@ -116,8 +124,8 @@ def start(setup: str, prefix: str, args: argparse.Namespace) -> list[subprocess.
     """The setup's children (one node, or the pair's two), started."""
     if setup == "lone":
         return [spawn("memory", prefix, args)]
-    if setup == "redis":
-        return [spawn("redis", prefix, args)]
+    if setup in ("redis", "embedded"):
+        return [spawn(setup, prefix, args)]
     return [spawn("redis", prefix, args), spawn("redis", prefix, args)]
 
 
@@ -160,7 +168,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--plain", action="store_true",
                         help="asyncio's own event loop and CPython's collector defaults in every node "
                              "(not as `floe serve` runs: the figures before stop 27)")
-    parser.add_argument("--child", choices=("memory", "redis"), help=argparse.SUPPRESS)
+    parser.add_argument("--setups", nargs="+", choices=("redis", "pair", "embedded"),
+                        default=["redis", "pair"],
+                        help="the setups measured against `lone` in each round")
+    parser.add_argument("--child", choices=("memory", "redis", "embedded"), help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
@@ -174,10 +185,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.matches} lazy-bot duels a node, {args.seconds} s windows after {args.warmup} s, "
           f"{args.rounds} rounds, {'plain' if args.plain else 'as floe serve runs'}"
           f"{', the setups together' if args.together else ''}", flush=True)
-    ratios: dict[str, list[float]] = {"redis": [], "pair": []}
-    setups = ["lone", "redis", "pair"]
+    ratios: dict[str, list[float]] = {setup: [] for setup in args.setups}
+    setups = ["lone", *args.setups]
     for index in range(args.rounds):
-        order = setups[index % 3:] + setups[:index % 3]
+        order = setups[index % len(setups):] + setups[:index % len(setups)]
         if args.together:
             order = setups
             figures = measure_together(setups, args)
@@ -185,10 +196,9 @@ def main(argv: list[str] | None = None) -> None:
             figures = {setup: measure(setup, args) for setup in order}
         for setup in ratios:
             ratios[setup].append(figures[setup] / figures["lone"])
-        print(f"round {index + 1} ({' → '.join(order)}): lone {figures['lone']:.2f}  "
-              f"redis {figures['redis']:.2f}  pair {figures['pair']:.2f} CPU ms/match-s; "
-              f"redis/lone {ratios['redis'][-1]:.3f}  "
-              f"pair/lone {ratios['pair'][-1]:.3f}", flush=True)
+        cpu = "  ".join(f"{setup} {figures[setup]:.2f}" for setup in setups)
+        shares = "  ".join(f"{setup}/lone {values[-1]:.3f}" for setup, values in ratios.items())
+        print(f"round {index + 1} ({' → '.join(order)}): {cpu} CPU ms/match-s; {shares}", flush=True)
     for setup, values in ratios.items():
         spread = f"{min(values):.3f}–{max(values):.3f}"
         print(f"{setup}/lone: median {statistics.median(values):.3f} (spread {spread})")
