@@ -122,3 +122,4 @@ async def test_a_redis_that_stops_answering_fails_the_request_after_the_timeout_
         finally:
             line.close()
             await client.aclose()
+
