@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.cluster_cpu --rounds 7 --matches 30 --seconds 20
 
 Each measurement is a child process running one `Node` (server/node.py, default settings) as `floe
-serve` runs it (uvloop's event loop where it is installed, the collector tuned: server/cli.py
+serve` runs it (uvloop's event loop where it is installed, the collector tuned: server/embed.py
 `event_loop_factory`, server/app.py `tune_gc`; `--plain` runs it on asyncio's own loop with CPython's
 collector defaults, as this bench did before stop 27) that hosts
 `--matches` duels of two server-side lazy bots (`Hub.create_bot_duel`: no client, so no websocket or
@@ -47,9 +47,9 @@ from pathlib import Path
 import redis.asyncio as aioredis
 
 from server.app import tune_gc
-from server.cli import event_loop_factory
 from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.config import ServerConfig
+from server.embed import event_loop_factory
 from server.node import Node
 
 ROOT = Path(__file__).resolve().parents[1]

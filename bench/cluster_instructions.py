@@ -55,11 +55,11 @@ from protocol.errors import CloseCode
 from protocol.messages import Hello, ServerMessage, Watch
 from protocol.version import PROTOCOL_VERSION
 from server.app import tune_gc
-from server.cli import event_loop_factory
 from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.cluster.redis import RedisBus, RedisOwnership, connect
 from server.cluster.settings import ClusterSettings
 from server.config import ServerConfig
+from server.embed import event_loop_factory
 from server.match.session import Session
 from server.match.sources import RandomIds
 from server.node import Node

@@ -24,8 +24,8 @@ import os
 import statistics
 import time
 
-from server.cli import event_loop_factory
 from server.cluster.line import ScriptLine
+from server.embed import event_loop_factory
 
 SCRIPT = "return 1"
 SHA = hashlib.sha1(SCRIPT.encode()).hexdigest()

@@ -34,7 +34,7 @@ import re
 import signal
 import sys
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -331,18 +331,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"floe serve: {error}", file=sys.stderr)
         return 2
     transport = config.transport
+    from .embed import event_loop_factory
+
     with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
         runner.run(serve(app, transport.host, transport.port))
     return 0
-
-
-def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's loop where it is installed (uvicorn[standard] brings it; the benchmark measures it)."""
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    return uvloop.new_event_loop
 
 
 async def serve(app: FastAPI, host: str, port: int) -> None:

@@ -18,13 +18,24 @@ import os
 import queue
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 
 import uvicorn
 from fastapi import FastAPI
 
 from .transport.listener import Listener
+
+
+def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop where it is installed (uvicorn[standard] brings it): what `floe serve` runs on, and
+    the benchmarks measure."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
 
 #: Seconds uvicorn gives the requests in flight when the server stops.
 GRACEFUL_SHUTDOWN_SECONDS = 5

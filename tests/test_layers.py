@@ -120,9 +120,9 @@ LAYERS: tuple[Layer, ...] = (
     Layer("server.app", _units("protocol", "server.http", "server.match", "server.store", "server.node",
                                *_SERVER_SHARED),
           _units("fastapi", "starlette")),
-    Layer("server.embed", _units("server.transport"), _units("fastapi", "uvicorn")),
+    Layer("server.embed", _units("server.transport"), _units("fastapi", "uvicorn", "uvloop")),
     Layer("server.cli", _units("rules", "rules.registry", "server.app", "server.embed", "server.transport",
-                               *_SERVER_SHARED), _units("fastapi", "uvloop")),
+                               *_SERVER_SHARED), _units("fastapi")),
     # ---- the command line, the benchmarks, the tests ----
     Layer("floe_cli", _units("rules", "rules.registry", "rules.replay", "rules.kick", "rules.solo",
                              "rules.versus", "protocol", "server.cli", "server.compendium"), _units("rich")),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from server.cli import event_loop_factory
 from server.cluster.line import ScriptLine
+from server.embed import event_loop_factory
 from tests.cluster.test_line import SCRIPT, sha
 from tests.cluster_helpers import redis_alone
 
