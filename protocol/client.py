@@ -269,6 +269,11 @@ class ClientSession:
             self._apply(message, now)
         return messages
 
+    @property
+    def heard_frame(self) -> int | None:
+        """The newest frame the server was heard publishing (None before any): it is past this one."""
+        return self._latest[0] if self._latest is not None else None
+
     def server_frame(self, now: float) -> float | None:
         """The estimated match frame the server is on at `now` (None until a pong or a frame arrives)."""
         rate = self.welcome.frame_rate if self.welcome is not None else None

@@ -9,6 +9,8 @@ frame. The mirror also checks the stream: its own events must equal each confirm
 
 Latency can be injected: `latency(frame) -> frames` holds each input message until the server is
 that many frames past the message's first frame, so it arrives late on purpose and the server must roll back.
+"Past" is what the server was heard publishing, not the clock's estimate: a loaded machine's server
+runs behind its schedule, and an input released by the estimate could still reach it in time.
 """
 
 from __future__ import annotations
@@ -220,8 +222,8 @@ async def play(
                         delay = latency(run_sent.frame) if latency is not None else -(10**9)
                         release = run_sent.frame + delay
                         held.append((max(release, held[-1][0]) if held else release, run_sent, payload))
-                estimate = session.server_frame(now)
-                while held and (latency is None or (estimate is not None and estimate >= held[0][0])):
+                heard = session.heard_frame
+                while held and (latency is None or (heard is not None and heard >= held[0][0])):
                     _, told, payload = held.pop(0)
                     await ws.send(payload)
                     run.sent.append((told.frame, told.inputs))
