@@ -724,7 +724,7 @@ class RedisBus:
         for pubsub, task in self._shards.values():
             if task is not None:
                 task.cancel()
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # typed from redis-py 8.2
         for _, task in self._shards.values():
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):  # closing: nothing to deliver
