@@ -157,30 +157,21 @@ class MatchOwner:
         except BaseException:
             self._put_back(taken)
             raise
-        snapshot_every = self.settings.snapshot_every
-        every_one_logged = not any(refused)
         due = []
         at = 0
         for owned, sealed in taken:
-            answers = () if every_one_logged else refused[at:at + len(sealed)]
-            at += len(sealed)
-            live = owned.live
-            if every_one_logged or not any(answers):
-                for unit in sealed:
-                    live.publish_sealed(unit, now)
-                owned.seq, owned.marks = sealed[-1].seq, sealed[-1].marks
-                self.batches += len(sealed)
-                if now - owned.snapshotted >= snapshot_every:
-                    due.append(owned)
-                continue
+            answers, at = refused[at:at + len(sealed)], at + len(sealed)
             for unit, error in zip(sealed, answers, strict=True):
                 if error is not None:  # the match is lost: its later batches are not published either
                     why = str(error) if isinstance(error, FencedError) else f"a batch was refused: {error}"
                     lost.append(self._lose(owned, why))
                     break
                 owned.seq, owned.marks = unit.seq, unit.marks
-                live.publish_sealed(unit, now)
+                owned.live.publish_sealed(unit, now)
                 self.batches += 1
+            else:
+                if now - owned.snapshotted >= self.settings.snapshot_every:
+                    due.append(owned)
         for owned in due:
             await self._snapshot(owned, now, lost)
         return lost
