@@ -11,10 +11,11 @@ load, so the three setups compare on a loaded machine. The node's frame clock is
 driver calls the hub's tick itself, `--frames` times, on a clock of its own that advances one frame a
 tick (so every wall-clock cadence of the node, status, lease renewal, snapshots, the relay's
 `follow_ttl`, falls on the same frames in every run; nothing waits on wall time). It awaits what the
-node's background tasks would do: after each of a frame's `tick_slices` wake-ups the flush (journal
-append, then publication: each slice's seals go in their own round trip, as with the node's flusher
-when Redis answers within a slice), every `lease_renew_every` of its clock the lease renewal, and
-the publisher's queue drained once a frame.
+node's background tasks would do: after each of a frame's `tick_slices` wake-ups the reply of the
+journal request the wake-up wrote (`MatchOwner.flush_soon`: each slice's seals go in their own round
+trip and are published from its reply, as on a node whose Redis answers within a slice) and the
+flusher's work (a new match's lease, the snapshots due), every `lease_renew_every` of its clock the
+lease renewal, and the publisher's queue drained once a frame.
 
 - `lone`: the node on the embedded store (no lease, no journal, no bus);
 - `embedded-journal`: its matches shared on the embedded ownership (journal mode: every publication
@@ -128,7 +129,7 @@ def config() -> ServerConfig:
 
 
 async def owner(setup: str, prefix: str, matches: int, frames: int,
-                flush_every: str = "slice", plain: bool = False) -> dict[str, int]:
+                plain: bool = False) -> dict[str, int]:
     """The measured process: drive `matches` duels for `frames` ticks (see the module docstring)."""
     if not plain:
         tune_gc()  # as the app's start does
@@ -160,11 +161,9 @@ async def owner(setup: str, prefix: str, matches: int, frames: int,
         for _ in range(slices):
             subtick += 1
             clock.now += step
-            hub._on_tick(subtick)  # the frame clock's call
-            if shared is not None and flush_every == "slice":  # the flusher's round after each wake-up
-                shared._lost(await shared.owner.flush(clock.now))
-        if shared is not None and flush_every == "frame":  # what-if: one round a frame for all slices
-            shared._lost(await shared.owner.flush(clock.now))
+            hub._on_tick(subtick)  # the frame clock's call (a shared node's fast flush at its end)
+            if shared is not None:  # its reply, and what the flusher would do (a new match's lease)
+                shared.drop_lost(await shared.owner.flush(clock.now))
         if shared is not None and clock.now - renewed >= renew_every:
             renewed = clock.now
             await shared._renew()
@@ -231,15 +230,14 @@ async def follower(prefix: str, match_ids: list[str]) -> None:
     await node.stop()
 
 
-def instructions(setup: str, matches: int, frames: int, flush_every: str,
-                 plain: bool = False) -> tuple[int, dict[str, int]]:
+def instructions(setup: str, matches: int, frames: int, plain: bool = False) -> tuple[int, dict[str, int]]:
     """Run the owner under callgrind; its instruction total and its figures."""
     prefix = f"floe-instr:{uuid.uuid4().hex[:10]}:"
     with tempfile.TemporaryDirectory() as folder:
         out_file = Path(folder) / "callgrind.out"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
                    sys.executable, "-m", "bench.cluster_instructions", "--owner", setup, "--prefix", prefix,
-                   "--matches", str(matches), "--frames", str(frames), "--flush-every", flush_every,
+                   "--matches", str(matches), "--frames", str(frames),
                    *(["--plain"] if plain else [])]
         try:
             done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -271,9 +269,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--frames", type=int, default=600)
     parser.add_argument("--warmup", type=int, default=120)
     parser.add_argument("--setups", nargs="+", choices=SETUPS, default=list(SETUPS))
-    parser.add_argument("--flush-every", choices=("slice", "frame"), default="slice",
-                        help="the flusher's round after each slice's wake-up (as a node does), or once a "
-                             "frame (a what-if: fewer round trips, publications up to 3/4 frame later)")
     parser.add_argument("--plain", action="store_true",
                         help="asyncio's own event loop and CPython's collector defaults (not as `floe serve` "
                              "runs: the figures before stop 27)")
@@ -285,18 +280,17 @@ def main(argv: list[str] | None = None) -> None:
     if args.owner is not None:
         with asyncio.Runner(loop_factory=None if args.plain else event_loop_factory()) as runner:
             print(json.dumps(runner.run(owner(args.owner, args.prefix, args.matches, args.frames,
-                                              args.flush_every, args.plain))))
+                                              args.plain))))
         return
     if args.follower:
         asyncio.run(follower(args.prefix, args.ids))
         return
     print(f"{args.matches} lazy-bot duels, {args.frames} frames after {args.warmup} (callgrind), "
-          f"a flush every {args.flush_every}, {'plain' if args.plain else 'as floe serve runs'}", flush=True)
+          f"{'plain' if args.plain else 'as floe serve runs'}", flush=True)
     base: int | None = None
     for setup in args.setups:
-        short, _ = instructions(setup, args.matches, args.warmup, args.flush_every, args.plain)
-        long, figures = instructions(setup, args.matches, args.warmup + args.frames, args.flush_every,
-                                     args.plain)
+        short, _ = instructions(setup, args.matches, args.warmup, args.plain)
+        long, figures = instructions(setup, args.matches, args.warmup + args.frames, args.plain)
         per_frame = (long - short) / (args.frames * args.matches)
         base = base if base is not None else per_frame
         print(f"{setup:<8} {per_frame:>12,.0f} instructions/match-frame  ({per_frame / base:.2f}× "

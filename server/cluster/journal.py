@@ -44,7 +44,7 @@ the moves they made are in the log, the ones after the takeover are the new bot'
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -144,6 +144,9 @@ class Batch:
 #: One item of `Ownership.append_all`: the writer's lease, the batch's `seq` and its bytes
 #: (`encode_batch`, or `encode_logged` straight from a match's seal).
 Appending = tuple[Lease, int, bytes]
+#: What `Ownership.append_soon` calls back with: `append_all`'s answers, or the error that failed the
+#: whole request (the store did not answer, or refused the call itself).
+Appended = Callable[[list[Exception | None] | BaseException], None]
 
 
 def appending(lease: Lease, batch: Batch) -> Appending:
@@ -299,6 +302,14 @@ class Ownership(Protocol):
         """`append` for many matches at once (one round trip: what a node's tick awaits before it
         publishes), each item already encoded (`Appending`): per item, its FencedError or JournalError,
         or None where it was logged."""
+        ...
+
+    def append_soon(self, items: Sequence[Appending], done: Appended) -> bool:
+        """`append_all` started now, without awaiting it: `done` gets its answers (or the error that
+        failed the request) from the event loop's callback that reads the reply, or at once where
+        nothing is awaited (the embedded ownership). False, with nothing started, where this store
+        cannot (not connected yet, a Redis Cluster's pipeline, a batch over the size bound): the caller
+        awaits `append_all` instead. `done` must not raise."""
         ...
 
     async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:

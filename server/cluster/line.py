@@ -16,6 +16,12 @@ logs the same batches again with the same numbers (server/match/owner.py `_put_b
 journal's scripts make safe (a batch is never logged twice: had the lost request been applied, the
 second is refused as out of order and the match moves to a node that restores it from the journal).
 A script the Redis does not hold (`NOSCRIPT`: it restarted) is loaded once and the request sent again.
+
+`evalsha_soon` is the owner's fast path (server/match/owner.py `flush_soon`): the request is written at
+once, without a task or an `await` (no lock: Redis answers in order, so it may follow a request still
+waiting), and its reply, or the error that failed it, is handed to a callback in the read callback
+itself. It starts only on a line that is open; a script Redis lost is not loaded there (the callback
+gets `NoScriptError` and the owner's slow path, `evalsha`, loads it).
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections import deque
-from collections.abc import Mapping
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any, Protocol, cast
 
 import hiredis
 from redis.exceptions import NoScriptError, ResponseError
@@ -35,14 +42,49 @@ DEFAULT_TIMEOUT = 5.0
 CLIENT_NAME = "floe-journal"
 
 
+class _Waiter(Protocol):
+    """What waits for a reply: a future (`evalsha`) or a callback (`evalsha_soon`)."""
+
+    def done(self) -> bool: ...
+
+    def set_result(self, result: Any, /) -> None: ...
+
+    def set_exception(self, exception: BaseException, /) -> None: ...
+
+
+class _Callback:
+    """A reply's waiter that calls `on_reply` with the reply, or with the error that failed the request
+    (a `ConnectionError` when the connection broke or the reply is `timeout` late, `NoScriptError` or
+    `ResponseError` for Redis' own refusal)."""
+
+    __slots__ = ("on_reply", "called")
+
+    def __init__(self, on_reply: Callable[[Any], None]) -> None:
+        self.on_reply = on_reply
+        self.called = False
+
+    def done(self) -> bool:
+        return self.called
+
+    def set_result(self, result: Any, /) -> None:
+        self.called = True
+        self.on_reply(_refusal(result) if isinstance(result, hiredis.ReplyError) else result)
+
+    def set_exception(self, exception: BaseException, /) -> None:
+        self.called = True
+        self.on_reply(ConnectionError(f"the journal's Redis connection failed: {exception!r}"))
+
+
 class _Replies(asyncio.Protocol):
     """The connection's reading side: replies parsed as they arrive (hiredis), each handed to the
     request waiting for it, in order, right in the event loop's read callback (no reader task)."""
 
     def __init__(self) -> None:
         self.parser = hiredis.Reader()
-        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.waiting: deque[_Waiter] = deque()
         self.transport: asyncio.Transport | None = None
+        #: Called once the connection is gone (the line forgets it: the next request opens another).
+        self.on_lost: Callable[[], None] = lambda: None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # A stream connection's transport (uvloop's is not an asyncio.Transport subclass).
@@ -59,6 +101,7 @@ class _Replies(asyncio.Protocol):
                 waiter.set_result(reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.on_lost()
         self.fail(EOFError("Redis closed the connection") if exc is None else exc)
 
     def fail(self, error: BaseException) -> None:
@@ -79,6 +122,8 @@ class ScriptLine:
         self.tls = tls
         self.timeout = float(self.settings.get("socket_timeout") or DEFAULT_TIMEOUT)
         self._replies: _Replies | None = None
+        #: The connection is open and its handshake done (`evalsha_soon` writes only then).
+        self._ready = False
         self._lock = asyncio.Lock()
         #: When the request out now has waited `timeout` (see `_watch`), and the timer watching it.
         self._deadline = 0.0
@@ -94,6 +139,20 @@ class ScriptLine:
                 await self._request("SCRIPT", "LOAD", script)
                 return await self._request("EVALSHA", sha, len(keys), *keys, *args)
 
+    async def call(self, *command: Any) -> Any:
+        """Any other command (a read: the orphan scan's); its reply (ResponseError for Redis' refusal)."""
+        async with self._lock:
+            return await self._request(*command)
+
+    def evalsha_soon(self, sha: str, args: list[Any], on_reply: Callable[[Any], None]) -> bool:
+        """Write a loaded script's call (no keys) now; `on_reply` gets its reply or error from the read
+        callback (see the module docstring). False, with nothing written, when the line is not open."""
+        replies = self._replies
+        if not self._ready or replies is None or replies.transport is None or replies.transport.is_closing():
+            return False
+        self._write(replies, ("EVALSHA", sha, 0, *args), _Callback(on_reply))
+        return True
+
     async def _request(self, *command: Any) -> Any:
         try:
             replies = self._replies
@@ -105,23 +164,24 @@ class ScriptLine:
             self.close()
             raise ConnectionError(f"the journal's Redis connection failed: {error!r}") from error
         if isinstance(reply, hiredis.ReplyError):
-            text = str(reply)
-            if text.startswith("NOSCRIPT"):
-                raise NoScriptError(text)
-            raise ResponseError(text)
+            raise _refusal(reply)
         return reply
 
     def _send(self, replies: _Replies, command: tuple[Any, ...]) -> asyncio.Future[Any]:
         """Write one request; the future of its reply, failed with TimeoutError after `timeout`."""
-        loop = asyncio.get_running_loop()
-        waiter = loop.create_future()
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._write(replies, command, waiter)
+        return waiter
+
+    def _write(self, replies: _Replies, command: tuple[Any, ...], waiter: _Waiter) -> None:
+        """Write one request whose reply `waiter` gets (its error after `timeout`: the watchdog)."""
         replies.waiting.append(waiter)
         assert replies.transport is not None
         replies.transport.write(hiredis.pack_command(command))
+        loop = asyncio.get_running_loop()
         self._deadline = loop.time() + self.timeout
         if self._watchdog is None:
             self._watchdog = loop.call_at(self._deadline, self._watch)
-        return waiter
 
     def _watch(self) -> None:
         """The watchdog: one timer that follows the requests (a timer each would cost as much as the
@@ -141,6 +201,7 @@ class ScriptLine:
         settings = self.settings
         loop = asyncio.get_running_loop()
         replies = _Replies()
+        replies.on_lost = partial(self._lost, replies)
         if settings.get("path"):
             await loop.create_unix_connection(lambda: replies, str(settings["path"]))
         else:
@@ -154,6 +215,7 @@ class ScriptLine:
         if int(settings.get("db") or 0):
             await self._handshake(replies, "SELECT", int(settings["db"]))
         await self._handshake(replies, "CLIENT", "SETNAME", CLIENT_NAME)
+        self._ready = True
         return replies
 
     async def _handshake(self, replies: _Replies, *command: Any) -> None:
@@ -161,11 +223,22 @@ class ScriptLine:
         if isinstance(reply, hiredis.ReplyError):
             raise ConnectionError(f"Redis refused {command[0]}: {reply}")
 
+    def _lost(self, replies: _Replies) -> None:
+        if self._replies is replies:
+            self._replies, self._ready = None, False
+
     def close(self) -> None:
         """Close the connection (the next request opens it again)."""
         replies, self._replies = self._replies, None
+        self._ready = False
         if replies is not None and replies.transport is not None:
             replies.transport.close()
+
+
+def _refusal(reply: hiredis.ReplyError) -> ResponseError:
+    """Redis' error reply as redis-py's exception (`NoScriptError` for a script it does not hold)."""
+    text = str(reply)
+    return NoScriptError(text) if text.startswith("NOSCRIPT") else ResponseError(text)
 
 
 def _tls(settings: Mapping[str, Any]) -> ssl.SSLContext:

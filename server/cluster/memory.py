@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .bus import Handler, Subscription, check_channel, check_message
 from .journal import (
+    Appended,
     Appending,
     Batch,
     FencedError,
@@ -128,6 +129,13 @@ class MemoryOwnership:
         entry.seq = seq
 
     async def append_all(self, items: Sequence[Appending]) -> list[Exception | None]:
+        return self._append_items(items)
+
+    def append_soon(self, items: Sequence[Appending], done: Appended) -> bool:
+        done(self._append_items(items))
+        return True
+
+    def _append_items(self, items: Sequence[Appending]) -> list[Exception | None]:
         out: list[Exception | None] = []
         for lease, seq, data in items:
             try:

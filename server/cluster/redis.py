@@ -32,6 +32,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -44,6 +45,7 @@ from redis.exceptions import NoScriptError
 from ..store.redis import cluster_url
 from .bus import Handler, Subscription, check_channel, check_message, match_tag
 from .journal import (
+    Appended,
     Appending,
     Batch,
     FencedError,
@@ -270,6 +272,9 @@ class RedisOwnership:
         self._loaded: set[str] = set()
         #: The journal's own connection on one Redis (server/cluster/line.py); None on a cluster.
         self._line: ScriptLine | None = None
+        #: A Redis Cluster's client (redis-py's classes are Protocols: an isinstance check costs as much
+        #: as a small request's packing, so it is made once).
+        self.sharded = isinstance(client, RedisCluster)
         if not isinstance(client, RedisCluster):
             pool = client.connection_pool
             self._line = ScriptLine(pool.connection_kwargs, issubclass(pool.connection_class, SSLConnection))
@@ -379,16 +384,19 @@ class RedisOwnership:
         lease's FencedError, or None."""
         if not leases:
             return []
-        if isinstance(self.redis, RedisCluster):
+        if self.sharded:
             return await self._renew_pipelined(leases)
         out: list[Exception | None] = [None] * len(leases)
         flat: list[str] = []
         for lease in leases:
             flat += (lease.match_id, str(lease.token))
         self.round_trips += 1
-        refused = await self._renew_many(keys=[], args=[
-            self.prefix, self._ms(self.settings.lease_ttl), self._owned,
-            repr(self._clock() + self.settings.lease_ttl), _for_lua(flat)])
+        args: list[Any] = [self.prefix, self._ms(self.settings.lease_ttl), self._owned,
+                repr(self._clock() + self.settings.lease_ttl), _for_lua(flat)]
+        if self._line is not None:  # the journal's own connection: a redis-py call costs 3 of it
+            refused = await self._line.evalsha(self._renew_many.sha, _RENEW_MANY, args)
+        else:
+            refused = await self._renew_many(keys=[], args=args)
         for index, answer in _refusals(refused):
             try:
                 self._fence_refusal(leases[index], answer)
@@ -464,7 +472,7 @@ class RedisOwnership:
         JournalError), or None where it was logged."""
         if not items:
             return []
-        if isinstance(self.redis, RedisCluster):
+        if self.sharded:
             return await self._append_pipelined(items)
         out: list[Exception | None] = [None] * len(items)
         most = self.settings.journal_max_batch_bytes
@@ -483,15 +491,49 @@ class RedisOwnership:
             await self._append_many_call(items, sent, flat, out)
         return out
 
+    def append_soon(self, items: Sequence[Appending], done: Appended) -> bool:
+        """`append_all`'s one script call written on the line now (server/cluster/line.py
+        `evalsha_soon`), on one Redis whose line is open, for at most `APPEND_MANY_ITEMS` items none of
+        which is over the size bound (else False: `append_all`)."""
+        line = self._line
+        if line is None or not items or len(items) > APPEND_MANY_ITEMS:
+            return False
+        most = self.settings.journal_max_batch_bytes
+        flat: list[Any] = []
+        for lease, seq, data in items:
+            if len(data) > most:
+                return False
+            flat += (lease.match_id, str(lease.token), seq, data)
+        if not line.evalsha_soon(self._append_many.sha, self._append_many_args(flat),
+                                 partial(self._appended_soon, items, done)):
+            return False
+        self.round_trips += 1
+        return True
+
+    def _appended_soon(self, items: Sequence[Appending], done: Appended, reply: Any) -> None:
+        if isinstance(reply, BaseException):
+            done(reply)
+            return
+        out: list[Exception | None] = [None] * len(items)
+        self._refused_items(items, range(len(items)), reply, out)
+        done(out)
+
+    def _append_many_args(self, flat: list[Any]) -> list[Any]:
+        return [self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
+                _for_lua(flat)]
+
     async def _append_many_call(self, items: Sequence[Appending], sent: list[int], flat: list[Any],
                                 out: list[Exception | None]) -> None:
         """One `_APPEND_MANY` call on the journal's line for the items `sent` (their fields in `flat`):
         each refused item's error into `out`."""
         self.round_trips += 1
         assert self._line is not None
-        refused = await self._line.evalsha(self._append_many.sha, _APPEND_MANY, [
-            self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
-            _for_lua(flat)])
+        refused = await self._line.evalsha(self._append_many.sha, _APPEND_MANY, self._append_many_args(flat))
+        self._refused_items(items, sent, refused, out)
+
+    def _refused_items(self, items: Sequence[Appending], sent: Sequence[int], refused: Any,
+                       out: list[Exception | None]) -> None:
+        """An `_APPEND_MANY` reply's refusals: each refused item's error into `out`."""
         for position, answer in _refusals(refused):
             index = sent[position]
             lease = items[index][0]
@@ -567,7 +609,10 @@ class RedisOwnership:
         # The index's times are the nodes' clocks, a lease's expiry Redis': candidates up to
         # `lease_margin` early, each checked against its lease (the authority) below.
         soon = self._clock() + self.settings.lease_margin
-        found = await self.redis.zrangebyscore(self._owned, "-inf", soon, start=0, num=limit)
+        if self._line is not None:  # every `orphan_scan_every`: on the journal's own connection
+            found = await self._line.call("ZRANGEBYSCORE", self._owned, "-inf", repr(soon), "LIMIT", 0, limit)
+        else:
+            found = await self.redis.zrangebyscore(self._owned, "-inf", soon, start=0, num=limit)
         orphans = []
         for raw in found:
             match_id = _text(raw)
@@ -729,7 +774,7 @@ class RedisBus:
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):  # closing: nothing to deliver
                     await task
-        if isinstance(self.redis, RedisCluster):
+        if self.sharded:
             for pubsub, _ in self._shards.values():
                 if pubsub.connection_pool is not None:
                     await pubsub.connection_pool.disconnect()

@@ -102,6 +102,9 @@ class Hub:
         #: The peers' hooks: each clock wake-up (with the monotonic time), a match forgotten, an invited
         #: guest's seat given back, a finished match before its write and after its record is kept.
         self.on_tick: list[Callable[[float], None]] = []
+        #: After each clock wake-up's matches ticked (with the same time): a shared node's journal
+        #: writes what they sealed (server/match/owner.py `flush_soon`).
+        self.after_tick: list[Callable[[float], None]] = []
         #: A match made here, before it is hosted (shared matches are journaled: server/match/sharing.py).
         self.on_new: list[Callable[[LiveMatch], None]] = []
         #: A match hosted here from now on (made here or taken over: its relay to other nodes listens).
@@ -144,6 +147,8 @@ class Hub:
             tick = due // self.slices
             for live in list(self._slices[due % self.slices].values()):
                 self._tick_match(live, tick, now)
+        for after in self.after_tick:
+            after(now)
 
     def _tick_match(self, live: LiveMatch, tick: int, now: float) -> None:
         before = live.runner.match.frame if live.runner is not None else 0

@@ -24,8 +24,9 @@ socket.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -49,6 +50,27 @@ from .live import Finished, LiveMatch, Sealed
 from .settings import MatchSettings, RankedSettings
 
 log = logging.getLogger("floe.owner")
+
+
+#: What a flush took out of its matches: each match with its sealed publications, in order.
+Taken = list[tuple["Owned", list[Sealed]]]
+
+
+def _taken(pending: Iterable[Owned], owned: dict[str, Owned]) -> tuple[list[Appending], Taken]:
+    """The sealed publications of the pending matches still owned and leased, as one request's items,
+    and which match each came from (taken out of the matches: `_put_back` returns them)."""
+    items: list[Appending] = []
+    taken: Taken = []
+    for one in pending:
+        live, lease = one.live, one.lease
+        sealed = live.sealed
+        if not sealed or lease is None or owned.get(live.id) is not one:
+            continue
+        live.sealed = []
+        for unit in sealed:
+            items.append((lease, unit.seq, unit.data))
+        taken.append((one, sealed))
+    return items, taken
 
 
 def header_of(live: LiveMatch) -> Header:
@@ -90,8 +112,21 @@ class MatchOwner:
         self.owned: dict[str, Owned] = {}
         #: Owned matches that sealed a publication since the last flush (only those are looked at).
         self.pending: dict[str, Owned] = {}
-        #: Called when a match seals a publication (the flusher's wake-up).
+        #: Wakes the flusher (`flush`): what `flush_soon` leaves to it.
         self.on_pending: Callable[[], None] = lambda: None
+        #: A fast request failed (the store's error) / matches lost in a fast request's reply.
+        self.on_failed: Callable[[BaseException], None] = lambda error: None
+        self.on_lost: Callable[[list[LiveMatch]], None] = lambda lost: None
+        #: The flush under way ("fast": a request `flush_soon` wrote; "slow": `flush`), if any.
+        self._flushing: str | None = None
+        #: Resolved when a fast request's reply is handled (what `flush` waits for).
+        self._settled: asyncio.Future[None] | None = None
+        #: Whether `flush_soon` may write (not after a failed request, until a `flush` went through).
+        self._fast = True
+        #: Matches whose snapshot is due (written by the next `flush`).
+        self._snapshots: dict[str, Owned] = {}
+        #: Set when the node stops sharing: `flush_soon` writes nothing more.
+        self.stopped = False
         #: Counters for stats and tests.
         self.batches = 0
         self.snapshots = 0
@@ -112,11 +147,11 @@ class MatchOwner:
             self._sealed(owned)
 
     def _sealed(self, owned: Owned) -> None:
-        """`owned` sealed a publication (its `on_sealed`, every `send_every` frames)."""
+        """`owned` sealed a publication (its `on_sealed`, every `send_every` frames): `flush_soon`, at
+        the end of the clock's wake-up, logs it."""
         match_id = owned.live.id
         if self.owned.get(match_id) is owned:
             self.pending[match_id] = owned
-            self.on_pending()
 
     async def _lease(self, owned: Owned, now: float) -> bool:
         """Take a new match's lease and write its header; False when another node holds it."""
@@ -127,42 +162,104 @@ class MatchOwner:
         owned.lease, owned.renewed, owned.snapshotted = lease, now, now
         return True
 
+    def flush_soon(self, now: float) -> None:
+        """The fast path, run at the end of every clock wake-up: the pending publications' batches
+        written now in one request (`Ownership.append_soon`: no task, nothing awaited) and published
+        from its reply's callback, then the next pending ones. Left to `flush` (`on_pending` wakes the
+        flusher) when a match has no lease yet or the store cannot (or failed the last fast request);
+        nothing is done while a flush is under way (its end looks at what is pending). Snapshots due
+        are written by `flush` too (the reply wakes the flusher for them)."""
+        if not self.pending or self._flushing is not None or self.stopped:
+            return
+        pending = self.pending
+        if not self._fast or any(owned.lease is None for owned in pending.values()):
+            self.on_pending()
+            return
+        self.pending = {}
+        items, taken = _taken(pending.values(), self.owned)
+        if not items:
+            return
+        self._flushing = "fast"
+        if not self.ownership.append_soon(items, partial(self._appended, taken, now)):
+            self._flushing = None
+            self._put_back(taken)
+            self.on_pending()
+
+    def _appended(self, taken: Taken, now: float,
+                  answers: list[Exception | None] | BaseException) -> None:
+        """A fast request's reply (see `flush_soon`): publish what was logged, and go on."""
+        self._idle()
+        try:
+            if isinstance(answers, BaseException):
+                self._put_back(taken)
+                self._fast = False  # the flusher's rounds until the store answers again
+                self.on_failed(answers)
+                return
+            lost: list[LiveMatch] = []
+            self._settle(taken, answers, now, lost)
+            if lost:
+                self.on_lost(lost)
+            if self._snapshots:
+                self.on_pending()
+            elif self.pending:
+                self.flush_soon(now)
+        except Exception as error:  # noqa: BLE001 - called from the store's read callback: never raise there
+            log_event(log, logging.ERROR, "owner.publish-failed", exc_info=True, why=repr(error))
+
+    def _idle(self) -> None:
+        """No flush is under way any more: a `flush` waiting for it goes on."""
+        self._flushing = None
+        settled, self._settled = self._settled, None
+        if settled is not None and not settled.done():
+            settled.set_result(None)
+
     async def flush(self, now: float) -> list[LiveMatch]:
-        """Log and publish every sealed publication; the matches lost (see the module docstring). A
-        match whose last snapshot is `snapshot_every` old is snapshotted after its publication (a
-        running match seals every `send_every` frames, so each is looked at that often)."""
+        """Log and publish every sealed publication (after a fast request still under way, and taking
+        the leases of new matches), then write the snapshots due; the matches lost (see the module
+        docstring)."""
+        while self._flushing is not None:
+            if self._settled is None:
+                self._settled = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._settled)
+        self._flushing = "slow"
+        try:
+            return await self._flush(now)
+        finally:
+            self._idle()
+            if self.pending:  # sealed meanwhile (`flush_soon` left it to this flush's end)
+                self.flush_soon(now)
+
+    async def _flush(self, now: float) -> list[LiveMatch]:
         lost: list[LiveMatch] = []
-        items: list[Appending] = []
-        taken: list[tuple[Owned, list[Sealed]]] = []
         pending, self.pending = self.pending, {}
         for owned in pending.values():
-            live = owned.live
-            sealed = live.sealed
-            if not sealed or self.owned.get(live.id) is not owned:
-                continue
-            lease = owned.lease
-            if lease is None:
-                if not await self._lease(owned, now):
-                    lost.append(self._lose(owned, "another node holds its lease"))
-                    continue
-                lease = owned.lease
-                assert lease is not None
-                sealed = live.sealed  # more may have been sealed meanwhile
-            live.sealed = []
-            for unit in sealed:
-                items.append((lease, unit.seq, unit.data))
-            taken.append((owned, sealed))
+            if (owned.lease is None and self.owned.get(owned.live.id) is owned and owned.live.sealed
+                    and not await self._lease(owned, now)):
+                lost.append(self._lose(owned, "another node holds its lease"))
+        items, taken = _taken(pending.values(), self.owned)
         try:
-            refused = await self.ownership.append_all(items) if items else []
+            answers = await self.ownership.append_all(items) if items else []
         except BaseException:
             self._put_back(taken)
             raise
-        due = []
+        self._fast = True
+        self._settle(taken, answers, now, lost)
+        due, self._snapshots = self._snapshots, {}
+        for owned in due.values():
+            await self._snapshot(owned, now, lost)
+        return lost
+
+    def _settle(self, taken: Taken, answers: list[Exception | None], now: float,
+                lost: list[LiveMatch]) -> None:
+        """Publish what the store logged (a match's publications up to the first refused: the match is
+        lost then, its later ones are not published either); note the matches whose last snapshot is
+        `snapshot_every` old (a running match seals every `send_every` frames, so each is looked at
+        that often)."""
         at = 0
         for owned, sealed in taken:
-            answers, at = refused[at:at + len(sealed)], at + len(sealed)
-            for unit, error in zip(sealed, answers, strict=True):
-                if error is not None:  # the match is lost: its later batches are not published either
+            refused, at = answers[at:at + len(sealed)], at + len(sealed)
+            for unit, error in zip(sealed, refused, strict=True):
+                if error is not None:
                     why = str(error) if isinstance(error, FencedError) else f"a batch was refused: {error}"
                     lost.append(self._lose(owned, why))
                     break
@@ -171,12 +268,9 @@ class MatchOwner:
                 self.batches += 1
             else:
                 if now - owned.snapshotted >= self.settings.snapshot_every:
-                    due.append(owned)
-        for owned in due:
-            await self._snapshot(owned, now, lost)
-        return lost
+                    self._snapshots[owned.live.id] = owned
 
-    def _put_back(self, taken: list[tuple[Owned, list[Sealed]]]) -> None:
+    def _put_back(self, taken: Taken) -> None:
         """The store did not answer a flush: nothing of it was published, so its publications go back,
         in order and before any sealed since, to be logged (with the same numbers) and published by the
         next flush. (Had the store logged them and only the answer been lost, the next flush's batches
@@ -188,7 +282,8 @@ class MatchOwner:
 
     async def _snapshot(self, owned: Owned, now: float, lost: list[LiveMatch]) -> None:
         runner = owned.live.runner
-        if runner is None or owned.lease is None or owned.live.sealed:
+        if (runner is None or owned.lease is None or owned.live.sealed
+                or self.owned.get(owned.live.id) is not owned):  # lost since it was due
             return
         owned.snapshotted = now
         try:
@@ -199,7 +294,8 @@ class MatchOwner:
             await self.ownership.snapshot(owned.lease, JournalSnapshot(owned.seq, checkpoint, owned.marks))
             self.snapshots += 1
         except FencedError as error:
-            lost.append(self._lose(owned, str(error)))
+            if self.owned.get(owned.live.id) is owned:  # not finished while the snapshot was out
+                lost.append(self._lose(owned, str(error)))
 
     async def renew(self, now: float) -> list[LiveMatch]:
         """Renew every lease; the matches lost (refused, or not renewed in time on this node's clock)."""
@@ -212,6 +308,8 @@ class MatchOwner:
         except Exception as error:  # noqa: BLE001 - whatever the store's client raises: the deadline below
             answers = [error] * len(held)
         for owned, answer in zip(held, answers, strict=True):
+            if self.owned.get(owned.live.id) is not owned:  # finished (or lost) while the renewal was out
+                continue
             if answer is None:
                 owned.renewed = now
             elif isinstance(answer, FencedError):
@@ -227,17 +325,18 @@ class MatchOwner:
         return owned.live
 
     async def finish(self, live: LiveMatch) -> None:
-        """The match ended and its record is written: drop its journal and lease."""
-        owned = self.owned.get(live.id)
+        """The match ended and its record is written: drop its journal and lease. It is not this
+        node's from the start (a renewal or a snapshot under way meanwhile, refused once the lease is
+        gone, must not count it as lost: an ended match still plays its delayed stream out)."""
+        owned = self.owned.pop(live.id, None)
+        self.pending.pop(live.id, None)
+        self._snapshots.pop(live.id, None)
         if owned is None or owned.lease is None:
-            self.owned.pop(live.id, None)
             return
         try:
             await self.ownership.finish(owned.lease)
         except FencedError as error:
             log_event(log, logging.WARNING, "owner.finish-refused", match=live.id, why=str(error))
-        finally:
-            self.owned.pop(live.id, None)
 
     async def release_all(self) -> None:
         """Give every lease up (a graceful hand-off: another node takes the matches over at once)."""

@@ -1,8 +1,10 @@
 """The hub's background side of shared matches (server/match/owner.py): three tasks beside the frame
 clock, which itself never waits.
 
-- the flusher: after a tick that sealed a publication (`wake`), every sealed publication goes to the
-  journal and out;
+- the flusher: what the owner's fast path (`MatchOwner.flush_soon`, run by the hub after each clock
+  wake-up: the sealed publications written to the journal at once and published from the reply's
+  callback) leaves to it (`wake`): a new match's lease and header, the snapshots due, a store that
+  failed a request or cannot take one without an `await`;
 - the renewer: every `lease_renew_every` seconds every lease is renewed;
 - the scanner: every `orphan_scan_every` seconds, matches whose lease lapsed are taken over.
 
@@ -64,7 +66,12 @@ class SharedMatches:
         self._stopping = False
 
     def wake(self) -> None:
-        """A match sealed a publication: the flusher logs and publishes it once the tick is done."""
+        """The owner left a flush to the flusher (see the module docstring)."""
+        self._due.set()
+
+    def failed(self, error: BaseException) -> None:
+        """The owner's fast request failed (the store did not answer): logged, and the flusher retries."""
+        self._failed("flush", error if isinstance(error, Exception) else RuntimeError(repr(error)))
         self._due.set()
 
     def start(self) -> None:
@@ -81,6 +88,7 @@ class SharedMatches:
         """Stop the tasks: the flusher ends after one last round (what is sealed is logged and sent),
         all within `stop_timeout` (a task still waiting on the store then is cancelled)."""
         self._stopping = True
+        self.owner.stopped = True  # the last flush is the flusher's
         self._due.set()
         for task in self._tasks[1:]:
             task.cancel()
@@ -93,7 +101,8 @@ class SharedMatches:
                 log_event(log, logging.WARNING, "shared.stop-failed", why=repr(task.exception()))
         self._tasks = []
 
-    def _lost(self, lost: list[LiveMatch]) -> None:
+    def drop_lost(self, lost: list[LiveMatch]) -> None:
+        """Drop matches this node lost: their connections closed with 1001 (they reconnect to the owner)."""
         for live in lost:
             for out in {*live.players.subscribers, *live.spectators.subscribers}:
                 out.close(CloseCode.GOING_AWAY)
@@ -113,7 +122,7 @@ class SharedMatches:
             await self._due.wait()
             self._due.clear()
             try:
-                self._lost(await self.owner.flush(self._now()))
+                self.drop_lost(await self.owner.flush(self._now()))
                 self._failing.discard("flush")
             except Exception as error:  # noqa: BLE001 - the store's client raises its own kinds; retried
                 self._failed("flush", error)
@@ -133,7 +142,7 @@ class SharedMatches:
                 self._failed(getattr(work, "__name__", "work"), error)
 
     async def _renew(self) -> None:
-        self._lost(await self.owner.renew(self._now()))
+        self.drop_lost(await self.owner.renew(self._now()))
         self._failing.discard("_renew")
 
     async def _scan(self) -> None:

@@ -2,24 +2,27 @@
 (a password and a database other than 0, so the handshake is what lets the script run at all): a
 script runs and its keys land in that database; a Redis that forgot its scripts gets them again; a
 killed connection fails the one request in flight with ConnectionError and the next opens a new one;
+a request written at once (the owner's fast path) hands its reply, or its failure, to its callback;
 a script's own error is a ResponseError and leaves the line usable; a Redis that is gone fails within
 the line's timeout, and one that is back is used again."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import signal
 
 import pytest
 import redis.asyncio as aioredis
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 
 from server.cluster.journal import appending
 from server.cluster.line import CLIENT_NAME, ScriptLine
 from server.cluster.redis import RedisOwnership
 from tests.cluster.test_ownership import batch, header
 from tests.cluster_helpers import redis_alone
+from tests.server.helpers import until, until_awaited
 
 pytestmark = pytest.mark.asyncio
 
@@ -54,19 +57,51 @@ async def test_a_script_runs_through_the_handshake_and_again_after_the_redis_for
             await client.aclose()
 
 
-async def test_a_killed_connection_fails_its_request_and_the_next_one_reconnects() -> None:
+async def test_a_killed_connection_fails_the_request_in_flight_and_the_next_one_reconnects() -> None:
     with redis_alone("--requirepass", PASSWORD) as port:
         client = aioredis.Redis.from_url(url(port))
         line = ScriptLine(client.connection_pool.connection_kwargs)
         try:
             assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "a"]) == 1
+            blocked = asyncio.create_task(line.call("BLPOP", "nothing", 0))  # no reply until killed
+
+            async def blocking() -> bool:
+                return any(c["cmd"] == "blpop" for c in await client.client_list())
+
+            await until_awaited(blocking, 10, "the line's BLPOP waiting in Redis")
             assert await client.client_kill_filter(_type="normal", skipme=True) >= 1
             with pytest.raises(ConnectionError):
-                await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "b"])
-            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) == 2  # "b" never ran
+                await blocked
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "b"]) == 2  # on a new connection
             with pytest.raises(ResponseError, match="refused on purpose"):
                 await line.evalsha(sha(FAILING), FAILING, [])
-            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "d"]) == 3
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) == 3
+        finally:
+            line.close()
+            await client.aclose()
+
+
+async def test_a_request_written_at_once_hands_its_reply_or_refusal_to_its_callback() -> None:
+    """`evalsha_soon`: nothing is written before the line is open; then the reply (and a script Redis
+    does not hold, as NoScriptError) reaches the callback, and requests written back to back are
+    answered in order, after one the async path still waits for."""
+    with redis_alone("--requirepass", PASSWORD) as port:
+        client = aioredis.Redis.from_url(url(port))
+        line = ScriptLine(client.connection_pool.connection_kwargs)
+        replies: list[object] = []
+        try:
+            assert not line.evalsha_soon(sha(SCRIPT), ["k", "a"], replies.append)  # not open yet
+            assert replies == []
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "a"]) == 1  # opens it, loads the script
+            slow = asyncio.create_task(line.evalsha(sha(SCRIPT), SCRIPT, ["k", "b"]))
+            await asyncio.sleep(0)  # the task has written its request and waits for the reply
+            assert line.evalsha_soon(sha(SCRIPT), ["k", "c"], replies.append)
+            assert line.evalsha_soon(sha(FAILING), [], replies.append)  # never loaded
+            assert line.evalsha_soon(sha(SCRIPT), ["k", "d"], replies.append)
+            assert await slow == 2
+            await until(lambda: len(replies) == 3, 10, "the three replies")
+            assert replies[0] == 3 and replies[2] == 4
+            assert isinstance(replies[1], NoScriptError)
         finally:
             line.close()
             await client.aclose()
@@ -119,6 +154,16 @@ async def test_a_redis_that_stops_answering_fails_the_request_after_the_timeout_
             # "b" was sent before the pause and may have run once Redis went on: the journal's
             # scripts refuse such a batch when it is sent again (server/cluster/line.py).
             assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) in (2, 3)
+            replies: list[object] = []  # a request written at once: its callback gets the failure
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                assert line.evalsha_soon(sha(SCRIPT), ["k", "d"], replies.append)
+                await until(lambda: bool(replies), 10, "the callback's answer")
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            assert isinstance(replies[0], ConnectionError) and "no reply from Redis within" in str(replies[0])
+            assert not line.evalsha_soon(sha(SCRIPT), ["k", "e"], replies.append)  # closed: the slow path
+            assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "f"]) in (3, 4, 5)  # "b", "d" may have run
         finally:
             line.close()
             await client.aclose()

@@ -1,13 +1,13 @@
 """A tick slice's matches publish together (`LiveMatch.publish_phase`): a node that journals them logs a
 slice's batches in one append, one a slice every `send_every` frames, however many matches it holds,
 and no publication waits for another slice's tick. Driven by hand (no clock task): the hub's wake-ups
-in turn, each followed by what the flusher does."""
+in turn (each ends with the owner's fast flush), each followed by what the flusher does."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.cluster.journal import Appending
+from server.cluster.journal import Appended, Appending
 from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.node import Node
 from tests.cluster.conftest import GENEROUS
@@ -28,13 +28,18 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
     hub, shared = node.hub, node.shared
     assert shared is not None
     appends: list[list[str]] = []
-    append_all = ownership.append_all
+    append_all, append_soon = ownership.append_all, ownership.append_soon
 
     async def counted(items: list[Appending]) -> list[Exception | None]:
         appends.append([lease.match_id for lease, _, _ in items])
         return await append_all(items)
 
+    def counted_soon(items: list[Appending], done: Appended) -> bool:
+        appends.append([lease.match_id for lease, _, _ in items])
+        return append_soon(items, done)
+
     ownership.append_all = counted  # type: ignore[method-assign,assignment]
+    ownership.append_soon = counted_soon  # type: ignore[method-assign,assignment]
     send_every = config.match.send_every
     subtick = 0
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.cluster.journal import Appending, Lease
+from server.cluster.journal import Appended, Appending, Lease
 from server.cluster.memory import MemoryBus, MemoryOwnership
 from server.match.live import LiveMatch
 from server.match.owner import Owned
@@ -42,6 +42,13 @@ class FailingOwnership(MemoryOwnership):
     async def append_all(self, items: Sequence[Appending]) -> list[Exception | None]:
         self._check("append")
         return await super().append_all(items)
+
+    def append_soon(self, items: Sequence[Appending], done: Appended) -> bool:
+        if self.down:  # as the line does: the request is written, its reply is the error
+            self.refused["append"] += 1
+            done(RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused."))
+            return True
+        return super().append_soon(items, done)
 
     async def renew_all(self, leases: Sequence[Lease]) -> list[Exception | None]:
         self._check("renew")
