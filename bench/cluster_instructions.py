@@ -162,8 +162,11 @@ async def owner(setup: str, prefix: str, matches: int, frames: int,
             subtick += 1
             clock.now += step
             hub._on_tick(subtick)  # the frame clock's call (a shared node's fast flush at its end)
-            if shared is not None:  # its reply, and what the flusher would do (a new match's lease)
-                shared.drop_lost(await shared.owner.flush(clock.now))
+            if shared is not None:  # its reply, and what the flusher does when woken (leases, snapshots)
+                await shared.owner.settled()
+                if shared._due.is_set():
+                    shared._due.clear()
+                    shared.drop_lost(await shared.owner.flush(clock.now))
         if shared is not None and clock.now - renewed >= renew_every:
             renewed = clock.now
             await shared._renew()

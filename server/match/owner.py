@@ -217,10 +217,7 @@ class MatchOwner:
         """Log and publish every sealed publication (after a fast request still under way, and taking
         the leases of new matches), then write the snapshots due; the matches lost (see the module
         docstring)."""
-        while self._flushing is not None:
-            if self._settled is None:
-                self._settled = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._settled)
+        await self.settled()
         self._flushing = "slow"
         try:
             return await self._flush(now)
@@ -228,6 +225,13 @@ class MatchOwner:
             self._idle()
             if self.pending:  # sealed meanwhile (`flush_soon` left it to this flush's end)
                 self.flush_soon(now)
+
+    async def settled(self) -> None:
+        """Return once no flush is under way (a fast request's reply handled, a `flush` done)."""
+        while self._flushing is not None:
+            if self._settled is None:
+                self._settled = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._settled)
 
     async def _flush(self, now: float) -> list[LiveMatch]:
         lost: list[LiveMatch] = []
