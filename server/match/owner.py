@@ -4,12 +4,16 @@ socket.
 
 - `adopt(live)`: a journaled match this node runs from its start takes its lease and writes its
   header (lazily, in the first `flush`, so making a match stays synchronous).
-- `flush(now)`: every sealed publication of every owned match goes to the journal in one round trip
-  (`Ownership.append_all`) and is published once it is there (`LiveMatch.publish_sealed`): an input
-  is acknowledged only after it is logged. Every `snapshot_every` seconds a match's runner checkpoint
-  is written too. A write refused for its fencing token means another node owns the match now (or its
-  lease lapsed): the match is *lost* and this node must stop serving it (the hub drops it and closes
-  its connections; its clients reconnect to the owner).
+- `flush_soon(now)`, the fast path, at the end of every clock wake-up: the sealed publications of the
+  owned matches go to the journal in one request written at once (`Ownership.append_soon`: no task
+  wakes, nothing is awaited) and are published from its reply's callback (`LiveMatch.publish_sealed`):
+  an input is acknowledged only after it is logged. What it cannot do is `flush(now)`'s, run by the
+  node's flusher task: a new match's lease and header, the snapshots due (every `snapshot_every`
+  seconds a match's runner checkpoint), and the same appends awaited (`append_all`) on a store that
+  cannot write without an `await` (a Redis Cluster's pipeline) or failed the last fast request. A write
+  refused for its fencing token means another node owns the match now (or its lease lapsed): the
+  match is *lost* and this node must stop serving it (the hub drops it and closes its connections;
+  its clients reconnect to the owner).
 - `renew(now)`: every owned lease is renewed; one this node could not renew within `lease_ttl -
   lease_margin` of its last renewal is lost as well, whatever Redis says later (a paused node stops
   on its own clock before another can take over).
@@ -19,7 +23,9 @@ socket.
   the lease for a node that does: so a rolling upgrade moves matches only between nodes that play
   them), and rebuild it (`LiveMatch.resumed`): snapshot, logged inputs, the
   same stream numbers.
-- `finish(live)`: a finished match's journal and lease are dropped once its record is written.
+- `finish(live)`: a finished match's journal and lease are dropped once its record is written (the
+  match is not this node's from then on: a renewal or a snapshot refused meanwhile does not drop it,
+  its delayed spectators' stream plays out).
 """
 
 from __future__ import annotations
@@ -52,27 +58,6 @@ from .settings import MatchSettings, RankedSettings
 log = logging.getLogger("floe.owner")
 
 
-#: What a flush took out of its matches: each match with its sealed publications, in order.
-Taken = list[tuple["Owned", list[Sealed]]]
-
-
-def _taken(pending: Iterable[Owned], owned: dict[str, Owned]) -> tuple[list[Appending], Taken]:
-    """The sealed publications of the pending matches still owned and leased, as one request's items,
-    and which match each came from (taken out of the matches: `_put_back` returns them)."""
-    items: list[Appending] = []
-    taken: Taken = []
-    for one in pending:
-        live, lease = one.live, one.lease
-        sealed = live.sealed
-        if not sealed or lease is None or owned.get(live.id) is not one:
-            continue
-        live.sealed = []
-        for unit in sealed:
-            items.append((lease, unit.seq, unit.data))
-        taken.append((one, sealed))
-    return items, taken
-
-
 def header_of(live: LiveMatch) -> Header:
     """What a match is, for its journal."""
     config, runner = live.config, live.config.runner
@@ -100,6 +85,27 @@ class Owned:
     snapshotted: float = 0.0
     #: The marks of the last batch logged: a snapshot carries them (it replaces that batch for a reader).
     marks: dict[str, int] = field(default_factory=dict)
+
+
+#: What a flush took out of its matches: each match with its sealed publications, in order.
+Taken = list[tuple[Owned, list[Sealed]]]
+
+
+def _taken(pending: Iterable[Owned], owned: dict[str, Owned]) -> tuple[list[Appending], Taken]:
+    """The sealed publications of the pending matches still owned and leased, as one request's items,
+    and which match each came from (taken out of the matches: `_put_back` returns them)."""
+    items: list[Appending] = []
+    taken: Taken = []
+    for one in pending:
+        live, lease = one.live, one.lease
+        sealed = live.sealed
+        if not sealed or lease is None or owned.get(live.id) is not one:
+            continue
+        live.sealed = []
+        for unit in sealed:
+            items.append((lease, unit.seq, unit.data))
+        taken.append((one, sealed))
+    return items, taken
 
 
 class MatchOwner:
