@@ -163,7 +163,8 @@ async def owner(setup: str, prefix: str, matches: int, frames: int,
             clock.now += step
             hub._on_tick(subtick)  # the frame clock's call (a shared node's fast flush at its end)
             if shared is not None:  # its reply, and what the flusher does when woken (leases, snapshots)
-                await shared.owner.settled()
+                if shared.owner.flushing:
+                    await shared.owner.settled()
                 if shared._due.is_set():
                     shared._due.clear()
                     shared.drop_lost(await shared.owner.flush(clock.now))

@@ -232,6 +232,11 @@ class MatchOwner:
             if self.pending:  # sealed meanwhile (`flush_soon` left it to this flush's end)
                 self.flush_soon(now)
 
+    @property
+    def flushing(self) -> bool:
+        """Is a flush under way (a fast request waiting for its reply, or `flush`)?"""
+        return self._flushing is not None
+
     async def settled(self) -> None:
         """Return once no flush is under way (a fast request's reply handled, a `flush` done)."""
         while self._flushing is not None:
@@ -265,6 +270,17 @@ class MatchOwner:
         lost then, its later ones are not published either); note the matches whose last snapshot is
         `snapshot_every` old (a running match seals every `send_every` frames, so each is looked at
         that often)."""
+        every = self.settings.snapshot_every
+        if not any(answers):  # everything logged (the rule): no answer to match up
+            for owned, sealed in taken:
+                live = owned.live
+                for unit in sealed:
+                    live.publish_sealed(unit, now)
+                owned.seq, owned.marks = sealed[-1].seq, sealed[-1].marks
+                self.batches += len(sealed)
+                if now - owned.snapshotted >= every:
+                    self._snapshots[live.id] = owned
+            return
         at = 0
         for owned, sealed in taken:
             refused, at = answers[at:at + len(sealed)], at + len(sealed)
@@ -277,7 +293,7 @@ class MatchOwner:
                 owned.live.publish_sealed(unit, now)
                 self.batches += 1
             else:
-                if now - owned.snapshotted >= self.settings.snapshot_every:
+                if now - owned.snapshotted >= every:
                     self._snapshots[owned.live.id] = owned
 
     def _put_back(self, taken: Taken) -> None:
