@@ -146,7 +146,7 @@ class Batch:
 Appending = tuple[Lease, int, bytes]
 #: What `Ownership.append_soon` calls back with: `append_all`'s answers, or the error that failed the
 #: whole request (the store did not answer, or refused the call itself).
-Appended = Callable[[list[Exception | None] | BaseException], None]
+Appended = Callable[[list[Exception | None] | Exception], None]
 
 
 def appending(lease: Lease, batch: Batch) -> Appending:

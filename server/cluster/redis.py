@@ -392,11 +392,9 @@ class RedisOwnership:
             flat += (lease.match_id, str(lease.token))
         self.round_trips += 1
         args: list[Any] = [self.prefix, self._ms(self.settings.lease_ttl), self._owned,
-                repr(self._clock() + self.settings.lease_ttl), _for_lua(flat)]
-        if self._line is not None:  # the journal's own connection: a redis-py call costs 3 of it
-            refused = await self._line.evalsha(self._renew_many.sha, _RENEW_MANY, args)
-        else:
-            refused = await self._renew_many(keys=[], args=args)
+                           repr(self._clock() + self.settings.lease_ttl), _for_lua(flat)]
+        assert self._line is not None  # one Redis: on the journal's own connection (redis-py's costs 3×)
+        refused = await self._line.evalsha(self._renew_many.sha, _RENEW_MANY, args)
         for index, answer in _refusals(refused):
             try:
                 self._fence_refusal(leases[index], answer)
@@ -475,48 +473,57 @@ class RedisOwnership:
         if self.sharded:
             return await self._append_pipelined(items)
         out: list[Exception | None] = [None] * len(items)
+        for sent, flat in self._calls(items, out):
+            await self._append_many_call(items, sent, flat, out)
+        return out
+
+    def append_soon(self, items: Sequence[Appending], done: Appended) -> bool:
+        """`append_all`'s one script call written on the line now (server/cluster/line.py
+        `evalsha_soon`), on one Redis whose line is open, for at most `APPEND_MANY_ITEMS` items (else
+        False: `append_all`)."""
+        line = self._line
+        if line is None or len(items) > APPEND_MANY_ITEMS:
+            return False
+        out: list[Exception | None] = [None] * len(items)
+        calls = self._calls(items, out)
+        if not calls:  # nothing to send: every item is over the size bound
+            done(out)
+            return True
+        [(sent, flat)] = calls
+        if not line.evalsha_soon(self._append_many.sha, self._append_many_args(flat),
+                                 partial(self._appended_soon, items, sent, out, done)):
+            return False
+        self.round_trips += 1
+        return True
+
+    def _appended_soon(self, items: Sequence[Appending], sent: list[int], out: list[Exception | None],
+                       done: Appended, reply: Any) -> None:
+        if isinstance(reply, Exception):
+            done(reply)
+            return
+        self._refused_items(items, sent, reply, out)
+        done(out)
+
+    def _calls(self, items: Sequence[Appending],
+               out: list[Exception | None]) -> list[tuple[list[int], list[Any]]]:
+        """`_APPEND_MANY`'s calls for `items`: each call's item indexes and their fields, at most
+        `APPEND_MANY_ITEMS` a call; an item over the size bound is not sent (its error into `out`)."""
         most = self.settings.journal_max_batch_bytes
+        calls: list[tuple[list[int], list[Any]]] = []
         sent: list[int] = []
         flat: list[Any] = []
         for index, (lease, seq, data) in enumerate(items):
             if len(data) > most:
                 out[index] = self._too_big(lease, len(data))
                 continue
+            if len(sent) == APPEND_MANY_ITEMS:
+                calls.append((sent, flat))
+                sent, flat = [], []
             sent.append(index)
             flat += (lease.match_id, str(lease.token), seq, data)
-            if len(sent) == APPEND_MANY_ITEMS:
-                await self._append_many_call(items, sent, flat, out)
-                sent, flat = [], []
         if sent:
-            await self._append_many_call(items, sent, flat, out)
-        return out
-
-    def append_soon(self, items: Sequence[Appending], done: Appended) -> bool:
-        """`append_all`'s one script call written on the line now (server/cluster/line.py
-        `evalsha_soon`), on one Redis whose line is open, for at most `APPEND_MANY_ITEMS` items none of
-        which is over the size bound (else False: `append_all`)."""
-        line = self._line
-        if line is None or not items or len(items) > APPEND_MANY_ITEMS:
-            return False
-        most = self.settings.journal_max_batch_bytes
-        flat: list[Any] = []
-        for lease, seq, data in items:
-            if len(data) > most:
-                return False
-            flat += (lease.match_id, str(lease.token), seq, data)
-        if not line.evalsha_soon(self._append_many.sha, self._append_many_args(flat),
-                                 partial(self._appended_soon, items, done)):
-            return False
-        self.round_trips += 1
-        return True
-
-    def _appended_soon(self, items: Sequence[Appending], done: Appended, reply: Any) -> None:
-        if isinstance(reply, BaseException):
-            done(reply)
-            return
-        out: list[Exception | None] = [None] * len(items)
-        self._refused_items(items, range(len(items)), reply, out)
-        done(out)
+            calls.append((sent, flat))
+        return calls
 
     def _append_many_args(self, flat: list[Any]) -> list[Any]:
         return [self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),

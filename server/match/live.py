@@ -133,7 +133,7 @@ class Sealed:
     data: bytes
     advances: list[Advance]
     #: The `input-late` answers to send with it, by seat.
-    late: Sequence[tuple[int, InputLate]]
+    late: list[tuple[int, InputLate]]
     #: The streams after it: players' head `p`, the frame their speculative frames reach `pf`, the
     #: confirmed frame they reach `pc`; spectators' head `s` and confirmed frame `sc`; `o`: 1 once
     #: they count the streams' `over`.
@@ -591,11 +591,7 @@ class LiveMatch:
         runner = self.runner
         assert runner is not None
         advances, self._unpublished = self._unpublished, []
-        late: Sequence[tuple[int, InputLate]] = self._late
-        if late:
-            self._late = []
-        else:
-            late = ()  # not the list itself: later answers go into it
+        late, self._late = self._late, []
         before = self._marks_sealed or self._marks_now()
         # What `_publish` will add to each stream (it runs once the batch is logged): the players' a
         # rewind, every frame, every keyframe; the spectators' every confirmed record (at once, or
@@ -606,15 +602,16 @@ class LiveMatch:
         top = -1
         ended = False
         for out in advances:
-            frames = out.frames
-            players += len(frames) + out.keyframes
-            if out.rewind_to is not None:
-                players += 1
+            frames, items = out.frames, out.confirmed
+            players += len(frames) + (out.rewind_to is not None)
+            for item in items:
+                if isinstance(item, KeyframeRecord):
+                    players += 1
             if frames:
                 speculated = frames[-1].frame + 1
             if out.confirmed_to > top:
                 top = out.confirmed_to
-            newly_confirmed += len(out.confirmed)
+            newly_confirmed += len(items)
             if out.result is not None:
                 ended = True
         confirmed = max(confirmed, top)

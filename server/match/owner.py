@@ -121,7 +121,7 @@ class MatchOwner:
         #: Wakes the flusher (`flush`): what `flush_soon` leaves to it.
         self.on_pending: Callable[[], None] = lambda: None
         #: A fast request failed (the store's error) / matches lost in a fast request's reply.
-        self.on_failed: Callable[[BaseException], None] = lambda error: None
+        self.on_failed: Callable[[Exception], None] = lambda error: None
         self.on_lost: Callable[[list[LiveMatch]], None] = lambda lost: None
         #: The flush under way ("fast": a request `flush_soon` wrote; "slow": `flush`), if any.
         self._flushing: str | None = None
@@ -192,11 +192,11 @@ class MatchOwner:
             self.on_pending()
 
     def _appended(self, taken: Taken, now: float,
-                  answers: list[Exception | None] | BaseException) -> None:
+                  answers: list[Exception | None] | Exception) -> None:
         """A fast request's reply (see `flush_soon`): publish what was logged, and go on."""
         self._idle()
         try:
-            if isinstance(answers, BaseException):
+            if isinstance(answers, Exception):
                 self._put_back(taken)
                 self._fast = False  # the flusher's rounds until the store answers again
                 self.on_failed(answers)
@@ -271,16 +271,6 @@ class MatchOwner:
         `snapshot_every` old (a running match seals every `send_every` frames, so each is looked at
         that often)."""
         every = self.settings.snapshot_every
-        if not any(answers):  # everything logged (the rule): no answer to match up
-            for owned, sealed in taken:
-                live = owned.live
-                for unit in sealed:
-                    live.publish_sealed(unit, now)
-                owned.seq, owned.marks = sealed[-1].seq, sealed[-1].marks
-                self.batches += len(sealed)
-                if now - owned.snapshotted >= every:
-                    self._snapshots[live.id] = owned
-            return
         at = 0
         for owned, sealed in taken:
             refused, at = answers[at:at + len(sealed)], at + len(sealed)

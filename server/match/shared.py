@@ -69,9 +69,9 @@ class SharedMatches:
         """The owner left a flush to the flusher (see the module docstring)."""
         self._due.set()
 
-    def failed(self, error: BaseException) -> None:
+    def failed(self, error: Exception) -> None:
         """The owner's fast request failed (the store did not answer): logged, and the flusher retries."""
-        self._failed("flush", error if isinstance(error, Exception) else RuntimeError(repr(error)))
+        self._failed("flush", error)
         self._due.set()
 
     def start(self) -> None:

@@ -142,9 +142,6 @@ class Advance:
     #: (The runner's own `confirmed` may have moved on by the time they are published: a later
     #: advance's late input confirms frames that this advance's records still show as predicted.)
     confirmed_to: int = 0
-    #: How many of `confirmed` are keyframes (a journaled match counts its stream records when it
-    #: seals a publication: server/match/live.py `_seal`).
-    keyframes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,7 +507,6 @@ class MatchRunner:
             if len(self._bases) > KEPT_KEYFRAME_STATES:
                 del self._bases[next(iter(self._bases))]
         out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum, pending.state))
-        out.keyframes += 1
 
     def _keyframe_due(self, frame: int) -> bool:
         return frame == 0 or (frame + self._keyframe_phase) % self.settings.keyframe_every == 0

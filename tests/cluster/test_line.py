@@ -93,8 +93,9 @@ async def test_a_request_written_at_once_hands_its_reply_or_refusal_to_its_callb
             assert not line.evalsha_soon(sha(SCRIPT), ["k", "a"], replies.append)  # not open yet
             assert replies == []
             assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "a"]) == 1  # opens it, loads the script
-            slow = asyncio.create_task(line.evalsha(sha(SCRIPT), SCRIPT, ["k", "b"]))
-            await asyncio.sleep(0)  # the task has written its request and waits for the reply
+            connection = line._replies
+            assert connection is not None
+            slow = line._send(connection, ("EVALSHA", sha(SCRIPT), 0, "k", "b"))  # written, its reply awaited
             assert line.evalsha_soon(sha(SCRIPT), ["k", "c"], replies.append)
             assert line.evalsha_soon(sha(FAILING), [], replies.append)  # never loaded
             assert line.evalsha_soon(sha(SCRIPT), ["k", "d"], replies.append)
