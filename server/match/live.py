@@ -592,38 +592,30 @@ class LiveMatch:
         assert runner is not None
         advances, self._unpublished = self._unpublished, []
         late, self._late = self._late, []
-        before = self._marks_sealed or self._marks_now()
-        # What `_publish` will add to each stream (it runs once the batch is logged): the players' a
-        # rewind, every frame, every keyframe; the spectators' every confirmed record (at once, or
-        # through the delay); both an `over` with the result.
+        before = self._marks_sealed if self._marks_sealed is not None else self._marks_now()
         players, speculated, confirmed = before["p"], before["pf"], before["pc"]
         watchers, watched, over = before["s"], before["sc"], before["o"]
-        newly_confirmed = 0
-        top = -1
-        ended = False
+        spectators_now = self.spectator_delay <= 0
         for out in advances:
-            frames, items = out.frames, out.confirmed
-            players += len(frames) + (out.rewind_to is not None)
+            items = out.confirmed
+            players += (out.rewind_to is not None) + len(out.frames)
             for item in items:
                 if isinstance(item, KeyframeRecord):
                     players += 1
-            if frames:
-                speculated = frames[-1].frame + 1
-            if out.confirmed_to > top:
-                top = out.confirmed_to
-            newly_confirmed += len(items)
+            if out.frames:
+                speculated = out.frames[-1].frame + 1
+            if out.confirmed_to > confirmed:
+                confirmed = out.confirmed_to
+            if spectators_now:
+                watchers += len(items)
+                if out.confirmed_to > watched:
+                    watched = out.confirmed_to
             if out.result is not None:
-                ended = True
-        confirmed = max(confirmed, top)
-        spectators_now = self.spectator_delay <= 0
-        if spectators_now:
-            watchers += newly_confirmed + ended
-            watched = max(watched, top)
-        else:  # the delayed stream goes out later: what it has sent now
+                players += 1
+                watchers += spectators_now
+                over = 1
+        if not spectators_now:  # the delayed stream goes out later: what it has sent now
             watchers, watched = self.spectators.head, self._watched_confirmed
-        if ended:
-            players += 1
-            over = 1
         marks = {"p": players, "pf": speculated, "pc": confirmed, "s": watchers, "sc": watched, "o": over}
         self._marks_sealed = marks
         self.last_seq = seq = self.last_seq + 1
