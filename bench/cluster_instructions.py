@@ -12,10 +12,11 @@ driver calls the hub's tick itself, `--frames` times, on a clock of its own that
 tick (so every wall-clock cadence of the node, status, lease renewal, snapshots, the relay's
 `follow_ttl`, falls on the same frames in every run; nothing waits on wall time). It awaits what the
 node's background tasks would do: after each of a frame's `tick_slices` wake-ups the reply of the
-journal request the wake-up wrote (`MatchOwner.flush_soon`: each slice's seals go in their own round
-trip and are published from its reply, as on a node whose Redis answers within a slice) and the
-flusher's work (a new match's lease, the snapshots due), every `lease_renew_every` of its clock the
-lease renewal, and the publisher's queue drained once a frame.
+journal request the wake-up wrote, if it wrote one (`MatchOwner.flush_soon`: a publishing group's
+seals, `journal_slices` neighbouring slices', go in one round trip after the group's last wake-up and
+are published from its reply, as on a node whose Redis answers within a slice) and the flusher's work
+(a new match's lease, the snapshots due), every `lease_renew_every` of its clock the lease renewal,
+and the publisher's queue drained once a frame.
 
 - `lone`: the node on the embedded store (no lease, no journal, no bus);
 - `embedded-journal`: its matches shared on the embedded ownership (journal mode: every publication

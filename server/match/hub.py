@@ -11,8 +11,10 @@ One `FrameClock` task calls `_on_tick`, which ticks matches in turn; it never aw
 its slice, so its frames stay 1/60 s apart): the loop does the work of a frame in several short
 callbacks instead of one long one, and sockets get in between, so no wake-up waits behind a whole
 frame's simulation. A match
-publishes on the ticks of its slice's phase (`LiveMatch.publish_phase`): a slice's matches publish
-together, so a node that journals them logs a slice's batches in one round trip. A match
+publishes on the ticks of its slice's phase (`LiveMatch.publish_phase`): the matches of a group of
+`journal_slices` neighbouring slices publish on the same tick, and the hooks `after_group` run after
+the wake-up that ticked a group's last slice, so a node that journals them logs a group's batches in
+one round trip (server/match/owner.py `flush_soon`). A match
 whose tick raises is cancelled (its players get an `internal` error) and the others go on. Writes to
 the store happen in background tasks, so a slow store never stalls the loop; each finished match is
 written once.
@@ -88,6 +90,8 @@ class Hub:
         self.background = background if background is not None else Background()
         self.matches: dict[str, LiveMatch] = {}
         self.slices = settings.tick_slices
+        #: Neighbouring slices that publish on the same tick (see the module docstring).
+        self.group = min(settings.journal_slices, self.slices)
         #: The matches of each slice (a new match joins the emptiest).
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
@@ -102,9 +106,10 @@ class Hub:
         #: The peers' hooks: each clock wake-up (with the monotonic time), a match forgotten, an invited
         #: guest's seat given back, a finished match before its write and after its record is kept.
         self.on_tick: list[Callable[[float], None]] = []
-        #: After each clock wake-up's matches ticked (with the same time): a shared node's journal
-        #: writes what they sealed (server/match/owner.py `flush_soon`).
-        self.after_tick: list[Callable[[float], None]] = []
+        #: After a clock wake-up that ticked the last slice of a publishing group (with the same time):
+        #: a shared node's journal writes what the group's matches sealed (server/match/owner.py
+        #: `flush_soon`).
+        self.after_group: list[Callable[[float], None]] = []
         #: A match made here, before it is hosted (shared matches are journaled: server/match/sharing.py).
         self.on_new: list[Callable[[LiveMatch], None]] = []
         #: A match hosted here from now on (made here or taken over: its relay to other nodes listens).
@@ -143,12 +148,15 @@ class Hub:
             listener(now)
         first = max(self._last_subtick + 1, subtick - self.slices + 1)
         self._last_subtick = subtick
+        closed = False
         for due in range(first, subtick + 1):
-            tick = due // self.slices
-            for live in list(self._slices[due % self.slices].values()):
+            tick, index = divmod(due, self.slices)
+            for live in list(self._slices[index].values()):
                 self._tick_match(live, tick, now)
-        for after in self.after_tick:
-            after(now)
+            closed = closed or index % self.group == self.group - 1 or index == self.slices - 1
+        if closed:
+            for after in self.after_group:
+                after(now)
 
     def _tick_match(self, live: LiveMatch, tick: int, now: float) -> None:
         before = live.runner.match.frame if live.runner is not None else 0
@@ -279,7 +287,7 @@ class Hub:
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
         self._slices[index][live.id] = live
         self._slice_of[live.id] = index
-        live.publish_phase = index
+        live.publish_phase = index // self.group
         for hosted in self.on_host:
             hosted(live)
 

@@ -235,10 +235,11 @@ class LiveMatch:
         #: Spectators other nodes serve (their last `Follow`s, server/match/relay.py).
         self.remote_spectators = 0
         #: The node's ticks this match publishes on: those where `(tick + publish_phase) % send_every`
-        #: is 0. The hub gives every match of one tick slice the same phase (its slice's index), so a
-        #: slice's matches publish on the same wake-up and a journaled node logs them in one round trip
-        #: (one a slice every `send_every` frames, whatever the number of matches), and the slices take
-        #: turns: the publishing work is spread over the frames.
+        #: is 0. The hub gives every match of a group of `journal_slices` neighbouring tick slices the
+        #: same phase (the group's index), so a group's matches publish on the same tick and a journaled
+        #: node logs them in one round trip after the group's last slice (one a group every
+        #: `send_every` frames, whatever the number of matches), and the groups take turns: the
+        #: publishing work is spread over the frames.
         self.publish_phase = 0
         #: Journal mode (see the module docstring): sealed publications not yet published, the
         #: `input-late` answers waiting for the next seal, and the marks after the last one sealed.

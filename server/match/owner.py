@@ -4,9 +4,10 @@ socket.
 
 - `adopt(live)`: a journaled match this node runs from its start takes its lease and writes its
   header (lazily, in the first `flush`, so making a match stays synchronous).
-- `flush_soon(now)`, the fast path, at the end of every clock wake-up: the sealed publications of the
-  owned matches go to the journal in one request written at once (`Ownership.append_soon`: no task
-  wakes, nothing is awaited) and are published from its reply's callback (`LiveMatch.publish_sealed`):
+- `flush_soon(now)`, the fast path, after the clock wake-up that ticked a publishing group's last
+  slice (server/match/hub.py; `journal_slices`): the sealed publications of the owned matches go to
+  the journal in one request written at once (`Ownership.append_soon`: no task wakes, nothing is
+  awaited) and are published from its reply's callback (`LiveMatch.publish_sealed`):
   an input is acknowledged only after it is logged. What it cannot do is `flush(now)`'s, run by the
   node's flusher task: a new match's lease and header, the snapshots due (every `snapshot_every`
   seconds a match's runner checkpoint), and the same appends awaited (`append_all`) on a store that
@@ -129,6 +130,8 @@ class MatchOwner:
         self._settled: asyncio.Future[None] | None = None
         #: Whether `flush_soon` may write (not after a failed request, until a `flush` went through).
         self._fast = True
+        #: `flush_soon` was called while a flush was under way: that flush's end writes what is pending.
+        self._owed = False
         #: Matches whose snapshot is due (written by the next `flush`).
         self._snapshots: dict[str, Owned] = {}
         #: Set when the node stops sharing: `flush_soon` writes nothing more.
@@ -153,8 +156,8 @@ class MatchOwner:
             self._sealed(owned)
 
     def _sealed(self, owned: Owned) -> None:
-        """`owned` sealed a publication (its `on_sealed`, every `send_every` frames): `flush_soon`, at
-        the end of the clock's wake-up, logs it."""
+        """`owned` sealed a publication (its `on_sealed`, every `send_every` frames): `flush_soon`, after
+        the wake-up that ends its publishing group, logs it."""
         match_id = owned.live.id
         if self.owned.get(match_id) is owned:
             self.pending[match_id] = owned
@@ -169,14 +172,19 @@ class MatchOwner:
         return True
 
     def flush_soon(self, now: float) -> None:
-        """The fast path, run at the end of every clock wake-up: the pending publications' batches
-        written now in one request (`Ownership.append_soon`: no task, nothing awaited) and published
-        from its reply's callback, then the next pending ones. Left to `flush` (`on_pending` wakes the
-        flusher) when a match has no lease yet or the store cannot (or failed the last fast request);
-        nothing is done while a flush is under way (its end looks at what is pending). Snapshots due
-        are written by `flush` too (the reply wakes the flusher for them)."""
-        if not self.pending or self._flushing is not None or self.stopped:
+        """The fast path, run after the clock wake-up that ticked a publishing group's last slice
+        (`Hub.after_group`): the pending publications' batches written now in one request
+        (`Ownership.append_soon`: no task, nothing awaited) and published from its reply's callback.
+        Left to `flush` (`on_pending` wakes the flusher) when a match has no lease yet or the store
+        cannot (or failed the last fast request); while a flush is under way it is owed, and that
+        flush's end writes what is pending then. Snapshots due are written by `flush` too (the reply
+        wakes the flusher for them)."""
+        if not self.pending or self.stopped:
             return
+        if self._flushing is not None:
+            self._owed = True
+            return
+        self._owed = False
         pending = self.pending
         if not self._fast or any(owned.lease is None for owned in pending.values()):
             self.on_pending()
@@ -207,7 +215,7 @@ class MatchOwner:
                 self.on_lost(lost)
             if self._snapshots:
                 self.on_pending()
-            elif self.pending:
+            elif self._owed:
                 self.flush_soon(now)
         except Exception as error:  # noqa: BLE001 - called from the store's read callback: never raise there
             log_event(log, logging.ERROR, "owner.publish-failed", exc_info=True, why=repr(error))
@@ -229,7 +237,7 @@ class MatchOwner:
             return await self._flush(now)
         finally:
             self._idle()
-            if self.pending:  # sealed meanwhile (`flush_soon` left it to this flush's end)
+            if self._owed:  # a group's seals came meanwhile (`flush_soon` left them to this flush's end)
                 self.flush_soon(now)
 
     @property

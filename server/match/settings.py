@@ -42,6 +42,13 @@ class MatchSettings:
     #: The streams go out every this many ticks, each connection's records in one websocket message:
     #: half the messages of one per frame, for at most one frame more of display latency.
     send_every: int = 2
+    #: A node that journals its matches (on a shared store) logs the publications of this many
+    #: neighbouring tick slices in one round trip to the store: they publish on the same tick, and the
+    #: append goes out after the last of them. 1 is one append a slice (120 a second at 60 frames and
+    #: 4 slices); 2 halves them, for one slice interval (1/240 s at 60 × 4) more before the first
+    #: slice's publications go out (bench/README.md, `cluster_cpu`). Capped at `tick_slices`; a node
+    #: that journals nothing publishes each slice at once whatever this says.
+    journal_slices: int = 2
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
     #: Seconds a dropped player may take to come back before the seat forfeits.
@@ -69,6 +76,8 @@ class MatchSettings:
     status_every: float = 2.0
 
     def __post_init__(self) -> None:
+        if self.journal_slices < 1:
+            raise ValueError(f"journal_slices must be at least 1, not {self.journal_slices!r}")
         if self.match_config is None:
             object.__setattr__(self, "match_config", self.ruleset.default_config())
 

@@ -1,7 +1,9 @@
-"""A tick slice's matches publish together (`LiveMatch.publish_phase`): a node that journals them logs a
-slice's batches in one append, one a slice every `send_every` frames, however many matches it holds,
-and no publication waits for another slice's tick. Driven by hand (no clock task): the hub's wake-ups
-in turn (each ends with the owner's fast flush), each followed by what the flusher does."""
+"""A publishing group's matches publish together (`LiveMatch.publish_phase`, `journal_slices`
+neighbouring tick slices): a node that journals them logs a group's batches in one append after the
+group's last slice, one a group every `send_every` frames, however many matches it holds, and no
+publication waits past its group's last wake-up. Driven by hand (no clock task): the hub's wake-ups
+in turn (a group's last ends with the owner's fast flush), each followed by its reply and, when the
+owner woke it, what the flusher does."""
 
 from __future__ import annotations
 
@@ -41,6 +43,9 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
     ownership.append_all = counted  # type: ignore[method-assign,assignment]
     ownership.append_soon = counted_soon  # type: ignore[method-assign,assignment]
     send_every = config.match.send_every
+    group = hub.group
+    assert group == min(config.match.journal_slices, hub.slices) and group > 1  # the default groups slices
+    groups = -(-hub.slices // group)
     subtick = 0
 
     async def frame() -> None:
@@ -48,26 +53,54 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
         for _ in range(hub.slices):
             subtick += 1
             clock.now += 1 / (config.match.pace * hub.slices)
-            hub._on_tick(subtick)  # the frame clock's call
             before = len(appends)
-            await shared.owner.flush(clock.now)
-            assert all(not live.sealed for live in lives), "a sealed publication waited past its own tick"
-            assert len(appends) - before <= 1  # a wake-up's seals: one append at most
+            hub._on_tick(subtick)  # the frame clock's call
+            index = subtick % hub.slices
+            closed = index % group == group - 1 or index == hub.slices - 1
+            assert len(appends) - before <= (1 if closed else 0)  # one append a group, after its last slice
+            await shared.owner.settled()  # the fast request's reply
+            if shared._due.is_set():  # what the flusher does when woken (a new match's lease, snapshots)
+                shared._due.clear()
+                await shared.owner.flush(clock.now)
+            if closed:
+                assert all(not live.sealed for live in lives if live.publish_phase == index // group), \
+                    "a sealed publication waited past its group's last wake-up"
 
     # Half the matches start a frame after the others: by their own frame counts they would publish
-    # on the other frames, two appends a slice where one does.
+    # on the other frames, two appends a group where one does.
     lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(MATCHES // 2)]
     await frame()
     lives += [hub.create_bot_duel("lazy", "lazy") for _ in range(MATCHES // 2)]
-    slice_of = {live.id: live.publish_phase for live in lives}
-    assert sorted(slice_of.values()) == sorted(i % hub.slices for i in range(MATCHES))
+    group_of = {live.id: live.publish_phase for live in lives}
+    assert sorted(group_of.values()) == sorted((i % hub.slices) // group for i in range(MATCHES))
     assert len({live.start_tick for live in lives}) == 2
     for _ in range(FRAMES - 1):
         await frame()
-    running = [ids for ids in appends if len(ids) == MATCHES // hub.slices]
-    assert all(len({slice_of[match] for match in ids}) == 1 for ids in appends), "one slice per append"
-    # Once every match runs: one append a slice every `send_every` frames, each with the slice's matches.
-    assert len(running) >= (FRAMES - 5) * hub.slices // send_every
-    assert len(appends) <= FRAMES * hub.slices // send_every + hub.slices
+    running = [ids for ids in appends if len(ids) == MATCHES // groups]
+    assert all(len({group_of[match] for match in ids}) == 1 for ids in appends), "one group per append"
+    # Once every match runs: one append a group every `send_every` frames, each with the group's matches.
+    assert len(running) >= (FRAMES - 5) * groups // send_every
+    assert len(appends) <= FRAMES * groups // send_every + groups + 2
     assert {live.id for live in lives} == {match for ids in appends for match in ids}
     assert all(live.runner is not None and live.current_frame() >= FRAMES - 3 for live in lives)
+
+
+async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
+    """`journal_slices=1`: an append a slice, right after its wake-up (no publication waits)."""
+    config = fast_config(journal_slices=1).override(cluster=GENEROUS)
+    clock = FixedClock()
+    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
+    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
+    hub, shared = node.hub, node.shared
+    assert shared is not None and hub.group == 1
+    lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(hub.slices)]
+    assert sorted(live.publish_phase for live in lives) == list(range(hub.slices))
+    for subtick in range(1, hub.slices * 20 + 1):
+        clock.now += 1 / (config.match.pace * hub.slices)
+        hub._on_tick(subtick)
+        await shared.owner.settled()
+        if shared._due.is_set():
+            shared._due.clear()
+            await shared.owner.flush(clock.now)
+        assert all(not live.sealed for live in lives), "a sealed publication waited past its own wake-up"
+    assert all(live.runner is not None and live.current_frame() >= 15 for live in lives)
