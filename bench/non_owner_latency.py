@@ -1,6 +1,7 @@
 """What a non-owning node adds to a player's latency (issue 20): `python -m bench.non_owner_latency`.
 
     python -m bench.non_owner_latency [--matches 10] [--seconds 20] [--redis redis://127.0.0.1:6379/0]
+    python -m bench.non_owner_latency --set journal_slices=1      # a server setting for both nodes
 
 Two nodes (server/node.py: hubs, frame clocks at the default 60 Hz, relays and followers) in this one
 process, on the Redis at `--redis` (their ownership and their bus: Redis pub/sub; a fresh key prefix,
@@ -96,11 +97,12 @@ def percentiles(values: list[float]) -> dict[str, float]:
             "p99": 1000 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], "max": 1000 * ordered[-1]}
 
 
-async def run(matches: int, seconds: float, url: str) -> dict[str, Any]:
+async def run(matches: int, seconds: float, url: str,
+              overrides: dict[str, int] | None = None) -> dict[str, Any]:
     prefix = f"floe-bench:{uuid.uuid4().hex[:12]}:"
     settings = ClusterSettings()
     config = ServerConfig().override(secret=b"bench-secret-0123456789abcdef", cluster=settings,
-                                     tune_gc=False).with_time_limit(seconds)
+                                     tune_gc=False, **(overrides or {})).with_time_limit(seconds)
     store = MemoryStore()
     nodes = [Node(config, store, ownership=RedisOwnership(connect(url), prefix, settings),
                   bus=RedisBus(connect(url), prefix, settings)) for _ in range(2)]
@@ -153,9 +155,13 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
+                        help="a whole-number server setting for both nodes (e.g. journal_slices=1)")
     args = parser.parse_args()
-    result = asyncio.run(run(args.matches, args.seconds, args.redis))
-    print(f"{args.matches} matches x {args.seconds:g} s, seat 0 on B (follower), seat 1 on A (owner)")
+    overrides = {name: int(value) for name, value in (item.split("=", 1) for item in args.set)}
+    result = asyncio.run(run(args.matches, args.seconds, args.redis, overrides))
+    print(f"{args.matches} matches x {args.seconds:g} s, seat 0 on B (follower), seat 1 on A (owner)"
+          + (f", {', '.join(args.set)}" if args.set else ""))
     print(f"{'client on':<14} {'inputs':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for name in ("A (owner)", "B (follower)"):
         row = result[name]

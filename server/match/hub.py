@@ -91,7 +91,7 @@ class Hub:
         self.matches: dict[str, LiveMatch] = {}
         self.slices = settings.tick_slices
         #: Neighbouring slices that publish on the same tick (see the module docstring).
-        self.group = min(settings.journal_slices, self.slices)
+        self.group_slices = min(settings.journal_slices, self.slices)
         #: The matches of each slice (a new match joins the emptiest).
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
@@ -153,7 +153,8 @@ class Hub:
             tick, index = divmod(due, self.slices)
             for live in list(self._slices[index].values()):
                 self._tick_match(live, tick, now)
-            closed = closed or index % self.group == self.group - 1 or index == self.slices - 1
+            last = index % self.group_slices == self.group_slices - 1 or index == self.slices - 1
+            closed = closed or last
         if closed:
             for after in self.after_group:
                 after(now)
@@ -287,7 +288,7 @@ class Hub:
         index = min(range(self.slices), key=lambda i: len(self._slices[i]))
         self._slices[index][live.id] = live
         self._slice_of[live.id] = index
-        live.publish_phase = index // self.group
+        live.publish_phase = index // self.group_slices
         for hosted in self.on_host:
             hosted(live)
 

@@ -43,7 +43,7 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
     ownership.append_all = counted  # type: ignore[method-assign,assignment]
     ownership.append_soon = counted_soon  # type: ignore[method-assign,assignment]
     send_every = config.match.send_every
-    group = hub.group
+    group = hub.group_slices
     assert group == min(config.match.journal_slices, hub.slices) and group > 1  # the default groups slices
     groups = -(-hub.slices // group)
     subtick = 0
@@ -92,7 +92,7 @@ async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
     ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
     node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
     hub, shared = node.hub, node.shared
-    assert shared is not None and hub.group == 1
+    assert shared is not None and hub.group_slices == 1
     lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(hub.slices)]
     assert sorted(live.publish_phase for live in lives) == list(range(hub.slices))
     for subtick in range(1, hub.slices * 20 + 1):
