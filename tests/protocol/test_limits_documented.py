@@ -17,7 +17,8 @@ README = Path(__file__).resolve().parents[2] / "protocol" / "README.md"
 #: Settings that are not bounds: what is played, how the loop is paced, where things are kept, and the
 #: groups whose own fields are listed (`limits.`, `runner.`, `queue.`, `cluster.`).
 NOT_BOUNDS = frozenset({
-    "frame_rate", "input_delay", "tick_slices", "input_batch", "send_every", "ruleset", "match_config",
+    "frame_rate", "input_delay", "tick_slices", "journal_slices", "input_batch", "send_every", "ruleset",
+    "match_config",
     "max_catch_up", "verify_pool", "daily_ruleset", "secret", "redis_url", "redis_prefix", "tune_gc",
     "runner", "limits", "queue", "ranked_recovery_every", "ranked_stale_after", "web_root", "host", "port",
     "node_name", "cluster",
