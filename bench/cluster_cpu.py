@@ -24,8 +24,9 @@ on these shared VMs a node's CPU per match-second moves by ±20 % from one minut
   publication sealed, logged in memory and published after it, snapshots; no socket): what journal
   mode costs without a round trip.
 
-A child's own figures (its JSON line) also give the kernel's share of its CPU time and the store's
-requests a second (`--child redis`). Printed: each round's figures and the ratios `redis / lone` and
+A child's own figures (its JSON line) also give the kernel's share of its CPU time, the store's
+requests a second and how long publications waited for the journal (p50, p99: `/health`'s
+`journal.wait_ms`) (`--child redis`). Printed: each round's figures and the ratios `redis / lone` and
 `pair / lone`, then the median ratio over the rounds with its spread (min–max). Issue 20's target: a
 node of a two-node cluster ≤ 1.1× a lone node's CPU per match-second. The Redis is the machine's (a
 prefix of each child's own, deleted).
@@ -84,6 +85,7 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
         # Matches this node no longer hosts (a lease lost on a loaded machine; a pair's other node or
         # this one's scan takes them over): their frames are in `hosted_match_seconds`, not above.
         lost = sum(node.hub.matches.get(live.id) is not live for live in lives)
+        waits = node.stats().get("journal", {}).get("wait_ms", {})
     finally:
         await node.stop()
     match_seconds = (frames1 - frames0) / FRAME_HZ_OF_MATCH
@@ -93,7 +95,9 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
             # The kernel's share (sockets: on these VMs a loopback round trip costs about as much in
             # the kernel as in Python) and the store's requests a second (the journal's, leases', scans').
             "system_share": (times1.system - times0.system) / max(cpu1 - cpu0, 1e-9),
-            "round_trips_per_s": (trips1 - trips0) / max(wall1 - wall0, 1e-9)}
+            "round_trips_per_s": (trips1 - trips0) / max(wall1 - wall0, 1e-9),
+            # How long publications waited for the journal (the owner's window of its last requests).
+            "journal_wait_p50_ms": waits.get("p50", 0.0), "journal_wait_p99_ms": waits.get("p99", 0.0)}
 
 
 def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:

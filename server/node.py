@@ -247,5 +247,8 @@ class Node:
 
     def stats(self) -> dict[str, Any]:
         """Numbers for /health and the benchmark."""
-        return {**self.hub.stats(), "connections": self.dispatcher.connections,
-                "websockets_served": self.dispatcher.websockets_served}
+        stats = {**self.hub.stats(), "connections": self.dispatcher.connections,
+                 "websockets_served": self.dispatcher.websockets_served}
+        if self.shared is not None:  # its matches journaled: what the journal logged and made wait
+            stats["journal"] = self.shared.owner.stats()
+        return stats

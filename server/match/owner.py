@@ -33,9 +33,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any
 
 from rules.registry import lookup
 from rules.ruleset import Bot, seat_seed
@@ -53,10 +55,15 @@ from ..cluster.journal import (
 from ..cluster.settings import ClusterSettings
 from ..logs import log_event
 from ..netcode.runner import MatchRunner, RunnerSettings
+from .histogram import WindowHistogram
 from .live import Finished, LiveMatch, Sealed
 from .settings import MatchSettings, RankedSettings
 
 log = logging.getLogger("floe.owner")
+
+#: Requests whose wait for the journal `stats` reports percentiles of (the newest; at 60 a second, the
+#: last 10 s).
+WAIT_SAMPLES = 600
 
 
 def header_of(live: LiveMatch) -> Header:
@@ -112,10 +119,13 @@ def _taken(pending: Iterable[Owned], owned: dict[str, Owned]) -> tuple[list[Appe
 class MatchOwner:
     """The leases and journals of one node's shared matches (see the module docstring)."""
 
-    def __init__(self, ownership: Ownership, node: str, settings: ClusterSettings) -> None:
+    def __init__(self, ownership: Ownership, node: str, settings: ClusterSettings,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.ownership = ownership
         self.node = node
         self.settings = settings
+        #: The node's monotonic clock (seconds): how long publications wait for the journal.
+        self.clock = clock
         self.owned: dict[str, Owned] = {}
         #: Owned matches that sealed a publication since the last flush (only those are looked at).
         self.pending: dict[str, Owned] = {}
@@ -136,6 +146,10 @@ class MatchOwner:
         self._snapshots: dict[str, Owned] = {}
         #: Set when the node stops sharing: `flush_soon` writes nothing more.
         self.stopped = False
+        #: When the oldest pending publication was sealed, and the last `WAIT_SAMPLES` waits from a
+        #: request's oldest seal to its publication (seconds: `stats`, on /health).
+        self._pending_since = 0.0
+        self.waits = WindowHistogram(WAIT_SAMPLES)
         #: Counters for stats and tests.
         self.batches = 0
         self.snapshots = 0
@@ -160,6 +174,8 @@ class MatchOwner:
         the wake-up that ends its publishing group, logs it."""
         match_id = owned.live.id
         if self.owned.get(match_id) is owned:
+            if not self.pending:
+                self._pending_since = self.clock()
             self.pending[match_id] = owned
 
     async def _lease(self, owned: Owned, now: float) -> bool:
@@ -194,23 +210,25 @@ class MatchOwner:
         if not items:
             return
         self._flushing = "fast"
-        if not self.ownership.append_soon(items, partial(self._appended, taken, now)):
+        since = self._pending_since
+        if not self.ownership.append_soon(items, partial(self._appended, taken, now, since)):
             self._flushing = None
-            self._put_back(taken)
+            self._put_back(taken, since)
             self.on_pending()
 
-    def _appended(self, taken: Taken, now: float,
+    def _appended(self, taken: Taken, now: float, since: float,
                   answers: list[Exception | None] | Exception) -> None:
         """A fast request's reply (see `flush_soon`): publish what was logged, and go on."""
         self._idle()
         try:
             if isinstance(answers, Exception):
-                self._put_back(taken)
+                self._put_back(taken, since)
                 self._fast = False  # the flusher's rounds until the store answers again
                 self.on_failed(answers)
                 return
             lost: list[LiveMatch] = []
             self._settle(taken, answers, now, lost)
+            self.waits.add(self.clock() - since)
             if lost:
                 self.on_lost(lost)
             if self._snapshots:
@@ -254,7 +272,7 @@ class MatchOwner:
 
     async def _flush(self, now: float) -> list[LiveMatch]:
         lost: list[LiveMatch] = []
-        pending, self.pending = self.pending, {}
+        pending, self.pending, since = self.pending, {}, self._pending_since
         for owned in pending.values():
             if (owned.lease is None and self.owned.get(owned.live.id) is owned and owned.live.sealed
                     and not await self._lease(owned, now)):
@@ -263,10 +281,12 @@ class MatchOwner:
         try:
             answers = await self.ownership.append_all(items) if items else []
         except BaseException:
-            self._put_back(taken)
+            self._put_back(taken, since)
             raise
         self._fast = True
         self._settle(taken, answers, now, lost)
+        if taken:
+            self.waits.add(self.clock() - since)
         due, self._snapshots = self._snapshots, {}
         for owned in due.values():
             await self._snapshot(owned, now, lost)
@@ -294,11 +314,23 @@ class MatchOwner:
                 if now - owned.snapshotted >= every:
                     self._snapshots[owned.live.id] = owned
 
-    def _put_back(self, taken: Taken) -> None:
+    def stats(self) -> dict[str, Any]:
+        """Numbers for /health: the batches logged, snapshots written and matches taken over, and how
+        long publications waited for the journal (from a request's oldest seal to its publication:
+        the publishing group's spread, `journal_slices`, and the store's round trip)."""
+        return {"batches": self.batches, "snapshots": self.snapshots, "taken_over": self.taken_over,
+                "wait_ms": {"p50": round(self.waits.percentile(0.50) * 1000, 3),
+                            "p99": round(self.waits.percentile(0.99) * 1000, 3),
+                            "max": round(self.waits.percentile(1.0) * 1000, 3),
+                            "samples": len(self.waits)}}
+
+    def _put_back(self, taken: Taken, since: float) -> None:
         """The store did not answer a flush: nothing of it was published, so its publications go back,
         in order and before any sealed since, to be logged (with the same numbers) and published by the
-        next flush. (Had the store logged them and only the answer been lost, the next flush's batches
-        are refused as out of order and the match moves to a node that restores it from the journal.)"""
+        next flush (their wait counted from `since`, when the oldest was sealed). (Had the store logged
+        them and only the answer been lost, the next flush's batches are refused as out of order and
+        the match moves to a node that restores it from the journal.)"""
+        self._pending_since = min(since, self._pending_since) if self.pending else since
         for owned, sealed in taken:
             owned.live.sealed[:0] = sealed
             if self.owned.get(owned.live.id) is owned:

@@ -34,7 +34,7 @@ log = logging.getLogger("floe.sharing")
 
 def share_matches(hub: Hub, ownership: Ownership, node: str, settings: ClusterSettings) -> SharedMatches:
     """Make `hub`'s matches shared (see the module docstring); start the result after the hub."""
-    owner = MatchOwner(ownership, node, settings)
+    owner = MatchOwner(ownership, node, settings, clock=hub.now)
     shared = SharedMatches(owner, settings, hub.settings, hub.now, lambda: hub._last_subtick // hub.slices,
                            hub.host, hub.forget, hub._finished, lambda match_id: match_id in hub.matches,
                            hub.ranked_rules, hub.min_play_frames)

@@ -83,6 +83,12 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
     assert len(appends) <= FRAMES * groups // send_every + groups + 2
     assert {live.id for live in lives} == {match for ids in appends for match in ids}
     assert all(live.runner is not None and live.current_frame() >= FRAMES - 3 for live in lives)
+    # What that costs, on /health: a group's first slice's publications wait one slice interval (the
+    # embedded ownership answers at once), its last slice's none.
+    interval_ms = 1000 / (config.match.pace * hub.slices)
+    wait = node.stats()["journal"]["wait_ms"]
+    assert wait["samples"] >= len(running)
+    assert interval_ms <= wait["p50"] <= wait["max"] <= interval_ms + 0.1
 
 
 async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
@@ -104,3 +110,5 @@ async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
             await shared.owner.flush(clock.now)
         assert all(not live.sealed for live in lives), "a sealed publication waited past its own wake-up"
     assert all(live.runner is not None and live.current_frame() >= 15 for live in lives)
+    wait = node.stats()["journal"]["wait_ms"]
+    assert wait["samples"] > 0 and wait["max"] <= 0.1  # published within its own wake-up
