@@ -196,6 +196,7 @@ class MatchOwner:
         flush's end writes what is pending then. Snapshots due are written by `flush` too (the reply
         wakes the flusher for them)."""
         if not self.pending or self.stopped:
+            self._owed = False
             return
         if self._flushing is not None:
             self._owed = True
@@ -273,6 +274,7 @@ class MatchOwner:
     async def _flush(self, now: float) -> list[LiveMatch]:
         lost: list[LiveMatch] = []
         pending, self.pending, since = self.pending, {}, self._pending_since
+        self._owed = False  # what a group's end left to this flush is in it
         for owned in pending.values():
             if (owned.lease is None and self.owned.get(owned.live.id) is owned and owned.live.sealed
                     and not await self._lease(owned, now)):

@@ -7,6 +7,9 @@ owner woke it, what the flusher does."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import pytest
 
 from server.cluster.journal import Appended, Appending
@@ -112,3 +115,50 @@ async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
     assert all(live.runner is not None and live.current_frame() >= 15 for live in lives)
     wait = node.stats()["journal"]["wait_ms"]
     assert wait["samples"] > 0 and wait["max"] <= 0.1  # published within its own wake-up
+
+
+async def test_a_group_that_ends_while_a_request_is_out_goes_in_the_next_one_after_its_reply() -> None:
+    """The store's reply comes late (held by the test): the next group's end writes nothing while the
+    request is out, its seals wait, and the reply's handling writes them in one request."""
+    config = fast_config().override(cluster=GENEROUS)
+    clock = FixedClock()
+    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
+    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
+    hub, shared = node.hub, node.shared
+    assert shared is not None and hub.group_slices == 2
+    out: list[tuple[list[str], Callable[[], bool]]] = []
+    append_soon = ownership.append_soon
+
+    def held(items: list[Appending], done: Appended) -> bool:
+        out.append(([lease.match_id for lease, _, _ in items], partial(append_soon, items, done)))
+        return True  # written; its reply waits for the test
+
+    ownership.append_soon = held  # type: ignore[method-assign,assignment]
+    lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(hub.slices)]
+    group_of = {live.id: live.publish_phase for live in lives}
+    subtick = 0
+
+    async def wake_up() -> None:
+        nonlocal subtick
+        subtick += 1
+        clock.now += 1 / (config.match.pace * hub.slices)
+        hub._on_tick(subtick)
+        if shared._due.is_set() and not shared.owner.flushing:  # a new match's lease (the slow path)
+            shared._due.clear()
+            await shared.owner.flush(clock.now)
+
+    while not out:  # the first fast request, its reply held
+        await wake_up()
+    first_ids, reply = out[0]
+    (first_group,) = {group_of[match] for match in first_ids}
+    waiting = [live for live in lives if group_of[live.id] != first_group]
+    while not all(live.sealed for live in waiting):  # the other group sealed, its end came and went
+        await wake_up()
+    await wake_up()
+    await wake_up()
+    assert len(out) == 1, "a request was written while one was out"
+    assert reply()
+    assert len(out) == 2, "the reply's handling did not write what the group's end left"
+    assert {group_of[match] for match in out[1][0]} == {group_of[live.id] for live in waiting}
+    assert out[1][1]()
+    assert not any(live.sealed for live in waiting)
