@@ -100,6 +100,12 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
             "journal_wait_p50_ms": waits.get("p50", 0.0), "journal_wait_p99_ms": waits.get("p99", 0.0)}
 
 
+def setting_overrides(items: list[str]) -> dict[str, float]:
+    """`--set NAME=NUMBER` items as server settings (a number with a point is a float, else an int)."""
+    return {name: float(value) if "." in value else int(value)
+            for name, value in (item.split("=", 1) for item in items)}
+
+
 def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "bench.cluster_cpu", "--child", store, "--prefix", prefix,
                "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
@@ -179,8 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        settings = {name: float(value) if "." in value else int(value)
-                    for name, value in (item.split("=", 1) for item in args.set)}
+        settings = setting_overrides(args.set)
         with asyncio.Runner(loop_factory=None if args.plain else event_loop_factory()) as runner:
             figures = runner.run(child(args.child, args.prefix, args.matches, args.seconds, args.warmup,
                                        settings, args.plain))

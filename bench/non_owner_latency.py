@@ -29,6 +29,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from bench.cluster_cpu import setting_overrides
 from protocol.codec import decode_server_messages, encode
 from protocol.errors import CloseCode
 from protocol.messages import Frame, Hello, Input, Join, ServerMessage
@@ -98,7 +99,7 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 
 async def run(matches: int, seconds: float, url: str,
-              overrides: dict[str, int] | None = None) -> dict[str, Any]:
+              overrides: dict[str, float] | None = None) -> dict[str, Any]:
     prefix = f"floe-bench:{uuid.uuid4().hex[:12]}:"
     settings = ClusterSettings()
     config = ServerConfig().override(secret=b"bench-secret-0123456789abcdef", cluster=settings,
@@ -156,9 +157,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
-                        help="a whole-number server setting for both nodes (e.g. journal_slices=1)")
+                        help="a server setting for both nodes (e.g. journal_slices=1)")
     args = parser.parse_args()
-    overrides = {name: int(value) for name, value in (item.split("=", 1) for item in args.set)}
+    overrides = setting_overrides(args.set)
     result = asyncio.run(run(args.matches, args.seconds, args.redis, overrides))
     print(f"{args.matches} matches x {args.seconds:g} s, seat 0 on B (follower), seat 1 on A (owner)"
           + (f", {', '.join(args.set)}" if args.set else ""))

@@ -65,6 +65,11 @@ class WindowHistogram:
         self._ring.clear()
         self._counts = [0] * BUCKETS
 
+    def summary_ms(self) -> dict[str, float]:
+        """The window's p50, p99 and max in milliseconds and its sample count (what /health shows)."""
+        return {"p50": round(self.percentile(0.50) * 1000, 3), "p99": round(self.percentile(0.99) * 1000, 3),
+                "max": round(self.percentile(1.0) * 1000, 3), "samples": len(self)}
+
     def percentile(self, fraction: float) -> float:
         """The value below which `fraction` of the window's samples lie (0.0 when empty)."""
         total = len(self._ring)

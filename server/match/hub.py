@@ -354,11 +354,6 @@ class Hub:
             "slices": self.slices,
             "missed_ticks": self.frame_clock.missed,
             "frames_simulated": self.frames_simulated,
-            "lateness_ms": {
-                "p50": round(self.frame_clock.percentile(0.50) * 1000, 3),
-                "p99": round(self.frame_clock.percentile(0.99) * 1000, 3),
-                "max": round(self.frame_clock.percentile(1.0) * 1000, 3),
-                "samples": len(self.frame_clock.lateness),
-            },
+            "lateness_ms": self.frame_clock.histogram.summary_ms(),
             "loop_busy_seconds": round(self.frame_clock.busy, 3),
         }

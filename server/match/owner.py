@@ -195,13 +195,9 @@ class MatchOwner:
         cannot (or failed the last fast request); while a flush is under way it is owed, and that
         flush's end writes what is pending then. Snapshots due are written by `flush` too (the reply
         wakes the flusher for them)."""
-        if not self.pending or self.stopped:
-            self._owed = False
+        self._owed = self._flushing is not None and bool(self.pending)
+        if self._owed or not self.pending or self.stopped:
             return
-        if self._flushing is not None:
-            self._owed = True
-            return
-        self._owed = False
         pending = self.pending
         if not self._fast or any(owned.lease is None for owned in pending.values()):
             self.on_pending()
@@ -228,8 +224,7 @@ class MatchOwner:
                 self.on_failed(answers)
                 return
             lost: list[LiveMatch] = []
-            self._settle(taken, answers, now, lost)
-            self.waits.add(self.clock() - since)
+            self._settle(taken, answers, since, now, lost)
             if lost:
                 self.on_lost(lost)
             if self._snapshots:
@@ -286,20 +281,20 @@ class MatchOwner:
             self._put_back(taken, since)
             raise
         self._fast = True
-        self._settle(taken, answers, now, lost)
-        if taken:
-            self.waits.add(self.clock() - since)
+        self._settle(taken, answers, since, now, lost)
         due, self._snapshots = self._snapshots, {}
         for owned in due.values():
             await self._snapshot(owned, now, lost)
         return lost
 
-    def _settle(self, taken: Taken, answers: list[Exception | None], now: float,
+    def _settle(self, taken: Taken, answers: list[Exception | None], since: float, now: float,
                 lost: list[LiveMatch]) -> None:
         """Publish what the store logged (a match's publications up to the first refused: the match is
-        lost then, its later ones are not published either); note the matches whose last snapshot is
-        `snapshot_every` old (a running match seals every `send_every` frames, so each is looked at
-        that often)."""
+        lost then, its later ones are not published either) and count the request's wait (from
+        `since`, its oldest seal); note the matches whose last snapshot is `snapshot_every` old (a
+        running match seals every `send_every` frames, so each is looked at that often)."""
+        if not taken:
+            return
         every = self.settings.snapshot_every
         at = 0
         for owned, sealed in taken:
@@ -315,16 +310,14 @@ class MatchOwner:
             else:
                 if now - owned.snapshotted >= every:
                     self._snapshots[owned.live.id] = owned
+        self.waits.add(self.clock() - since)
 
     def stats(self) -> dict[str, Any]:
         """Numbers for /health: the batches logged, snapshots written and matches taken over, and how
         long publications waited for the journal (from a request's oldest seal to its publication:
         the publishing group's spread, `journal_slices`, and the store's round trip)."""
         return {"batches": self.batches, "snapshots": self.snapshots, "taken_over": self.taken_over,
-                "wait_ms": {"p50": round(self.waits.percentile(0.50) * 1000, 3),
-                            "p99": round(self.waits.percentile(0.99) * 1000, 3),
-                            "max": round(self.waits.percentile(1.0) * 1000, 3),
-                            "samples": len(self.waits)}}
+                "wait_ms": self.waits.summary_ms()}
 
     def _put_back(self, taken: Taken, since: float) -> None:
         """The store did not answer a flush: nothing of it was published, so its publications go back,
