@@ -317,6 +317,12 @@ class Ownership(Protocol):
         and drop those batches."""
         ...
 
+    async def snapshot_all(self, items: Sequence[tuple[Lease, JournalSnapshot]]) -> list[Exception | None]:
+        """`snapshot` for many matches at once (one round trip where the store can): per item, its
+        FencedError or JournalError, or None where it was kept. Another error (the store did not
+        answer) is raised."""
+        ...
+
     async def load(self, match_id: str) -> Journal | None:
         """The match's journal (None when there is none), read atomically."""
         ...

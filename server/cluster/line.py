@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Protocol, cast
 
@@ -139,6 +139,22 @@ class ScriptLine:
                 await self._request("SCRIPT", "LOAD", script)
                 return await self._request("EVALSHA", sha, len(keys), *keys, *args)
 
+    async def evalsha_all(self, sha: str, script: str,
+                          calls: Sequence[tuple[list[str], list[Any]]]) -> list[Any]:
+        """Several calls of one loaded script (each its keys and args) written at once, one round trip:
+        each call's reply, in order, or the ResponseError Redis answered it with (a script Redis lost is
+        loaded and the calls it refused sent again)."""
+        async with self._lock:
+            commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
+            replies = await self._requests(commands)
+            again = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+            if again:
+                await self._request("SCRIPT", "LOAD", script)
+                sent_again = await self._requests([commands[index] for index in again])
+                for index, reply in zip(again, sent_again, strict=True):
+                    replies[index] = reply
+            return replies
+
     async def call(self, *command: Any) -> Any:
         """Any other command (a read: the orphan scan's); its reply (ResponseError for Redis' refusal)."""
         async with self._lock:
@@ -166,6 +182,19 @@ class ScriptLine:
         if isinstance(reply, hiredis.ReplyError):
             raise _refusal(reply)
         return reply
+
+    async def _requests(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """`_request` for several commands written at once: each one's reply, or its ResponseError."""
+        try:
+            replies = self._replies
+            if replies is None:
+                async with asyncio.timeout(self.timeout):
+                    replies = await self._open()
+            answers = await asyncio.gather(*[self._send(replies, command) for command in commands])
+        except (OSError, EOFError, TimeoutError) as error:
+            self.close()
+            raise ConnectionError(f"the journal's Redis connection failed: {error!r}") from error
+        return [_refusal(reply) if isinstance(reply, hiredis.ReplyError) else reply for reply in answers]
 
     def _send(self, replies: _Replies, command: tuple[Any, ...]) -> asyncio.Future[Any]:
         """Write one request; the future of its reply, failed with TimeoutError after `timeout`."""

@@ -157,6 +157,17 @@ class MemoryOwnership:
         entry.snapshot = data
         del entry.batches[: snapshot.seq - base]
 
+    async def snapshot_all(self, items: Sequence[tuple[Lease, JournalSnapshot]]) -> list[Exception | None]:
+        out: list[Exception | None] = []
+        for lease, snapshot in items:
+            try:
+                await self.snapshot(lease, snapshot)
+            except (FencedError, JournalError) as error:
+                out.append(error)
+            else:
+                out.append(None)
+        return out
+
     async def load(self, match_id: str) -> Journal | None:
         entry = self._matches.get(match_id)
         if entry is None or entry.header is None:

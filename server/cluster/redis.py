@@ -496,7 +496,7 @@ class RedisOwnership:
         self.round_trips += 1
         return True
 
-    def _appended_soon(self, items: Sequence[Appending], sent: list[int], out: list[Exception | None],
+    def _appended_soon(self, items: Sequence[Appending], sent: Sequence[int], out: list[Exception | None],
                        done: Appended, reply: Any) -> None:
         if isinstance(reply, Exception):
             done(reply)
@@ -505,13 +505,18 @@ class RedisOwnership:
         done(out)
 
     def _calls(self, items: Sequence[Appending],
-               out: list[Exception | None]) -> list[tuple[list[int], list[Any]]]:
+               out: list[Exception | None]) -> list[tuple[Sequence[int], list[Any]]]:
         """`_APPEND_MANY`'s calls for `items`: each call's item indexes and their fields, at most
         `APPEND_MANY_ITEMS` a call; an item over the size bound is not sent (its error into `out`)."""
         most = self.settings.journal_max_batch_bytes
-        calls: list[tuple[list[int], list[Any]]] = []
+        if len(items) <= APPEND_MANY_ITEMS:  # one call (a node's every request but the largest)
+            flat: list[Any] = [part for lease, seq, data in items
+                               for part in (lease.match_id, lease.token, seq, data)]
+            if max(map(len, flat[3::4]), default=0) <= most:
+                return [(range(len(items)), flat)] if items else []
+        calls: list[tuple[Sequence[int], list[Any]]] = []
         sent: list[int] = []
-        flat: list[Any] = []
+        flat = []
         for index, (lease, seq, data) in enumerate(items):
             if len(data) > most:
                 out[index] = self._too_big(lease, len(data))
@@ -520,7 +525,7 @@ class RedisOwnership:
                 calls.append((sent, flat))
                 sent, flat = [], []
             sent.append(index)
-            flat += (lease.match_id, str(lease.token), seq, data)
+            flat += (lease.match_id, lease.token, seq, data)
         if sent:
             calls.append((sent, flat))
         return calls
@@ -529,7 +534,7 @@ class RedisOwnership:
         return [self.prefix, self.settings.journal_max_batches, self._ms(self.settings.journal_ttl),
                 _for_lua(flat)]
 
-    async def _append_many_call(self, items: Sequence[Appending], sent: list[int], flat: list[Any],
+    async def _append_many_call(self, items: Sequence[Appending], sent: Sequence[int], flat: list[Any],
                                 out: list[Exception | None]) -> None:
         """One `_APPEND_MANY` call on the journal's line for the items `sent` (their fields in `flat`):
         each refused item's error into `out`."""
@@ -592,6 +597,42 @@ class RedisOwnership:
         answer = await self._write(self._snapshot, lease, self._keys(lease.match_id), snapshot.seq, data,
                                    self._ms(self.settings.journal_ttl))
         self._journal_refusal(lease, answer)
+
+    async def snapshot_all(self, items: Sequence[tuple[Lease, JournalSnapshot]]) -> list[Exception | None]:
+        """`snapshot` for many matches: on one Redis, every `_SNAPSHOT` call written at once on the
+        journal's line (one round trip); on a cluster, one after another."""
+        out: list[Exception | None] = [None] * len(items)
+        if self._line is None:
+            for index, (lease, snapshot) in enumerate(items):
+                try:
+                    await self.snapshot(lease, snapshot)
+                except (FencedError, JournalError) as error:
+                    out[index] = error
+            return out
+        most, keep = self.settings.journal_max_snapshot_bytes, self._ms(self.settings.journal_ttl)
+        sent: list[int] = []
+        calls: list[tuple[list[str], list[Any]]] = []
+        for index, (lease, snapshot) in enumerate(items):
+            data = encode_snapshot(snapshot)
+            if len(data) > most:
+                out[index] = JournalError(f"match {lease.match_id}: a snapshot of {len(data)} bytes is over "
+                                          f"{most}")
+                continue
+            sent.append(index)
+            calls.append((self._keys(lease.match_id), [lease.token, snapshot.seq, data, keep]))
+        if not calls:
+            return out
+        self.round_trips += 1
+        answers = await self._line.evalsha_all(self._snapshot.sha, _SNAPSHOT, calls)
+        for index, answer in zip(sent, answers, strict=True):
+            if isinstance(answer, Exception):
+                raise answer
+            lease = items[index][0]
+            try:
+                self._journal_refusal(lease, self._fence_refusal(lease, answer))
+            except (FencedError, JournalError) as error:
+                out[index] = error
+        return out
 
     async def load(self, match_id: str) -> Journal | None:
         self.round_trips += 1

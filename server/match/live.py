@@ -250,7 +250,7 @@ class LiveMatch:
         #: Called when a publication is sealed (the node's owner then logs it: server/match/owner.py).
         self.on_sealed: Callable[[], None] = _nothing
         self._late: list[tuple[int, InputLate]] = []
-        self._marks_sealed: dict[str, int] | None = None
+        self._heads_sealed: tuple[int, int, int, int, int, int] | None = None
         #: What was published: the speculative frames' bodies from the confirmed frame on, and the
         #: frame the players' confirmed records reach (the resync caches a catch-up reads).
         self._spec_bodies: dict[int, bytes] = {}
@@ -588,52 +588,55 @@ class LiveMatch:
 
     def _seal(self) -> None:
         """Hold this publication until the hub has its inputs in the journal (see the module docstring):
-        its batch is made now (the owner appends it as it is) with the stream numbers after it."""
+        its batch is made now (the owner appends it as it is) with the stream numbers after it.
+
+        It runs every `send_every` frames on every journaled match (the journal's hot path), so it counts
+        the records by the advances' own counts, not one by one, and keeps the marks between seals as a
+        tuple."""
         runner = self.runner
         assert runner is not None
         advances, self._unpublished = self._unpublished, []
         late, self._late = self._late, []
-        before = self._marks_sealed if self._marks_sealed is not None else self._marks_now()
-        players, speculated, confirmed = before["p"], before["pf"], before["pc"]
-        watchers, watched, over = before["s"], before["sc"], before["o"]
-        spectators_now = self.spectator_delay <= 0
+        players, speculated, confirmed, watchers, watched, over = self._heads_sealed or self._heads_now()
         for out in advances:
-            items = out.confirmed
-            players += (out.rewind_to is not None) + len(out.frames)
-            for item in items:
-                if isinstance(item, KeyframeRecord):
-                    players += 1
-            if out.frames:
-                speculated = out.frames[-1].frame + 1
-            if out.confirmed_to > confirmed:
-                confirmed = out.confirmed_to
-            if spectators_now:
-                watchers += len(items)
-                if out.confirmed_to > watched:
-                    watched = out.confirmed_to
+            # The players get a rewind, the frames simulated, the keyframes and the result; the
+            # spectators every confirmed record and the result.
+            frames = out.frames
+            if frames:
+                players += len(frames)
+                speculated = frames[-1].frame + 1
+            players += out.keyframes
+            if out.rewind_to is not None:
+                players += 1
+            watchers += len(out.confirmed)
+            reached = out.confirmed_to
+            if reached > confirmed:
+                confirmed = reached
+            if reached > watched:
+                watched = reached
             if out.result is not None:
                 players += 1
-                watchers += spectators_now
+                watchers += 1
                 over = 1
-        if not spectators_now:  # the delayed stream goes out later: what it has sent now
+        if self.spectator_delay > 0:  # the delayed stream goes out later: what it has sent now
             watchers, watched = self.spectators.head, self._watched_confirmed
+        self._heads_sealed = (players, speculated, confirmed, watchers, watched, over)
         marks = {"p": players, "pf": speculated, "pc": confirmed, "s": watchers, "sc": watched, "o": over}
-        self._marks_sealed = marks
         self.last_seq = seq = self.last_seq + 1
-        data = encode_logged(seq, runner.now, runner.take_log(), marks)
-        self.sealed.append(Sealed(seq, data, advances, late, marks))
+        self.sealed.append(Sealed(seq, encode_logged(seq, runner.now, runner.take_log(), marks), advances,
+                                  late, marks))
         self.on_sealed()
 
     def spectators_keyframe(self) -> int:
         """The frame of the newest keyframe the spectators were sent (-1: none yet)."""
         return self._watched_keyframe.frame if self._watched_keyframe is not None else -1
 
-    def _marks_now(self) -> dict[str, int]:
-        """The marks of what is published now (nothing sealed is waiting)."""
+    def _heads_now(self) -> tuple[int, int, int, int, int, int]:
+        """The marks of what is published now (nothing sealed is waiting), in `_seal`'s order: players'
+        head, speculative and confirmed frame reached, spectators' head and confirmed frame, over."""
         pf = max(self._spec_bodies, default=self._published_confirmed - 1) + 1
         watched = self._published_confirmed if self.spectator_delay <= 0 else self._watched_confirmed
-        return {"p": self.players.head, "pf": pf, "pc": self._published_confirmed,
-                "s": self.spectators.head, "sc": watched, "o": 0}
+        return self.players.head, pf, self._published_confirmed, self.spectators.head, watched, 0
 
     def publish_sealed(self, sealed: Sealed, now: float) -> None:
         """Publish a sealed publication whose batch is in the journal, and its `input-late` answers."""

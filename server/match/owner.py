@@ -99,21 +99,27 @@ class Owned:
 Taken = list[tuple[Owned, list[Sealed]]]
 
 
-def _taken(pending: Iterable[Owned], owned: dict[str, Owned]) -> tuple[list[Appending], Taken]:
+def _taken(pending: Iterable[Owned], owned: dict[str, Owned]) -> tuple[list[Appending], Taken, list[Owned]]:
     """The sealed publications of the pending matches still owned and leased, as one request's items,
-    and which match each came from (taken out of the matches: `_put_back` returns them)."""
+    and which match each came from (taken out of the matches: `_put_back` returns them); the pending
+    matches with no lease yet (their publications stay: `flush` takes the lease first)."""
     items: list[Appending] = []
     taken: Taken = []
+    unleased: list[Owned] = []
     for one in pending:
-        live, lease = one.live, one.lease
+        live = one.live
         sealed = live.sealed
-        if not sealed or lease is None or owned.get(live.id) is not one:
+        if not sealed or owned.get(live.id) is not one:
+            continue
+        lease = one.lease
+        if lease is None:
+            unleased.append(one)
             continue
         live.sealed = []
         for unit in sealed:
             items.append((lease, unit.seq, unit.data))
         taken.append((one, sealed))
-    return items, taken
+    return items, taken, unleased
 
 
 class MatchOwner:
@@ -191,23 +197,26 @@ class MatchOwner:
         """The fast path, run after the clock wake-up that ticked a publishing group's last slice
         (`Hub.after_group`): the pending publications' batches written now in one request
         (`Ownership.append_soon`: no task, nothing awaited) and published from its reply's callback.
-        Left to `flush` (`on_pending` wakes the flusher) when a match has no lease yet or the store
-        cannot (or failed the last fast request); while a flush is under way it is owed, and that
-        flush's end writes what is pending then. Snapshots due are written by `flush` too (the reply
-        wakes the flusher for them)."""
+        Left to `flush` (`on_pending` wakes the flusher): a match with no lease yet, and everything when
+        the store cannot (or failed the last fast request); while a flush is under way it is owed, and
+        that flush's end writes what is pending then. Snapshots due are written by `flush` too (the
+        reply wakes the flusher for them)."""
         self._owed = self._flushing is not None and bool(self.pending)
         if self._owed or not self.pending or self.stopped:
             return
-        pending = self.pending
-        if not self._fast or any(owned.lease is None for owned in pending.values()):
+        if not self._fast:
             self.on_pending()
             return
-        self.pending = {}
-        items, taken = _taken(pending.values(), self.owned)
+        pending, self.pending = self.pending, {}
+        since = self._pending_since
+        items, taken, unleased = _taken(pending.values(), self.owned)
+        if unleased:  # new matches: `flush` takes their leases and logs them
+            for owned in unleased:
+                self.pending[owned.live.id] = owned
+            self.on_pending()
         if not items:
             return
         self._flushing = "fast"
-        since = self._pending_since
         if not self.ownership.append_soon(items, partial(self._appended, taken, now, since)):
             self._flushing = None
             self._put_back(taken, since)
@@ -274,7 +283,7 @@ class MatchOwner:
             if (owned.lease is None and self.owned.get(owned.live.id) is owned and owned.live.sealed
                     and not await self._lease(owned, now)):
                 lost.append(self._lose(owned, "another node holds its lease"))
-        items, taken = _taken(pending.values(), self.owned)
+        items, taken, _ = _taken(pending.values(), self.owned)  # unleased now: lost above, or nothing sealed
         try:
             answers = await self.ownership.append_all(items) if items else []
         except BaseException:
@@ -283,8 +292,7 @@ class MatchOwner:
         self._fast = True
         self._settle(taken, answers, since, now, lost)
         due, self._snapshots = self._snapshots, {}
-        for owned in due.values():
-            await self._snapshot(owned, now, lost)
+        await self._snapshot_all(due.values(), now, lost)
         return lost
 
     def _settle(self, taken: Taken, answers: list[Exception | None], since: float, now: float,
@@ -295,6 +303,25 @@ class MatchOwner:
         running match seals every `send_every` frames, so each is looked at that often)."""
         if not taken:
             return
+        every = self.settings.snapshot_every
+        if any(answers):
+            self._settle_refused(taken, answers, now, lost)
+        else:  # everything logged (the common case: one pass, no per-batch answer looked at)
+            for owned, sealed in taken:
+                publish = owned.live.publish_sealed
+                for unit in sealed:
+                    publish(unit, now)
+                last = sealed[-1]
+                owned.seq, owned.marks = last.seq, last.marks
+                if now - owned.snapshotted >= every:
+                    self._snapshots[owned.live.id] = owned
+            self.batches += len(answers)
+        self.waits.add(self.clock() - since)
+
+    def _settle_refused(self, taken: Taken, answers: list[Exception | None], now: float,
+                        lost: list[LiveMatch]) -> None:
+        """`_settle` when the store refused some batches: each match's publications up to its first
+        refused one."""
         every = self.settings.snapshot_every
         at = 0
         for owned, sealed in taken:
@@ -310,7 +337,6 @@ class MatchOwner:
             else:
                 if now - owned.snapshotted >= every:
                     self._snapshots[owned.live.id] = owned
-        self.waits.add(self.clock() - since)
 
     def stats(self) -> dict[str, Any]:
         """Numbers for /health: the batches logged, snapshots written and matches taken over, and how
@@ -331,22 +357,36 @@ class MatchOwner:
             if self.owned.get(owned.live.id) is owned:
                 self.pending[owned.live.id] = owned
 
-    async def _snapshot(self, owned: Owned, now: float, lost: list[LiveMatch]) -> None:
-        runner = owned.live.runner
-        if (runner is None or owned.lease is None or owned.live.sealed
-                or self.owned.get(owned.live.id) is not owned):  # lost since it was due
-            return
-        owned.snapshotted = now
-        try:
+    async def _snapshot_all(self, due: Iterable[Owned], now: float, lost: list[LiveMatch]) -> None:
+        """Write the snapshots due in one request (`Ownership.snapshot_all`: the matches that started
+        together fall due together, every `snapshot_every`); a refused one's match is lost, another
+        error is raised once the others are settled."""
+        writing: list[tuple[Owned, Lease, JournalSnapshot]] = []
+        for owned in due:
+            runner, lease = owned.live.runner, owned.lease
+            if (runner is None or lease is None or owned.live.sealed
+                    or self.owned.get(owned.live.id) is not owned):  # lost since it was due
+                continue
+            owned.snapshotted = now
             # Older than the last keyframe the spectators were sent: the new owner rebuilds their history
             # from it, so a spectator that lost what was in flight when the owner died still finds its
             # number there (a keyframe interval more to re-simulate, a few milliseconds).
             checkpoint = runner.checkpoint(owned.live.spectators_keyframe() - 1)
-            await self.ownership.snapshot(owned.lease, JournalSnapshot(owned.seq, checkpoint, owned.marks))
-            self.snapshots += 1
-        except FencedError as error:
-            if self.owned.get(owned.live.id) is owned:  # not finished while the snapshot was out
-                lost.append(self._lose(owned, str(error)))
+            writing.append((owned, lease, JournalSnapshot(owned.seq, checkpoint, owned.marks)))
+        if not writing:
+            return
+        answers = await self.ownership.snapshot_all([(lease, snapshot) for _, lease, snapshot in writing])
+        failed: Exception | None = None
+        for (owned, _, _), error in zip(writing, answers, strict=True):
+            if error is None:
+                self.snapshots += 1
+            elif isinstance(error, FencedError):
+                if self.owned.get(owned.live.id) is owned:  # not finished while the snapshot was out
+                    lost.append(self._lose(owned, str(error)))
+            else:
+                failed = failed or error
+        if failed is not None:
+            raise failed
 
     async def renew(self, now: float) -> list[LiveMatch]:
         """Renew every lease; the matches lost (refused, or not renewed in time on this node's clock)."""

@@ -136,6 +136,9 @@ class Advance:
     frames: list[FrameRecord] = field(default_factory=list)
     #: Newly confirmed frames, each keyframe just before the frame it starts.
     confirmed: list[FrameRecord | KeyframeRecord] = field(default_factory=list)
+    #: How many of `confirmed` are keyframes (a journaled match counts its records before it publishes
+    #: them: server/match/live.py `_seal`).
+    keyframes: int = 0
     #: Set once: the result, when the frame that ended the match is confirmed.
     result: MatchResult | None = None
     #: Frames below this were final when this advance ended: what its records may say is confirmed.
@@ -507,6 +510,7 @@ class MatchRunner:
             if len(self._bases) > KEPT_KEYFRAME_STATES:
                 del self._bases[next(iter(self._bases))]
         out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum, pending.state))
+        out.keyframes += 1
 
     def _keyframe_due(self, frame: int) -> bool:
         return frame == 0 or (frame + self._keyframe_phase) % self.settings.keyframe_every == 0

@@ -1,6 +1,7 @@
 """The journal's own Redis connection (server/cluster/line.py), on a private Redis of the test's own
 (a password and a database other than 0, so the handshake is what lets the script run at all): a
-script runs and its keys land in that database; a Redis that forgot its scripts gets them again; a
+script runs and its keys land in that database; a Redis that forgot its scripts gets them again (one
+call, or several written at once, each with its own answer); a
 killed connection fails the one request in flight with ConnectionError and the next opens a new one;
 a request written at once (the owner's fast path) hands its reply, or its failure, to its callback;
 a script's own error is a ResponseError and leaves the line usable; a Redis that is gone fails within
@@ -52,6 +53,13 @@ async def test_a_script_runs_through_the_handshake_and_again_after_the_redis_for
             assert len(journal) == 1 and journal[0]["db"] == "3"
             await client.script_flush()
             assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "c"]) == 3
+            await client.script_flush()  # several calls in one round trip: each refused, loaded, sent again
+            calls: list[tuple[list[str], list[str | int]]] = [([], ["k", "d"]), ([], ["j", "xy"])]
+            assert await line.evalsha_all(sha(SCRIPT), SCRIPT, calls) == [4, 2]
+            answers = await line.evalsha_all(sha(FAILING), FAILING, [([], []), ([], [])])
+            assert [str(answer) for answer in answers] == ["refused on purpose"] * 2
+            assert all(isinstance(answer, ResponseError) for answer in answers)
+            assert await line.evalsha_all(sha(SCRIPT), SCRIPT, [([], ["k", "e"])]) == [5]  # still usable
         finally:
             line.close()
             await client.aclose()

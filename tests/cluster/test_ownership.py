@@ -325,3 +325,36 @@ async def test_append_all_logs_many_matches_at_once_each_checked(backend: Backen
     logged = [await b.load(f"all-{index}") for index in range(4)]
     assert [len(j.batches) if j else None for j in logged] == [2, 0, 1, 0]
     assert await a.append_all([]) == []
+
+
+async def test_snapshots_of_many_matches_go_together_each_with_its_own_answer(backend: Backend) -> None:
+    """`snapshot_all` (the owner's snapshots due, one round trip on one Redis): each item is kept or
+    refused on its own (fenced, outside the logged batches, over the size bound), the others kept."""
+    ownership = backend.ownership(replace(backend.settings, journal_max_snapshot_bytes=64 * 1024))
+    node = node_name()
+    leases = []
+    for match_id in ("s1", "s2", "s3", "s4"):
+        lease = await ownership.acquire(match_id, node)
+        assert lease is not None
+        await ownership.create(lease, header())
+        await ownership.append(lease, batch(1, 1))
+        await ownership.append(lease, batch(2, 2))
+        leases.append(lease)
+    stale = replace(leases[1], token=leases[1].token + 1)  # not the lease's token: fenced
+    huge = replace(fresh_checkpoint(), state=bytes(65 * 1024))
+    answers = await ownership.snapshot_all([
+        (leases[0], JournalSnapshot(2, fresh_checkpoint(), {"p": 7})),
+        (stale, JournalSnapshot(2, fresh_checkpoint())),
+        (leases[2], JournalSnapshot(5, fresh_checkpoint())),
+        (leases[3], JournalSnapshot(1, huge)),
+    ])
+    assert answers[0] is None
+    assert isinstance(answers[1], FencedError)
+    assert isinstance(answers[2], JournalError) and "outside" in str(answers[2])
+    assert isinstance(answers[3], JournalError) and "is over" in str(answers[3])
+    kept = await ownership.load("s1")
+    assert kept is not None and kept.snapshot is not None and kept.snapshot.seq == 2 and kept.batches == ()
+    assert kept.marks() == {"p": 7}
+    for match_id in ("s2", "s3", "s4"):  # refused: nothing changed
+        loaded = await ownership.load(match_id)
+        assert loaded is not None and loaded.snapshot is None and [b.seq for b in loaded.batches] == [1, 2]
