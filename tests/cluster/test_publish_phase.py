@@ -162,3 +162,58 @@ async def test_a_group_that_ends_while_a_request_is_out_goes_in_the_next_one_aft
     assert {group_of[match] for match in out[1][0]} == {group_of[live.id] for live in waiting}
     assert out[1][1]()
     assert not any(live.sealed for live in waiting)
+
+
+async def test_a_new_match_waiting_for_its_lease_holds_no_other_match_back() -> None:
+    """A match's first seals wait for the flusher to take its lease (`flush`); the other matches of its
+    group go on in the fast request meanwhile, and the new one's batches follow once it is leased."""
+    config = fast_config().override(cluster=GENEROUS)
+    clock = FixedClock()
+    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
+    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
+    hub, shared = node.hub, node.shared
+    assert shared is not None
+    fast: list[list[str]] = []
+    slow: list[list[str]] = []
+    append_all, append_soon = ownership.append_all, ownership.append_soon
+
+    async def counted(items: list[Appending]) -> list[Exception | None]:
+        slow.append([lease.match_id for lease, _, _ in items])
+        return await append_all(items)
+
+    def counted_soon(items: list[Appending], done: Appended) -> bool:
+        fast.append([lease.match_id for lease, _, _ in items])
+        return append_soon(items, done)
+
+    ownership.append_all = counted  # type: ignore[method-assign,assignment]
+    ownership.append_soon = counted_soon  # type: ignore[method-assign,assignment]
+    subtick = 0
+
+    async def frame(flusher: bool) -> None:
+        nonlocal subtick
+        for _ in range(hub.slices):
+            subtick += 1
+            clock.now += 1 / (config.match.pace * hub.slices)
+            hub._on_tick(subtick)
+            await shared.owner.settled()
+            if flusher and shared._due.is_set():
+                shared._due.clear()
+                await shared.owner.flush(clock.now)
+
+    lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(hub.slices * 2)]
+    for _ in range(4):
+        await frame(flusher=True)
+    assert all(shared.owner.owned[live.id].lease is not None for live in lives)
+    newcomer = hub.create_bot_duel("lazy", "lazy")
+    while not newcomer.sealed:  # the flusher does not run: the newcomer's lease is not taken yet
+        await frame(flusher=False)
+    fast.clear()
+    slow.clear()
+    for _ in range(4):  # its seals wait for the lease; the others' go on
+        await frame(flusher=False)
+    assert newcomer.sealed and shared.owner.owned[newcomer.id].lease is None
+    assert not slow and all(newcomer.id not in ids for ids in fast)
+    assert {match for ids in fast for match in ids} == {live.id for live in lives}  # every other went on
+    await frame(flusher=True)  # the flusher takes the lease and logs what waited
+    assert shared.owner.owned[newcomer.id].lease is not None and not newcomer.sealed
+    assert any(newcomer.id in ids for ids in slow)
