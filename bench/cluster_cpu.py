@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.cluster_cpu                      # 5 rounds, 20 duels a node, 15 s windows
     .venv/bin/python -m bench.cluster_cpu --rounds 7 --matches 30 --seconds 20
+    .venv/bin/python -m bench.cluster_cpu --together --rounds 9 --seconds 10 --variant journal_slices=4
 
 Each measurement is a child process running one `Node` (server/node.py, default settings) as `floe
 serve` runs it (uvloop's event loop where it is installed, the collector tuned: server/embed.py
@@ -22,7 +23,10 @@ on these shared VMs a node's CPU per match-second moves by ±20 % from one minut
   figure is their mean): what a node of a two-node cluster spends;
 - `embedded` (only with `--setups`): the node in journal mode on the embedded ownership and bus (every
   publication sealed, logged in memory and published after it, snapshots; no socket): what journal
-  mode costs without a round trip.
+  mode costs without a round trip;
+- `pair:NAME=NUMBER` (`--variant NAME=NUMBER`, repeatable): a pair whose nodes have that server
+  setting besides `--set`'s (`--variant journal_slices=4`: the journal's round trips against the
+  default pair's in the same rounds).
 
 A child's own figures (its JSON line) also give the kernel's share of its CPU time, the store's
 requests a second and how long publications waited for the journal (p50, p99: `/health`'s
@@ -106,10 +110,12 @@ def setting_overrides(items: list[str]) -> dict[str, float]:
             for name, value in (item.split("=", 1) for item in items)}
 
 
-def spawn(store: str, prefix: str, args: argparse.Namespace) -> subprocess.Popen[bytes]:
+def spawn(store: str, prefix: str, args: argparse.Namespace,
+          extra: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+    """A child node (`extra`: settings of its own besides `--set`'s)."""
     command = [sys.executable, "-m", "bench.cluster_cpu", "--child", store, "--prefix", prefix,
                "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
-               *[f"--set={item}" for item in args.set], *(["--plain"] if args.plain else [])]
+               *[f"--set={item}" for item in (*args.set, *extra)], *(["--plain"] if args.plain else [])]
     return subprocess.Popen(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.PIPE)
 
@@ -136,7 +142,8 @@ def start(setup: str, prefix: str, args: argparse.Namespace) -> list[subprocess.
         return [spawn("memory", prefix, args)]
     if setup in ("redis", "embedded"):
         return [spawn(setup, prefix, args)]
-    return [spawn("redis", prefix, args), spawn("redis", prefix, args)]
+    extra = tuple(setup.split(":", 1)[1:])  # `pair:NAME=NUMBER` (`--variant`): a pair with that setting
+    return [spawn("redis", prefix, args, extra), spawn("redis", prefix, args, extra)]
 
 
 def figure(children: list[subprocess.Popen[bytes]]) -> float:
@@ -181,6 +188,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--setups", nargs="+", choices=("redis", "pair", "embedded"),
                         default=["redis", "pair"],
                         help="the setups measured against `lone` in each round")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=NUMBER",
+                        help="one more setup: a pair whose nodes have this server setting (e.g. "
+                             "journal_slices=4), measured in the same rounds")
     parser.add_argument("--child", choices=("memory", "redis", "embedded"), help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -194,8 +204,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.matches} lazy-bot duels a node, {args.seconds} s windows after {args.warmup} s, "
           f"{args.rounds} rounds, {'plain' if args.plain else 'as floe serve runs'}"
           f"{', the setups together' if args.together else ''}", flush=True)
-    ratios: dict[str, list[float]] = {setup: [] for setup in args.setups}
-    setups = ["lone", *args.setups]
+    setups = ["lone", *args.setups, *[f"pair:{variant}" for variant in args.variant]]
+    ratios: dict[str, list[float]] = {setup: [] for setup in setups[1:]}
     for index in range(args.rounds):
         order = setups[index % len(setups):] + setups[:index % len(setups)]
         if args.together:
