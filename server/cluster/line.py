@@ -16,6 +16,8 @@ logs the same batches again with the same numbers (server/match/owner.py `_put_b
 journal's scripts make safe (a batch is never logged twice: had the lost request been applied, the
 second is refused as out of order and the match moves to a node that restores it from the journal).
 A script the Redis does not hold (`NOSCRIPT`: it restarted) is loaded once and the request sent again.
+`evalsha_all` writes several calls of one script at once and awaits their replies together (a flush's
+snapshots: one round trip for all the matches due).
 
 `evalsha_soon` is the owner's fast path (server/match/owner.py `flush_soon`): the request is written at
 once, without a task or an `await` (no lock: Redis answers in order, so it may follow a request still
