@@ -25,6 +25,23 @@ MATCHES = 12
 FRAMES = 40
 
 
+def record_appends(ownership: MemoryOwnership, fast: list[list[str]], awaited: list[list[str]]) -> None:
+    """Note each append's match ids as the ownership is asked: the fast path's (`append_soon`) in
+    `fast`, the flusher's (`append_all`) in `awaited` (one list for both keeps their order)."""
+    append_all, append_soon = ownership.append_all, ownership.append_soon
+
+    async def counted(items: list[Appending]) -> list[Exception | None]:
+        awaited.append([lease.match_id for lease, _, _ in items])
+        return await append_all(items)
+
+    def counted_soon(items: list[Appending], done: Appended) -> bool:
+        fast.append([lease.match_id for lease, _, _ in items])
+        return append_soon(items, done)
+
+    ownership.append_all = counted  # type: ignore[method-assign,assignment]
+    ownership.append_soon = counted_soon  # type: ignore[method-assign,assignment]
+
+
 async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frames() -> None:
     config = fast_config().override(cluster=GENEROUS)
     clock = FixedClock()  # moved by the test
@@ -33,18 +50,7 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
     hub, shared = node.hub, node.shared
     assert shared is not None
     appends: list[list[str]] = []
-    append_all, append_soon = ownership.append_all, ownership.append_soon
-
-    async def counted(items: list[Appending]) -> list[Exception | None]:
-        appends.append([lease.match_id for lease, _, _ in items])
-        return await append_all(items)
-
-    def counted_soon(items: list[Appending], done: Appended) -> bool:
-        appends.append([lease.match_id for lease, _, _ in items])
-        return append_soon(items, done)
-
-    ownership.append_all = counted  # type: ignore[method-assign,assignment]
-    ownership.append_soon = counted_soon  # type: ignore[method-assign,assignment]
+    record_appends(ownership, fast=appends, awaited=appends)
     send_every = config.match.send_every
     group = hub.group_slices
     assert group == min(config.match.journal_slices, hub.slices) and group > 1  # the default groups slices
@@ -175,18 +181,7 @@ async def test_a_new_match_waiting_for_its_lease_holds_no_other_match_back() -> 
     assert shared is not None
     fast: list[list[str]] = []
     slow: list[list[str]] = []
-    append_all, append_soon = ownership.append_all, ownership.append_soon
-
-    async def counted(items: list[Appending]) -> list[Exception | None]:
-        slow.append([lease.match_id for lease, _, _ in items])
-        return await append_all(items)
-
-    def counted_soon(items: list[Appending], done: Appended) -> bool:
-        fast.append([lease.match_id for lease, _, _ in items])
-        return append_soon(items, done)
-
-    ownership.append_all = counted  # type: ignore[method-assign,assignment]
-    ownership.append_soon = counted_soon  # type: ignore[method-assign,assignment]
+    record_appends(ownership, fast=fast, awaited=slow)
     subtick = 0
 
     async def frame(flusher: bool) -> None:
