@@ -39,7 +39,8 @@ def measure(setup: str, total: int, args: argparse.Namespace) -> tuple[float, fl
     prefix = f"floe-tput-{secrets.token_hex(4)}"
     nodes = 1 if setup == "one" else 2
     settings = [f"capacity_board_frames={10**9}", *args.set]  # past the admission budget
-    child = argparse.Namespace(matches=total // nodes, seconds=args.seconds, warmup=args.warmup, set=settings)
+    child = argparse.Namespace(matches=total // nodes, seconds=args.seconds, warmup=args.warmup, set=settings,
+                               plain=False)
     try:
         popens = [spawn("redis", prefix, child) for _ in range(nodes)]
         figures = [result(popen) for popen in popens]
