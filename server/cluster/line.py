@@ -168,47 +168,44 @@ class ScriptLine:
         replies = self._replies
         if not self._ready or replies is None or replies.transport is None or replies.transport.is_closing():
             return False
-        self._write(replies, ("EVALSHA", sha, 0, *args), _Callback(on_reply))
+        self._write(replies, [("EVALSHA", sha, 0, *args)], [_Callback(on_reply)])
         return True
 
     async def _request(self, *command: Any) -> Any:
-        try:
-            replies = self._replies
-            if replies is None:
-                async with asyncio.timeout(self.timeout):
-                    replies = await self._open()
-            reply = await self._send(replies, command)
-        except (OSError, EOFError, TimeoutError) as error:
-            self.close()
-            raise ConnectionError(f"the journal's Redis connection failed: {error!r}") from error
-        if isinstance(reply, hiredis.ReplyError):
-            raise _refusal(reply)
+        """One command's reply (its ResponseError raised)."""
+        [reply] = await self._requests([command])
+        if isinstance(reply, ResponseError):
+            raise reply
         return reply
 
     async def _requests(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
-        """`_request` for several commands written at once: each one's reply, or its ResponseError."""
+        """Several commands written at once (opening the connection first if it is not): each one's
+        reply, or the ResponseError Redis answered it with."""
         try:
             replies = self._replies
             if replies is None:
                 async with asyncio.timeout(self.timeout):
                     replies = await self._open()
-            answers = await asyncio.gather(*[self._send(replies, command) for command in commands])
+            answers = await asyncio.gather(*self._send(replies, commands))
         except (OSError, EOFError, TimeoutError) as error:
             self.close()
             raise ConnectionError(f"the journal's Redis connection failed: {error!r}") from error
         return [_refusal(reply) if isinstance(reply, hiredis.ReplyError) else reply for reply in answers]
 
-    def _send(self, replies: _Replies, command: tuple[Any, ...]) -> asyncio.Future[Any]:
-        """Write one request; the future of its reply, failed with TimeoutError after `timeout`."""
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._write(replies, command, waiter)
-        return waiter
+    def _send(self, replies: _Replies, commands: Sequence[tuple[Any, ...]]) -> list[asyncio.Future[Any]]:
+        """Write requests at once; the futures of their replies, failed with TimeoutError after `timeout`."""
+        loop = asyncio.get_running_loop()
+        waiters: list[asyncio.Future[Any]] = [loop.create_future() for _ in commands]
+        self._write(replies, commands, waiters)
+        return waiters
 
-    def _write(self, replies: _Replies, command: tuple[Any, ...], waiter: _Waiter) -> None:
-        """Write one request whose reply `waiter` gets (its error after `timeout`: the watchdog)."""
-        replies.waiting.append(waiter)
+    def _write(self, replies: _Replies, commands: Sequence[tuple[Any, ...]],
+               waiters: Sequence[_Waiter]) -> None:
+        """Write requests in one write whose replies `waiters` get, in order (their error after
+        `timeout`: the watchdog)."""
+        replies.waiting.extend(waiters)
         assert replies.transport is not None
-        replies.transport.write(hiredis.pack_command(command))
+        replies.transport.write(b"".join(hiredis.pack_command(command) for command in commands))
         loop = asyncio.get_running_loop()
         self._deadline = loop.time() + self.timeout
         if self._watchdog is None:
@@ -250,7 +247,8 @@ class ScriptLine:
         return replies
 
     async def _handshake(self, replies: _Replies, *command: Any) -> None:
-        reply = await self._send(replies, command)
+        [waiter] = self._send(replies, [command])
+        reply = await waiter
         if isinstance(reply, hiredis.ReplyError):
             raise ConnectionError(f"Redis refused {command[0]}: {reply}")
 

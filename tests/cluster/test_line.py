@@ -103,7 +103,8 @@ async def test_a_request_written_at_once_hands_its_reply_or_refusal_to_its_callb
             assert await line.evalsha(sha(SCRIPT), SCRIPT, ["k", "a"]) == 1  # opens it, loads the script
             connection = line._replies
             assert connection is not None
-            slow = line._send(connection, ("EVALSHA", sha(SCRIPT), 0, "k", "b"))  # written, its reply awaited
+            # Written, its reply awaited:
+            [slow] = line._send(connection, [("EVALSHA", sha(SCRIPT), 0, "k", "b")])
             assert line.evalsha_soon(sha(SCRIPT), ["k", "c"], replies.append)
             assert line.evalsha_soon(sha(FAILING), [], replies.append)  # never loaded
             assert line.evalsha_soon(sha(SCRIPT), ["k", "d"], replies.append)
