@@ -303,40 +303,37 @@ class MatchOwner:
         running match seals every `send_every` frames, so each is looked at that often)."""
         if not taken:
             return
-        every = self.settings.snapshot_every
         if any(answers):
-            self._settle_refused(taken, answers, now, lost)
-        else:  # everything logged (the common case: one pass, no per-batch answer looked at)
-            for owned, sealed in taken:
-                publish = owned.live.publish_sealed
-                for unit in sealed:
-                    publish(unit, now)
-                last = sealed[-1]
-                owned.seq, owned.marks = last.seq, last.marks
-                if now - owned.snapshotted >= every:
-                    self._snapshots[owned.live.id] = owned
-            self.batches += len(answers)
+            taken = self._logged(taken, answers, lost)
+        every = self.settings.snapshot_every
+        for owned, sealed in taken:
+            publish = owned.live.publish_sealed
+            for unit in sealed:
+                publish(unit, now)
+            last = sealed[-1]
+            owned.seq, owned.marks = last.seq, last.marks
+            self.batches += len(sealed)
+            if now - owned.snapshotted >= every:
+                self._snapshots[owned.live.id] = owned
         self.waits.add(self.clock() - since)
 
-    def _settle_refused(self, taken: Taken, answers: list[Exception | None], now: float,
-                        lost: list[LiveMatch]) -> None:
-        """`_settle` when the store refused some batches: each match's publications up to its first
-        refused one."""
-        every = self.settings.snapshot_every
+    def _logged(self, taken: Taken, answers: list[Exception | None], lost: list[LiveMatch]) -> Taken:
+        """What the store logged of a request some of whose batches it refused: each match's
+        publications up to its first refused one (none: left out); a match with a refused one is lost."""
+        logged: Taken = []
         at = 0
         for owned, sealed in taken:
             refused, at = answers[at:at + len(sealed)], at + len(sealed)
-            for unit, error in zip(sealed, refused, strict=True):
+            kept = sealed
+            for index, error in enumerate(refused):
                 if error is not None:
                     why = str(error) if isinstance(error, FencedError) else f"a batch was refused: {error}"
                     lost.append(self._lose(owned, why))
+                    kept = sealed[:index]
                     break
-                owned.seq, owned.marks = unit.seq, unit.marks
-                owned.live.publish_sealed(unit, now)
-                self.batches += 1
-            else:
-                if now - owned.snapshotted >= every:
-                    self._snapshots[owned.live.id] = owned
+            if kept:
+                logged.append((owned, kept))
+        return logged
 
     def stats(self) -> dict[str, Any]:
         """Numbers for /health: the batches logged, snapshots written and matches taken over, and how

@@ -12,8 +12,9 @@ from functools import partial
 
 import pytest
 
-from server.cluster.journal import Appended, Appending
+from server.cluster.journal import Appended, Appending, FencedError
 from server.cluster.memory import MemoryBus, MemoryOwnership
+from server.match.live import LiveMatch
 from server.node import Node
 from tests.cluster.conftest import GENEROUS
 from tests.server.conftest import fast_config
@@ -212,3 +213,43 @@ async def test_a_new_match_waiting_for_its_lease_holds_no_other_match_back() -> 
     await frame(flusher=True)  # the flusher takes the lease and logs what waited
     assert shared.owner.owned[newcomer.id].lease is not None and not newcomer.sealed
     assert any(newcomer.id in ids for ids in slow)
+
+
+async def test_a_refused_batch_publishes_what_came_before_it_and_loses_its_match() -> None:
+    """A reply that refuses a match's second batch: its first is published, the match is lost (its
+    later publications are not), and another match of the request is published whole."""
+    config = fast_config().override(cluster=GENEROUS)
+    clock = FixedClock()
+    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
+    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
+    hub, shared = node.hub, node.shared
+    assert shared is not None
+    owner = shared.owner
+    lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(2)]
+    subtick = 0
+    while not all(owner.owned[live.id].lease is not None for live in lives) or subtick < 40:
+        subtick += 1
+        clock.now += 1 / (config.match.pace * hub.slices)
+        hub._on_tick(subtick)
+        await owner.settled()
+        if shared._due.is_set():
+            shared._due.clear()
+            await owner.flush(clock.now)
+    owner.stopped = True  # nothing is written: the seals gather
+    while not all(len(live.sealed) >= 2 for live in lives):
+        subtick += 1
+        clock.now += 1 / (config.match.pace * hub.slices)
+        hub._on_tick(subtick)
+    refused, whole = lives
+    taken = [(owner.owned[live.id], live.sealed[:2]) for live in lives]
+    lease = owner.owned[refused.id].lease
+    assert lease is not None
+    batches = owner.batches
+    lost: list[LiveMatch] = []
+    owner._settle(taken, [None, FencedError(refused.id, lease.token, "held by another node"), None, None],
+                  clock.now, clock.now, lost)
+    first, second = taken[0][1]
+    assert lost == [refused] and refused.id not in owner.owned
+    assert refused.players.head == first.marks["p"] < second.marks["p"]  # the first went out, not the second
+    assert whole.players.head == taken[1][1][1].marks["p"] and owner.owned[whole.id].seq == taken[1][1][1].seq
+    assert owner.batches == batches + 3
