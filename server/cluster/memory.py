@@ -27,6 +27,7 @@ from .journal import (
     encode_batch,
     encode_header,
     encode_snapshot,
+    snapshot_each,
 )
 from .settings import ClusterSettings
 
@@ -158,15 +159,7 @@ class MemoryOwnership:
         del entry.batches[: snapshot.seq - base]
 
     async def snapshot_all(self, items: Sequence[tuple[Lease, JournalSnapshot]]) -> list[Exception | None]:
-        out: list[Exception | None] = []
-        for lease, snapshot in items:
-            try:
-                await self.snapshot(lease, snapshot)
-            except (FencedError, JournalError) as error:
-                out.append(error)
-            else:
-                out.append(None)
-        return out
+        return await snapshot_each(self, items)
 
     async def load(self, match_id: str) -> Journal | None:
         entry = self._matches.get(match_id)

@@ -61,6 +61,7 @@ from .journal import (
     encode_batch,
     encode_header,
     encode_snapshot,
+    snapshot_each,
 )
 from .line import ScriptLine
 from .settings import ClusterSettings
@@ -589,37 +590,36 @@ class RedisOwnership:
                 out[index] = error
         return out
 
-    async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:
+    def _snapshot_args(self, lease: Lease, snapshot: JournalSnapshot) -> list[Any]:
+        """`_SNAPSHOT`'s arguments after the token: the snapshot's number, bytes and the journal's TTL
+        (JournalError when it is over the size bound)."""
         data = encode_snapshot(snapshot)
         if len(data) > self.settings.journal_max_snapshot_bytes:
             raise JournalError(f"match {lease.match_id}: a snapshot of {len(data)} bytes is over "
                                f"{self.settings.journal_max_snapshot_bytes}")
-        answer = await self._write(self._snapshot, lease, self._keys(lease.match_id), snapshot.seq, data,
-                                   self._ms(self.settings.journal_ttl))
+        return [snapshot.seq, data, self._ms(self.settings.journal_ttl)]
+
+    async def snapshot(self, lease: Lease, snapshot: JournalSnapshot) -> None:
+        answer = await self._write(self._snapshot, lease, self._keys(lease.match_id),
+                                   *self._snapshot_args(lease, snapshot))
         self._journal_refusal(lease, answer)
 
     async def snapshot_all(self, items: Sequence[tuple[Lease, JournalSnapshot]]) -> list[Exception | None]:
         """`snapshot` for many matches: on one Redis, every `_SNAPSHOT` call written at once on the
         journal's line (one round trip); on a cluster, one after another."""
-        out: list[Exception | None] = [None] * len(items)
         if self._line is None:
-            for index, (lease, snapshot) in enumerate(items):
-                try:
-                    await self.snapshot(lease, snapshot)
-                except (FencedError, JournalError) as error:
-                    out[index] = error
-            return out
-        most, keep = self.settings.journal_max_snapshot_bytes, self._ms(self.settings.journal_ttl)
+            return await snapshot_each(self, items)
+        out: list[Exception | None] = [None] * len(items)
         sent: list[int] = []
         calls: list[tuple[list[str], list[Any]]] = []
         for index, (lease, snapshot) in enumerate(items):
-            data = encode_snapshot(snapshot)
-            if len(data) > most:
-                out[index] = JournalError(f"match {lease.match_id}: a snapshot of {len(data)} bytes is over "
-                                          f"{most}")
+            try:
+                args = [lease.token, *self._snapshot_args(lease, snapshot)]
+            except JournalError as error:
+                out[index] = error
                 continue
+            calls.append((self._keys(lease.match_id), args))
             sent.append(index)
-            calls.append((self._keys(lease.match_id), [lease.token, snapshot.seq, data, keep]))
         if not calls:
             return out
         self.round_trips += 1

@@ -92,6 +92,10 @@ class Hub:
         self.slices = settings.tick_slices
         #: Neighbouring slices that publish on the same tick (see the module docstring).
         self.group_slices = min(settings.journal_slices, self.slices)
+        #: For each slice, whether ticking it ends its publishing group (the last slice of each).
+        group = self.group_slices
+        self._ends_group = tuple(index % group == group - 1 or index == self.slices - 1
+                                 for index in range(self.slices))
         #: The matches of each slice (a new match joins the emptiest).
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
@@ -153,8 +157,7 @@ class Hub:
             tick, index = divmod(due, self.slices)
             for live in list(self._slices[index].values()):
                 self._tick_match(live, tick, now)
-            last = index % self.group_slices == self.group_slices - 1 or index == self.slices - 1
-            closed = closed or last
+            closed = closed or self._ends_group[index]
         if closed:
             for after in self.after_group:
                 after(now)
