@@ -14,7 +14,10 @@ import pytest
 
 from server.cluster.journal import Appended, Appending, FencedError
 from server.cluster.memory import MemoryBus, MemoryOwnership
+from server.config import ServerConfig
+from server.match.hub import Hub
 from server.match.live import LiveMatch
+from server.match.shared import SharedMatches
 from server.node import Node
 from tests.cluster.conftest import GENEROUS
 from tests.server.conftest import fast_config
@@ -24,6 +27,18 @@ pytestmark = pytest.mark.asyncio
 
 MATCHES = 12
 FRAMES = 40
+
+
+def shared_node(**match: int) -> tuple[ServerConfig, FixedClock, MemoryOwnership, Node, Hub, SharedMatches]:
+    """A node sharing its matches on the embedded ownership, driven by hand on a clock the test moves
+    (`match`: match settings besides the tests' fast ones): its config, clock, ownership, node, hub
+    and shared matches."""
+    config = fast_config(**match).override(cluster=GENEROUS)
+    clock = FixedClock()
+    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
+    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
+    assert node.shared is not None
+    return config, clock, ownership, node, node.hub, node.shared
 
 
 def record_appends(ownership: MemoryOwnership, fast: list[list[str]], awaited: list[list[str]]) -> None:
@@ -44,12 +59,7 @@ def record_appends(ownership: MemoryOwnership, fast: list[list[str]], awaited: l
 
 
 async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frames() -> None:
-    config = fast_config().override(cluster=GENEROUS)
-    clock = FixedClock()  # moved by the test
-    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
-    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
-    hub, shared = node.hub, node.shared
-    assert shared is not None
+    config, clock, ownership, node, hub, shared = shared_node()
     appends: list[list[str]] = []
     record_appends(ownership, fast=appends, awaited=appends)
     send_every = config.match.send_every
@@ -103,12 +113,8 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
 
 async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
     """`journal_slices=1`: an append a slice, right after its wake-up (no publication waits)."""
-    config = fast_config(journal_slices=1).override(cluster=GENEROUS)
-    clock = FixedClock()
-    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
-    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
-    hub, shared = node.hub, node.shared
-    assert shared is not None and hub.group_slices == 1
+    config, clock, ownership, node, hub, shared = shared_node(journal_slices=1)
+    assert hub.group_slices == 1
     lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(hub.slices)]
     assert sorted(live.publish_phase for live in lives) == list(range(hub.slices))
     for subtick in range(1, hub.slices * 20 + 1):
@@ -127,12 +133,8 @@ async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
 async def test_a_group_that_ends_while_a_request_is_out_goes_in_the_next_one_after_its_reply() -> None:
     """The store's reply comes late (held by the test): the next group's end writes nothing while the
     request is out, its seals wait, and the reply's handling writes them in one request."""
-    config = fast_config().override(cluster=GENEROUS)
-    clock = FixedClock()
-    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
-    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
-    hub, shared = node.hub, node.shared
-    assert shared is not None and hub.group_slices == 2
+    config, clock, ownership, node, hub, shared = shared_node()
+    assert hub.group_slices == 2
     out: list[tuple[list[str], Callable[[], bool]]] = []
     append_soon = ownership.append_soon
 
@@ -174,12 +176,7 @@ async def test_a_group_that_ends_while_a_request_is_out_goes_in_the_next_one_aft
 async def test_a_new_match_waiting_for_its_lease_holds_no_other_match_back() -> None:
     """A match's first seals wait for the flusher to take its lease (`flush`); the other matches of its
     group go on in the fast request meanwhile, and the new one's batches follow once it is leased."""
-    config = fast_config().override(cluster=GENEROUS)
-    clock = FixedClock()
-    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
-    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
-    hub, shared = node.hub, node.shared
-    assert shared is not None
+    config, clock, ownership, node, hub, shared = shared_node()
     fast: list[list[str]] = []
     slow: list[list[str]] = []
     record_appends(ownership, fast=fast, awaited=slow)
@@ -218,12 +215,7 @@ async def test_a_new_match_waiting_for_its_lease_holds_no_other_match_back() -> 
 async def test_a_refused_batch_publishes_what_came_before_it_and_loses_its_match() -> None:
     """A reply that refuses a match's second batch: its first is published, the match is lost (its
     later publications are not), and another match of the request is published whole."""
-    config = fast_config().override(cluster=GENEROUS)
-    clock = FixedClock()
-    ownership = MemoryOwnership(GENEROUS, clock=clock.monotonic)
-    node = Node(config, clock=clock, ownership=ownership, bus=MemoryBus(GENEROUS))
-    hub, shared = node.hub, node.shared
-    assert shared is not None
+    config, clock, ownership, node, hub, shared = shared_node()
     owner = shared.owner
     lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(2)]
     subtick = 0
