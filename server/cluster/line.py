@@ -1,7 +1,8 @@
 """A node's own connection to one Redis for its journal's hot path: a request and its reply, nothing else.
 
-A node logs its matches' batches about 120 times a second (one script call a tick slice, every
-`send_every` frames: server/match/live.py `publish_phase`). Through redis-py's client each call costs
+A node logs its matches' batches in one script call for each publishing group of tick slices, every
+`send_every` frames (30 a second with the default groups; 120 with one slice a group:
+server/match/live.py `publish_phase`). Through redis-py's client each call costs
 about 100 µs of Python besides the socket's own cost (the connection pool, retries, observability,
 the command's packing and parsing): as much as the rest of the journal together (bench/README.md,
 `cluster_cpu`). This line sends the same command on a connection of its own, packed and parsed by

@@ -11,10 +11,11 @@ One `FrameClock` task calls `_on_tick`, which ticks matches in turn; it never aw
 its slice, so its frames stay 1/60 s apart): the loop does the work of a frame in several short
 callbacks instead of one long one, and sockets get in between, so no wake-up waits behind a whole
 frame's simulation. A match
-publishes on the ticks of its slice's phase (`LiveMatch.publish_phase`): the matches of a group of
-`journal_slices` neighbouring slices publish on the same tick, and the hooks `after_group` run after
-the wake-up that ticked a group's last slice, so a node that journals them logs a group's batches in
-one round trip (server/match/owner.py `flush_soon`). A match
+publishes on the ticks of its slice's phase (`LiveMatch.publish_phase`): on a node that journals its
+matches (`group_publications`), the matches of a group of `journal_slices` neighbouring slices publish
+on the same tick, and the hooks `after_group` run after the wake-up that ticked a group's last slice,
+so the node logs a group's batches in one round trip (server/match/owner.py `flush_soon`); elsewhere
+each slice is its own group and the slices take turns. A match
 whose tick raises is cancelled (its players get an `internal` error) and the others go on. Writes to
 the store happen in background tasks, so a slow store never stalls the loop; each finished match is
 written once.
@@ -90,12 +91,11 @@ class Hub:
         self.background = background if background is not None else Background()
         self.matches: dict[str, LiveMatch] = {}
         self.slices = settings.tick_slices
-        #: Neighbouring slices that publish on the same tick (see the module docstring).
-        self.group_slices = min(settings.journal_slices, self.slices)
+        #: Neighbouring slices that publish on the same tick (see the module docstring): one, each slice
+        #: on its own phase, until a journal groups them (`group_publications`).
+        self.group_slices = 1
         #: For each slice, whether ticking it ends its publishing group (the last slice of each).
-        group = self.group_slices
-        self._ends_group = tuple(index % group == group - 1 or index == self.slices - 1
-                                 for index in range(self.slices))
+        self._ends_group = (True,) * self.slices
         #: The matches of each slice (a new match joins the emptiest).
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
@@ -122,6 +122,18 @@ class Hub:
         self.on_vacated: list[Callable[[LiveMatch, str, str | None], Coroutine[Any, Any, None]]] = []
         self.on_ending: list[MatchHook] = []
         self.on_recorded: list[MatchHook] = []
+
+    def group_publications(self, slices: int) -> None:
+        """Publish the matches of each `slices` neighbouring tick slices on the same tick (capped at
+        `tick_slices`), with `after_group` run after each group's last slice: what a node that journals
+        its matches asks (server/match/sharing.py), so that a group's batches go in one round trip. A
+        node that journals nothing keeps one slice a group: its publishing work spread over the frames.
+        Called before any match is hosted."""
+        if self.matches:
+            raise RuntimeError("publishing groups are set before any match is hosted")
+        self.group_slices = group = max(1, min(slices, self.slices))
+        self._ends_group = tuple(index % group == group - 1 or index == self.slices - 1
+                                 for index in range(self.slices))
 
     # ---- lifecycle -----------------------------------------------------------------------------------
 

@@ -238,8 +238,8 @@ class LiveMatch:
         #: is 0. The hub gives every match of a group of `journal_slices` neighbouring tick slices the
         #: same phase (the group's index), so a group's matches publish on the same tick and a journaled
         #: node logs them in one round trip after the group's last slice (one a group every
-        #: `send_every` frames, whatever the number of matches), and the groups take turns: the
-        #: publishing work is spread over the frames.
+        #: `send_every` frames, whatever the number of matches); when a group holds fewer slices than
+        #: the node has, the groups take turns, so the publishing work is spread over the frames.
         self.publish_phase = 0
         #: Journal mode (see the module docstring): sealed publications not yet published, the
         #: `input-late` answers waiting for the next seal, and the marks after the last one sealed.

@@ -45,10 +45,12 @@ class MatchSettings:
     #: A node that journals its matches (on a shared store) logs the publications of this many
     #: neighbouring tick slices in one round trip to the store: they publish on the same tick, and the
     #: append goes out after the last of them. 1 is one append a slice (120 a second at 60 frames and
-    #: 4 slices); 2 halves them, for one slice interval (1/240 s at 60 × 4) more before the first
-    #: slice's publications go out (bench/README.md, `cluster_cpu`). Capped at `tick_slices`; a node
-    #: that journals nothing publishes each slice at once whatever this says.
-    journal_slices: int = 2
+    #: 4 slices); 4 (all of them) is one append every other tick, 30 a second, for up to three slice
+    #: intervals (12.5 ms at 60 × 4) more before the first slice's publications go out: the client
+    #: predicts both boards, so the wait falls on the stream's corrections, not on what a key draws
+    #: (bench/README.md, `cluster_cpu`, stop 31). Capped at `tick_slices`; a node that journals nothing
+    #: publishes each slice at once, on a phase of its own (the slices take turns), whatever this says.
+    journal_slices: int = 4
     #: Stream messages kept per stream for reconnects; an older gap gets a resync from a keyframe.
     history: int = 600
     #: Seconds a dropped player may take to come back before the seat forfeits.

@@ -7,10 +7,11 @@ scanner run beside the clock (server/match/shared.py), and matches of nodes that
     ...
     await shared.stop(); await shared.owner.release_all()   # a hand-off (SIGTERM); then hub.stop()
 
-The hooks: a new match is journaled and adopted (`on_new`); after the wake-up that ticked the last
-slice of a publishing group, what its matches sealed is logged and then published (`after_group`:
-`MatchOwner.flush_soon`), the flusher doing what that cannot (`MatchOwner.on_pending`); a recorded
-match's journal and lease are dropped
+The hooks: a new match is journaled and adopted (`on_new`); the hub publishes `journal_slices`
+neighbouring tick slices' matches on the same tick (`Hub.group_publications`) and after the wake-up
+that ticked the last slice of such a publishing group, what its matches sealed is logged and then
+published (`after_group`: `MatchOwner.flush_soon`), the flusher doing what that cannot
+(`MatchOwner.on_pending`); a recorded match's journal and lease are dropped
 (`on_recorded`); a match taken over is hosted like one made here (`Hub.host`); a lost one is
 forgotten (`Hub.forget`), its clients closed with 1001 (they reconnect, reaching its owner).
 """
@@ -51,6 +52,7 @@ def share_matches(hub: Hub, ownership: Ownership, node: str, settings: ClusterSe
     owner.on_pending = shared.wake
     owner.on_failed = shared.failed
     owner.on_lost = shared.drop_lost
+    hub.group_publications(hub.settings.journal_slices)
     hub.after_group.append(owner.flush_soon)
     hub.on_recorded.append(recorded)
     return shared

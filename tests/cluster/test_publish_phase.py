@@ -103,12 +103,31 @@ async def test_a_slice_s_matches_are_logged_in_one_append_every_send_every_frame
     assert len(appends) <= FRAMES * groups // send_every + groups + 2
     assert {live.id for live in lives} == {match for ids in appends for match in ids}
     assert all(live.runner is not None and live.current_frame() >= FRAMES - 3 for live in lives)
-    # What that costs, on /health: a group's first slice's publications wait one slice interval (the
-    # embedded ownership answers at once), its last slice's none.
-    interval_ms = 1000 / (config.match.pace * hub.slices)
+    # What that costs, on /health: a group's first slice's publications wait a slice interval for each
+    # later slice of the group (the embedded ownership answers at once), its last slice's none.
+    waited_ms = (group - 1) * 1000 / (config.match.pace * hub.slices)
     wait = node.stats()["journal"]["wait_ms"]
     assert wait["samples"] >= len(running)
-    assert interval_ms <= wait["p50"] <= wait["max"] <= interval_ms + 0.1
+    assert waited_ms <= wait["p50"] <= wait["max"] <= waited_ms + 0.1
+
+
+async def test_a_node_that_journals_nothing_spreads_its_publishing_over_the_frames() -> None:
+    """On the embedded store (no journal) each tick slice is its own group whatever `journal_slices`
+    says: the slices' matches publish on alternate frames, not all on the same one; a journaling node
+    groups them (`group_publications`), which it must do before any match is hosted."""
+    config = fast_config(journal_slices=4)
+    node = Node(config, clock=FixedClock())
+    hub = node.hub
+    assert node.shared is None and hub.group_slices == 1 and all(hub._ends_group)
+    lives = [hub.create_bot_duel("lazy", "lazy") for _ in range(hub.slices)]
+    send_every = config.match.send_every
+    assert sorted(live.publish_phase % send_every for live in lives) == \
+        sorted(index % send_every for index in range(hub.slices))
+    with pytest.raises(RuntimeError, match="before any match"):
+        hub.group_publications(4)
+    journaling = shared_node(journal_slices=4)[4]
+    assert journaling.group_slices == min(4, journaling.slices) and journaling._ends_group[-1]
+    assert not any(journaling._ends_group[:-1])
 
 
 async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
@@ -132,9 +151,10 @@ async def test_one_slice_a_group_logs_each_slice_on_its_own_wake_up() -> None:
 
 async def test_a_group_that_ends_while_a_request_is_out_goes_in_the_next_one_after_its_reply() -> None:
     """The store's reply comes late (held by the test): the next group's end writes nothing while the
-    request is out, its seals wait, and the reply's handling writes them in one request."""
-    config, clock, ownership, node, hub, shared = shared_node()
-    assert hub.group_slices == 2
+    request is out, its seals wait, and the reply's handling writes them in one request (two groups of
+    two slices: the next group's end comes while the first group's request is out)."""
+    config, clock, ownership, node, hub, shared = shared_node(journal_slices=2)
+    assert hub.group_slices == 2 and hub.slices == 4
     out: list[tuple[list[str], Callable[[], bool]]] = []
     append_soon = ownership.append_soon
 
