@@ -31,7 +31,8 @@ on these shared VMs a node's CPU per match-second moves by ±20 % from one minut
 A child's own figures (its JSON line) also give the kernel's share of its CPU time, the store's
 requests a second and how long publications waited for the journal (p50, p99: `/health`'s
 `journal.wait_ms`) (`--child redis`). Printed: each round's figures and the ratios `redis / lone` and
-`pair / lone`, then the median ratio over the rounds with its spread (min–max). Issue 20's target: a
+`pair / lone`, then the median ratio over the rounds with its spread (min–max) and how far that
+median could move by chance (`median_interval`: a seeded bootstrap over the rounds). Issue 20's target: a
 node of a two-node cluster ≤ 1.1× a lone node's CPU per match-second. The Redis is the machine's (a
 prefix of each child's own, deleted).
 """
@@ -42,6 +43,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import secrets
 import statistics
 import subprocess
@@ -102,6 +104,16 @@ async def child(store: str, prefix: str, matches: int, seconds: float, warmup: f
             "round_trips_per_s": (trips1 - trips0) / max(wall1 - wall0, 1e-9),
             # How long publications waited for the journal (the owner's window of its last requests).
             "journal_wait_p50_ms": waits.get("p50", 0.0), "journal_wait_p99_ms": waits.get("p99", 0.0)}
+
+
+def median_interval(values: list[float], draws: int = 2000, level: float = 0.95) -> tuple[float, float]:
+    """How far the median of these rounds could move by chance: the middle `level` of the medians of
+    `draws` resamplings of the rounds with replacement (a percentile bootstrap; seeded, so the same
+    rounds print the same interval). Whether a target is met is read off this, not off one median."""
+    draws_of = random.Random(0)
+    medians = sorted(statistics.median(draws_of.choices(values, k=len(values))) for _ in range(draws))
+    tail = (1 - level) / 2
+    return medians[int(tail * draws)], medians[min(draws - 1, int((1 - tail) * draws))]
 
 
 def setting_overrides(items: list[str]) -> dict[str, float]:
@@ -220,7 +232,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"round {index + 1} ({' → '.join(order)}): {cpu} CPU ms/match-s; {shares}", flush=True)
     for setup, values in ratios.items():
         spread = f"{min(values):.3f}–{max(values):.3f}"
-        print(f"{setup}/lone: median {statistics.median(values):.3f} (spread {spread})")
+        low, high = median_interval(values)
+        print(f"{setup}/lone: median {statistics.median(values):.3f} (spread {spread}; "
+              f"95 % interval of the median {low:.3f}–{high:.3f})")
 
 
 if __name__ == "__main__":
