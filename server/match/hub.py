@@ -92,10 +92,11 @@ class Hub:
         self.matches: dict[str, LiveMatch] = {}
         self.slices = settings.tick_slices
         #: Neighbouring slices that publish on the same tick (see the module docstring): one, each slice
-        #: on its own phase, until a journal groups them (`group_publications`).
+        #: on its own phase, until a journal groups them (`group_publications`); and for each slice,
+        #: whether ticking it ends its publishing group (the last slice of each).
         self.group_slices = 1
-        #: For each slice, whether ticking it ends its publishing group (the last slice of each).
-        self._ends_group = (True,) * self.slices
+        self._ends_group: tuple[bool, ...] = ()
+        self._group_by(1)
         #: The matches of each slice (a new match joins the emptiest).
         self._slices: list[dict[str, LiveMatch]] = [{} for _ in range(self.slices)]
         self._slice_of: dict[str, int] = {}
@@ -131,6 +132,9 @@ class Hub:
         Called before any match is hosted."""
         if self.matches:
             raise RuntimeError("publishing groups are set before any match is hosted")
+        self._group_by(slices)
+
+    def _group_by(self, slices: int) -> None:
         self.group_slices = group = max(1, min(slices, self.slices))
         self._ends_group = tuple(index % group == group - 1 or index == self.slices - 1
                                  for index in range(self.slices))

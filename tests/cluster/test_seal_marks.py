@@ -28,11 +28,10 @@ OFFSETS = (2, -3, 1, -12, 2, -5)
 
 
 def heads(live: LiveMatch) -> dict[str, int]:
-    """What `live` has published, in the marks' names."""
-    speculated = max(live._spec_bodies, default=live._published_confirmed - 1) + 1
-    watched = live._published_confirmed if live.spectator_delay <= 0 else live._watched_confirmed
-    return {"p": live.players.head, "pf": speculated, "pc": live._published_confirmed,
-            "s": live.spectators.head, "sc": watched, "o": int(live.ended_at is not None)}
+    """What `live` has published (`_heads_now`, read off its streams), in the marks' names."""
+    players, speculated, confirmed, watchers, watched, _ = live._heads_now()
+    return {"p": players, "pf": speculated, "pc": confirmed, "s": watchers, "sc": watched,
+            "o": int(live.ended_at is not None)}
 
 
 @pytest.mark.parametrize("ranked", [False, True])
