@@ -250,7 +250,9 @@ class LiveMatch:
         #: Called when a publication is sealed (the node's owner then logs it: server/match/owner.py).
         self.on_sealed: Callable[[], None] = _nothing
         self._late: list[tuple[int, InputLate]] = []
-        self._heads_sealed: tuple[int, int, int, int, int, int] | None = None
+        #: The players' and spectators' heads less the runner's counts of their records
+        #: (`_count_from_here`).
+        self._stream_bases = (0, 0)
         #: What was published: the speculative frames' bodies from the confirmed frame on, and the
         #: frame the players' confirmed records reach (the resync caches a catch-up reads).
         self._spec_bodies: dict[int, bytes] = {}
@@ -532,6 +534,8 @@ class LiveMatch:
         )
         self._broadcast_status(now)
         self._publish(self.runner.advance(0), now)
+        if self.journaled:
+            self._count_from_here()
 
     # ---- publishing ----------------------------------------------------------------------------------
 
@@ -590,42 +594,37 @@ class LiveMatch:
         """Hold this publication until the hub has its inputs in the journal (see the module docstring):
         its batch is made now (the owner appends it as it is) with the stream numbers after it.
 
-        It runs every `send_every` frames on every journaled match (the journal's hot path), so it counts
-        the records by the advances' own counts, not one by one, and keeps the marks between seals as a
-        tuple."""
+        It runs every `send_every` frames on every journaled match (the journal's hot path), so it reads
+        the numbers off the runner's counters (`_count_from_here`), not off the advances one by one."""
         runner = self.runner
         assert runner is not None
         advances, self._unpublished = self._unpublished, []
         late, self._late = self._late, []
-        players, speculated, confirmed, watchers, watched, over = self._heads_sealed or self._heads_now()
-        for out in advances:
-            # The players get a rewind, the frames simulated, the keyframes and the result; the
-            # spectators every confirmed record and the result.
-            frames = out.frames
-            if frames:
-                players += len(frames)
-                speculated = frames[-1].frame + 1
-            players += out.keyframes
-            if out.rewind_to is not None:
-                players += 1
-            watchers += len(out.confirmed)
-            reached = out.confirmed_to
-            if reached > confirmed:
-                confirmed = reached
-            if reached > watched:
-                watched = reached
-            if out.result is not None:
-                players += 1
-                watchers += 1
-                over = 1
+        # The players get one record a frame simulated, a rewind and the frames simulated again after
+        # it, the keyframes and the end; the spectators every confirmed frame, the keyframes and the end.
+        over = 0 if runner.result is None else 1
+        speculated, confirmed, keyframes = runner.match.frame, runner.confirmed, runner.keyframes_emitted
+        players_base, watchers_base = self._stream_bases
         if self.spectator_delay > 0:  # the delayed stream goes out later: what it has sent now
             watchers, watched = self.spectators.head, self._watched_confirmed
-        self._heads_sealed = (players, speculated, confirmed, watchers, watched, over)
-        marks = {"p": players, "pf": speculated, "pc": confirmed, "s": watchers, "sc": watched, "o": over}
+        else:
+            watchers, watched = watchers_base + confirmed + keyframes + over, confirmed
+        marks = {"p": players_base + speculated + runner.rewind_records + keyframes + over, "pf": speculated,
+                 "pc": confirmed, "s": watchers, "sc": watched, "o": over}
         self.last_seq = seq = self.last_seq + 1
         self.sealed.append(Sealed(seq, encode_logged(seq, runner.now, runner.take_log(), marks), advances,
                                   late, marks))
         self.on_sealed()
+
+    def _count_from_here(self) -> None:
+        """Note what the streams' heads are beyond the runner's counters, everything advanced being
+        published (after the first publication, and a takeover's): `_seal` adds the counters to it."""
+        runner = self.runner
+        assert runner is not None and not self._unpublished
+        players, _, _, watchers, _, _ = self._heads_now()
+        keyframes = runner.keyframes_emitted
+        self._stream_bases = (players - runner.match.frame - runner.rewind_records - keyframes,
+                              watchers - runner.confirmed - keyframes)
 
     def spectators_keyframe(self) -> int:
         """The frame of the newest keyframe the spectators were sent (-1: none yet)."""
@@ -696,6 +695,7 @@ class LiveMatch:
         live.spectators.head = max(0, marks["s"] - marks["o"] - again)
         live._published_confirmed = max(0, marks["pc"])
         live._publish(out, now, marks)
+        live._count_from_here()
         return live
 
     def _watch_keyframe(self, keyframe: PackedKeyframe) -> None:

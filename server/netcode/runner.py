@@ -136,9 +136,6 @@ class Advance:
     frames: list[FrameRecord] = field(default_factory=list)
     #: Newly confirmed frames, each keyframe just before the frame it starts.
     confirmed: list[FrameRecord | KeyframeRecord] = field(default_factory=list)
-    #: How many of `confirmed` are keyframes (a journaled match counts its records before it publishes
-    #: them: server/match/live.py `_seal`).
-    keyframes: int = 0
     #: Set once: the result, when the frame that ended the match is confirmed.
     result: MatchResult | None = None
     #: Frames below this were final when this advance ended: what its records may say is confirmed.
@@ -276,6 +273,12 @@ class MatchRunner:
         #: Counters for stats and tests.
         self.rollbacks = 0
         self.resimulated = 0
+        #: The players' stream's records beyond one a frame simulated (each rewind, and the frames
+        #: simulated again after it) and the keyframes confirmed: with the match's frame and
+        #: `confirmed`, what a journaled match counts its streams' records by, with no count over its
+        #: advances (server/match/live.py `_seal`).
+        self.rewind_records = 0
+        self.keyframes_emitted = 0
         self.predicted = 0
         self.late_inputs = 0
 
@@ -373,6 +376,7 @@ class MatchRunner:
         self.now = max(self.now, now)
         if self._dirty is not None:
             target, self._dirty = self._dirty, None
+            self.rewind_records += self.match.frame - target + 1
             self._rollback(target)
             out.rewind_to = target
         while self.match.frame < self.now and self.match.result is None:
@@ -510,7 +514,7 @@ class MatchRunner:
             if len(self._bases) > KEPT_KEYFRAME_STATES:
                 del self._bases[next(iter(self._bases))]
         out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum, pending.state))
-        out.keyframes += 1
+        self.keyframes_emitted += 1
 
     def _keyframe_due(self, frame: int) -> bool:
         return frame == 0 or (frame + self._keyframe_phase) % self.settings.keyframe_every == 0
