@@ -178,11 +178,10 @@ class MatchOwner:
     def _sealed(self, owned: Owned) -> None:
         """`owned` sealed a publication (its `on_sealed`, every `send_every` frames): `flush_soon`, after
         the wake-up that ends its publishing group, logs it."""
-        match_id = owned.live.id
-        if self.owned.get(match_id) is owned:
-            if not self.pending:
-                self._pending_since = self.clock()
-            self.pending[match_id] = owned
+        pending = self.pending
+        if not pending:
+            self._pending_since = self.clock()
+        pending[owned.live.id] = owned  # one no longer owned is left out when the flush takes them
 
     async def _lease(self, owned: Owned, now: float) -> bool:
         """Take a new match's lease and write its header; False when another node holds it."""
@@ -305,6 +304,9 @@ class MatchOwner:
             return
         if any(answers):
             taken = self._logged(taken, answers, lost)
+            self.batches += sum(len(sealed) for _, sealed in taken)
+        else:
+            self.batches += len(answers)  # one answer a batch
         every = self.settings.snapshot_every
         for owned, sealed in taken:
             publish = owned.live.publish_sealed
@@ -312,7 +314,6 @@ class MatchOwner:
                 publish(unit, now)
             last = sealed[-1]
             owned.seq, owned.marks = last.seq, last.marks
-            self.batches += len(sealed)
             if now - owned.snapshotted >= every:
                 self._snapshots[owned.live.id] = owned
         self.waits.add(self.clock() - since)

@@ -270,6 +270,9 @@ class MatchRunner:
         self._keyframe_phase = keyframe_phase % self.settings.keyframe_every
         #: The newest confirmed keyframes' states, oldest first (what `checkpoint` gives; empty: none yet).
         self._bases: dict[int, bytes] = {}
+        #: The oldest of them (0: none yet): the inputs a checkpoint exports start there, so the
+        #: timelines keep them (`_prune`, every frame, reads it here rather than off `_bases`).
+        self._oldest_base = 0
         #: Counters for stats and tests.
         self.rollbacks = 0
         self.resimulated = 0
@@ -489,7 +492,7 @@ class MatchRunner:
         keep = bisect_right(frames, floor) - 1  # the newest snapshot at or before the floor stays
         base = frames[keep] if keep >= 0 else floor
         if self.journal:  # a checkpoint exports the inputs from its keyframe (the oldest kept: the first)
-            base = min(base, next(iter(self._bases), 0))
+            base = min(base, self._oldest_base)
         if keep > 0:
             for frame in frames[:keep]:
                 del self._snapshots[frame]
@@ -513,6 +516,7 @@ class MatchRunner:
             self._bases[frame] = pending.state
             if len(self._bases) > KEPT_KEYFRAME_STATES:
                 del self._bases[next(iter(self._bases))]
+            self._oldest_base = next(iter(self._bases))
         out.confirmed.append(KeyframeRecord(frame, pending.view, pending.checksum, pending.state))
         self.keyframes_emitted += 1
 
@@ -577,6 +581,7 @@ class MatchRunner:
         self._snapshots = {frame: checkpoint.state}
         self._snapshot_frames = [frame]
         self._bases = {frame: checkpoint.state}
+        self._oldest_base = frame
         self.confirmed = self._pruned = self._timelines_pruned = frame
         self._keyframed = frame - 1
         self.now = max(checkpoint.now, now, frame)
