@@ -631,8 +631,8 @@ class LiveMatch:
         return self._watched_keyframe.frame if self._watched_keyframe is not None else -1
 
     def _heads_now(self) -> tuple[int, int, int, int, int, int]:
-        """The marks of what is published now (nothing sealed is waiting), in `_seal`'s order: players'
-        head, speculative and confirmed frame reached, spectators' head and confirmed frame, over."""
+        """What is published now (nothing sealed is waiting), in the order of a batch's marks: players'
+        head, speculative and confirmed frame reached, spectators' head and confirmed frame, over (0)."""
         pf = max(self._spec_bodies, default=self._published_confirmed - 1) + 1
         watched = self._published_confirmed if self.spectator_delay <= 0 else self._watched_confirmed
         return self.players.head, pf, self._published_confirmed, self.spectators.head, watched, 0
