@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import replace
 
 import pytest
 
@@ -134,7 +133,7 @@ async def test_play_a_bot(start_server: StartServer) -> None:
     Six seconds: the lazy bot's board plays from frame 128 (the maze is drawn first), and in a 4 s
     match about 1 seed in 100 gave it no input at all (it held still and never kicked), so the test
     failed by its seed; in 6 s none of 1,000 seeds did (the latest first input: frame 332 of 360)."""
-    server = await start_server(replace(fast_config().with_time_limit(6)))
+    server = await start_server(fast_config().with_time_limit(6))
     _, token = await botclient.new_guest(server.http_url, "cat")
     created = await botclient.http_json(f"{server.http_url}/api/bot-matches", "POST", {"bot": "lazy"}, token)
     listed = await botclient.http_json(f"{server.http_url}/api/matches")
