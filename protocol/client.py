@@ -202,7 +202,11 @@ class ClientSession:
         if estimate is None or self.welcome is None:
             return None
         frame = max(self.next_stamp, int(estimate) + self.welcome.input_delay)
-        return min(frame, max(self.next_stamp, int(estimate) + self.welcome.max_ahead - 1))
+        # The server refuses a stamp `max_ahead` past its own frame: the estimate without the lean (a
+        # lean built by `input-late` answers while the server's rollback floor ran ahead, after a
+        # stall or a takeover, must not carry stamps past what it takes).
+        present = int(estimate - self.lean(now))
+        return min(frame, max(self.next_stamp, present + self.welcome.max_ahead - 1))
 
     def input(self, value: int, now: float) -> list[bytes]:
         """Hold `value` from the next frame to stamp through `stamp(now)`; the `input` messages now due.

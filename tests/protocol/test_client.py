@@ -174,3 +174,18 @@ def test_errors_and_late_inputs_are_collected() -> None:
     session.receive(b"\xc1", 0.0)
     assert [e.code for e in session.errors] == ["read-only", "malformed"]
     assert session.late == [InputLate(frame=3, applied=9)]
+
+
+def test_a_lean_never_stamps_past_what_the_server_takes() -> None:
+    """`input-late` answers far behind the server's floor (a stalled client, a match taken over) build a
+    lean of hundreds of frames; stamps still stay within `max_ahead` of the server's frame (the estimate
+    without the lean), which the server would refuse past (`frame-ahead`)."""
+    session = started_session(batch=1)
+    present = session.server_frame(0.0)
+    assert present is not None and session.lean(0.0) == 0.0
+    for frame in range(100, 104):  # each stamped at the estimate, each applied 300 frames later
+        session.receive(encode(InputLate(frame=frame, applied=frame + 300)), 0.0)
+    assert session.lean(0.0) >= 300
+    stamps = [message.frame for message in map(decode_client, session.input(0x03, 0.0))
+              if isinstance(message, Input)]
+    assert stamps and max(stamps) <= int(present) + WELCOME.max_ahead - 1
