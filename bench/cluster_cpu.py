@@ -3,6 +3,9 @@
     .venv/bin/python -m bench.cluster_cpu                      # 5 rounds, 20 duels a node, 15 s windows
     .venv/bin/python -m bench.cluster_cpu --rounds 7 --matches 30 --seconds 20
     .venv/bin/python -m bench.cluster_cpu --together --rounds 9 --seconds 10 --variant journal_slices=4
+    .venv/bin/python -m bench.cluster_cpu --together --rounds 30 --seconds 10 \
+        --record bench/records/cluster_cpu.jsonl
+    .venv/bin/python -m bench.cluster_cpu --pool bench/records/cluster_cpu.jsonl   # every recorded round
 
 Each measurement is a child process running one `Node` (server/node.py, default settings) as `floe
 serve` runs it (uvloop's event loop where it is installed, the collector tuned: server/embed.py
@@ -35,12 +38,20 @@ requests a second and how long publications waited for the journal (p50, p99: `/
 median could move by chance (`median_interval`: a seeded bootstrap over the rounds). Issue 20's target: a
 node of a two-node cluster ≤ 1.1× a lone node's CPU per match-second. The Redis is the machine's (a
 prefix of each child's own, deleted).
+
+One run's rounds are few against this machine's noise (a 15-round run's median moves by ±0.02 between
+runs an hour apart), so `--record FILE` appends each round as a JSON line (the commit measured, the
+run's shape, each setup's CPU and ratio) and `--pool FILE…` reads them back and prints each ratio's
+median and interval over every recorded round of the same node code (the `rules`, `protocol` and
+`server` trees: a commit of docs or benches pools with its parent's rounds) and shape, however many
+runs and sessions they came from.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -50,6 +61,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -114,6 +126,56 @@ def median_interval(values: list[float], draws: int = 2000, level: float = 0.95)
     medians = sorted(statistics.median(draws_of.choices(values, k=len(values))) for _ in range(draws))
     tail = (1 - level) / 2
     return medians[int(tail * draws)], medians[min(draws - 1, int((1 - tail) * draws))]
+
+
+#: What makes rounds comparable (pooled together): the code a node runs and the run's shape.
+POOL_KEYS = ("code", "matches", "seconds", "warmup", "together", "plain", "set")
+#: The folders whose files a node runs (a commit that changes none of them pools with its parent's rounds).
+NODE_CODE = ("rules", "protocol", "server")
+
+
+def round_record(index: int, figures: dict[str, float], args: argparse.Namespace,
+                 commit: str, code: str) -> dict[str, Any]:
+    """One round as a `--record` line: its shape (`POOL_KEYS`), each setup's CPU ms a match-second and
+    each setup's ratio to the lone node in the same round."""
+    return {"commit": commit, "code": code, "matches": args.matches, "seconds": args.seconds,
+            "warmup": args.warmup, "together": args.together, "plain": args.plain, "set": sorted(args.set),
+            "round": index + 1, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "cpu_ms_per_match_second": figures,
+            "ratios": {setup: figures[setup] / figures["lone"] for setup in figures if setup != "lone"}}
+
+
+def pooled(records: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, list[float]]]:
+    """The recorded rounds grouped by shape (`POOL_KEYS`), in the order each shape first appears: each
+    shape, setup and its ratios over every round of that shape."""
+    groups: dict[str, tuple[dict[str, Any], dict[str, list[float]]]] = {}
+    for record in records:
+        shape = {key: record[key] for key in POOL_KEYS}
+        _, ratios = groups.setdefault(json.dumps(shape, sort_keys=True), (shape, {}))
+        for setup, ratio in record["ratios"].items():
+            ratios.setdefault(setup, []).append(float(ratio))
+    return [(shape, setup, values) for shape, ratios in groups.values() for setup, values in ratios.items()]
+
+
+def summary(setup: str, values: list[float]) -> str:
+    """A ratio's median over its rounds, with the spread and the median's 95 % interval."""
+    low, high = median_interval(values)
+    spread = f"{min(values):.3f}–{max(values):.3f}"
+    return (f"{setup}/lone: median {statistics.median(values):.3f} (spread {spread}; "
+            f"95 % interval of the median {low:.3f}–{high:.3f})")
+
+
+def measured(root: Path) -> tuple[str, str]:
+    """What a record names: the checkout's commit, and the code a node runs (`NODE_CODE`'s trees at
+    that commit, hashed); each with `+` when the checkout changes it without a commit."""
+    def git(*command: str) -> str:
+        return subprocess.run(["git", *command], cwd=root, capture_output=True, text=True, check=False).stdout
+    commit = git("rev-parse", "--short=12", "HEAD").strip() or "unknown"
+    trees = git("rev-parse", *(f"HEAD:{folder}" for folder in NODE_CODE))
+    code = hashlib.sha1(trees.encode()).hexdigest()[:12] if trees.strip() else "unknown"
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    code_changed = git("status", "--porcelain", "--untracked-files=no", "--", *NODE_CODE)
+    return commit + ("+" if changed.strip() else ""), code + ("+" if code_changed.strip() else "")
 
 
 def setting_overrides(items: list[str]) -> dict[str, float]:
@@ -203,6 +265,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=NUMBER",
                         help="one more setup: a pair whose nodes have this server setting (e.g. "
                              "journal_slices=4), measured in the same rounds")
+    parser.add_argument("--record", type=Path, metavar="FILE",
+                        help="append each round to FILE as a JSON line (for --pool)")
+    parser.add_argument("--pool", type=Path, nargs="+", metavar="FILE",
+                        help="measure nothing: the ratios over every round recorded in these files, "
+                             "by the node's code and the run's shape")
     parser.add_argument("--child", choices=("memory", "redis", "embedded"), help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -213,6 +280,12 @@ def main(argv: list[str] | None = None) -> None:
                                        settings, args.plain))
         print(json.dumps(figures))
         return
+    if args.pool is not None:
+        records = [json.loads(line) for path in args.pool for line in path.read_text().splitlines() if line]
+        for shape, setup, values in pooled(records):
+            print(f"{len(values)} rounds of {shape}: {summary(setup, values)}")
+        return
+    commit, code = measured(ROOT)
     print(f"{args.matches} lazy-bot duels a node, {args.seconds} s windows after {args.warmup} s, "
           f"{args.rounds} rounds, {'plain' if args.plain else 'as floe serve runs'}"
           f"{', the setups together' if args.together else ''}", flush=True)
@@ -227,14 +300,15 @@ def main(argv: list[str] | None = None) -> None:
             figures = {setup: measure(setup, args) for setup in order}
         for setup in ratios:
             ratios[setup].append(figures[setup] / figures["lone"])
+        if args.record is not None:
+            args.record.parent.mkdir(parents=True, exist_ok=True)
+            with args.record.open("a") as record:
+                record.write(json.dumps(round_record(index, figures, args, commit, code)) + "\n")
         cpu = "  ".join(f"{setup} {figures[setup]:.2f}" for setup in setups)
         shares = "  ".join(f"{setup}/lone {values[-1]:.3f}" for setup, values in ratios.items())
         print(f"round {index + 1} ({' → '.join(order)}): {cpu} CPU ms/match-s; {shares}", flush=True)
     for setup, values in ratios.items():
-        spread = f"{min(values):.3f}–{max(values):.3f}"
-        low, high = median_interval(values)
-        print(f"{setup}/lone: median {statistics.median(values):.3f} (spread {spread}; "
-              f"95 % interval of the median {low:.3f}–{high:.3f})")
+        print(summary(setup, values))
 
 
 if __name__ == "__main__":
