@@ -621,21 +621,21 @@ class LiveMatch:
         published (after the first publication, and a takeover's): `_seal` adds the counters to it."""
         runner = self.runner
         assert runner is not None and not self._unpublished
-        players, _, _, watchers, _, _ = self._heads_now()
         keyframes = runner.keyframes_emitted
-        self._stream_bases = (players - runner.match.frame - runner.rewind_records - keyframes,
-                              watchers - runner.confirmed - keyframes)
+        self._stream_bases = (self.players.head - runner.match.frame - runner.rewind_records - keyframes,
+                              self.spectators.head - runner.confirmed - keyframes)
 
     def spectators_keyframe(self) -> int:
         """The frame of the newest keyframe the spectators were sent (-1: none yet)."""
         return self._watched_keyframe.frame if self._watched_keyframe is not None else -1
 
-    def _heads_now(self) -> tuple[int, int, int, int, int, int]:
+    def _heads_now(self) -> tuple[int, int, int, int, int]:
         """What is published now (nothing sealed is waiting), in the order of a batch's marks: players'
-        head, speculative and confirmed frame reached, spectators' head and confirmed frame, over (0)."""
+        head, speculative and confirmed frame reached, spectators' head and confirmed frame (what
+        tests/cluster/test_seal_marks.py holds each seal's marks to)."""
         pf = max(self._spec_bodies, default=self._published_confirmed - 1) + 1
         watched = self._published_confirmed if self.spectator_delay <= 0 else self._watched_confirmed
-        return self.players.head, pf, self._published_confirmed, self.spectators.head, watched, 0
+        return self.players.head, pf, self._published_confirmed, self.spectators.head, watched
 
     def publish_sealed(self, sealed: Sealed, now: float) -> None:
         """Publish a sealed publication whose batch is in the journal, and its `input-late` answers."""

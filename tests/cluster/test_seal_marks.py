@@ -30,7 +30,7 @@ OFFSETS = (2, -3, 1, -12, 2, -5)
 
 def heads(live: LiveMatch) -> dict[str, int]:
     """What `live` has published (`_heads_now`, read off its streams), in the marks' names."""
-    players, speculated, confirmed, watchers, watched, _ = live._heads_now()
+    players, speculated, confirmed, watchers, watched = live._heads_now()
     return {"p": players, "pf": speculated, "pc": confirmed, "s": watchers, "sc": watched,
             "o": int(live.ended_at is not None)}
 
