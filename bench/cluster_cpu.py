@@ -41,7 +41,7 @@ prefix of each child's own, deleted).
 
 One run's rounds are few against this machine's noise (a 15-round run's median moves by ±0.02 between
 runs an hour apart), so `--record FILE` appends each round as a JSON line (the commit measured, the
-run's shape, each setup's CPU and ratio) and `--pool FILE…` reads them back and prints each ratio's
+run's shape, each setup's CPU) and `--pool FILE…` reads them back and prints each ratio's
 median and interval over every recorded round of the same node code (the `rules`, `protocol` and
 `server` trees: a commit of docs or benches pools with its parent's rounds) and shape, however many
 runs and sessions they came from.
@@ -134,15 +134,18 @@ POOL_KEYS = ("code", "matches", "seconds", "warmup", "together", "plain", "set")
 NODE_CODE = ("rules", "protocol", "server")
 
 
+def ratios_of(figures: dict[str, float]) -> dict[str, float]:
+    """A round's ratios: each setup's CPU ms a match-second over the lone node's in the same round."""
+    return {setup: cpu / figures["lone"] for setup, cpu in figures.items() if setup != "lone"}
+
+
 def round_record(index: int, figures: dict[str, float], args: argparse.Namespace,
                  commit: str, code: str) -> dict[str, Any]:
-    """One round as a `--record` line: its shape (`POOL_KEYS`), each setup's CPU ms a match-second and
-    each setup's ratio to the lone node in the same round."""
+    """One round as a `--record` line: its shape (`POOL_KEYS`) and each setup's CPU ms a match-second."""
     return {"commit": commit, "code": code, "matches": args.matches, "seconds": args.seconds,
             "warmup": args.warmup, "together": args.together, "plain": args.plain, "set": sorted(args.set),
             "round": index + 1, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "cpu_ms_per_match_second": figures,
-            "ratios": {setup: figures[setup] / figures["lone"] for setup in figures if setup != "lone"}}
+            "cpu_ms_per_match_second": figures}
 
 
 def pooled(records: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, list[float]]]:
@@ -152,8 +155,8 @@ def pooled(records: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, lis
     for record in records:
         shape = {key: record[key] for key in POOL_KEYS}
         _, ratios = groups.setdefault(json.dumps(shape, sort_keys=True), (shape, {}))
-        for setup, ratio in record["ratios"].items():
-            ratios.setdefault(setup, []).append(float(ratio))
+        for setup, ratio in ratios_of(record["cpu_ms_per_match_second"]).items():
+            ratios.setdefault(setup, []).append(ratio)
     return [(shape, setup, values) for shape, ratios in groups.values() for setup, values in ratios.items()]
 
 
@@ -298,8 +301,8 @@ def main(argv: list[str] | None = None) -> None:
             figures = measure_together(setups, args)
         else:
             figures = {setup: measure(setup, args) for setup in order}
-        for setup in ratios:
-            ratios[setup].append(figures[setup] / figures["lone"])
+        for setup, ratio in ratios_of(figures).items():
+            ratios[setup].append(ratio)
         if args.record is not None:
             args.record.parent.mkdir(parents=True, exist_ok=True)
             with args.record.open("a") as record:
